@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/ir/graph.h"
+#include "core/ir/tensor.h"
+
+namespace vn {
+
+/// A named tensor, the unit of feeds and results.
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+/// An ordered name → tensor map. Order is meaningful: feeds follow the graph's inputs and results
+/// follow the graph's outputs (or node order for marked tensors), as in Polygraphy's files.
+class TensorMap {
+ public:
+  TensorMap() = default;
+  TensorMap(std::initializer_list<NamedTensor> entries) : entries_(entries) {}
+
+  /// Inserts or replaces (keeping the original position when replacing).
+  void set(std::string name, Tensor tensor);
+  /// The tensor named `name`, or nullptr.
+  const Tensor* find(std::string_view name) const;
+  bool contains(std::string_view name) const { return find(name) != nullptr; }
+  /// Removes `name` if present.
+  void erase(std::string_view name);
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  auto begin() const { return entries_.begin(); }
+  auto end() const { return entries_.end(); }
+  const NamedTensor& operator[](size_t i) const { return entries_[i]; }
+
+ private:
+  std::vector<NamedTensor> entries_;
+};
+
+/// Can a backend run this node? `reason` says why not, for the user.
+struct Support {
+  bool supported = true;
+  std::string reason;
+};
+
+/// What to build: which tensors become outputs, and with how many threads.
+struct PrepareOptions {
+  /// Tensors to return in addition to the graph outputs (Polygraphy's `--onnx-outputs`).
+  std::vector<std::string> outputs;
+  /// Return every node output except those of Constant nodes (layer-wise mode).
+  bool mark_all = false;
+  /// When true, `outputs` replaces the graph outputs instead of adding to them.
+  bool replace_outputs = false;
+  int num_threads = 1;
+};
+
+/// Called after each node with the tensors it produced, in execution order. Tensors are valid
+/// only during the call (the backend frees them by lifetime afterwards); copy what must be kept.
+/// Returning false stops the run with kCancelled.
+using NodeObserver = std::function<bool(int64_t node_index, const Node& node, const TensorMap& outputs)>;
+
+struct RunOptions {
+  NodeObserver observer;
+  /// Polled between nodes; when it becomes true the run stops with kCancelled.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+/// An inference backend. The public methods are non-virtual: they validate, then call the
+/// protected *_impl methods, so every backend reports bad feeds the same way.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  /// Short name used in reports and runner names ("ref", "engine").
+  virtual std::string name() const = 0;
+  /// Whether the backend can run `node` under the model's opset `opset`.
+  virtual Support supports(const Node& node, int64_t opset) const = 0;
+
+  /// Builds the backend for `model`. The model must outlive the backend. Fails listing every
+  /// unsupported node, or naming an unknown output tensor.
+  Status prepare(const Model& model, const PrepareOptions& options);
+
+  /// Runs one inference. Every runtime input must be fed with the declared dtype and a shape
+  /// compatible with the declared one; extra feeds are ignored. Returns the output tensors in
+  /// output order.
+  Result<TensorMap> run(const TensorMap& feeds, const RunOptions& options = {});
+
+  /// Names of the tensors run() returns, in order (valid after prepare()).
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  /// The model given to prepare(), or nullptr.
+  const Model* model() const { return model_; }
+
+ protected:
+  virtual Status prepare_impl(const Model& model, const PrepareOptions& options) = 0;
+  virtual Result<TensorMap> run_impl(const TensorMap& feeds, const RunOptions& options) = 0;
+
+  std::vector<std::string> output_names_;
+
+ private:
+  const Model* model_ = nullptr;
+};
+
+/// The tensors a prepare() with `options` returns, in order: graph outputs first (unless
+/// replaced), then marked tensors in node order, without duplicates. Fails naming a marked
+/// tensor that no node, input or initializer defines.
+Result<std::vector<std::string>> resolve_output_names(const Graph& graph, const PrepareOptions& options);
+
+/// Checks `feeds` against the graph's runtime inputs: presence, dtype and static dims.
+Status validate_feeds(const Graph& graph, const TensorMap& feeds);
+
+}  // namespace vn

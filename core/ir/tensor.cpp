@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/ir/tensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace vn {
+
+struct Tensor::Storage {
+  void* data = nullptr;
+  bool writable = false;
+  DType dtype = DType::kFloat32;
+  int64_t count = 0;                    // elements constructed (strings only)
+  std::shared_ptr<const void> owner;    // keeps a foreign buffer alive (views)
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage() {
+    if (!owner && data) {
+      if (dtype == DType::kString) {
+        auto* strings = static_cast<std::string*>(data);
+        for (int64_t i = 0; i < count; ++i) strings[i].~basic_string();
+      }
+      std::free(data);
+    }
+  }
+};
+
+int64_t shape_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Result<int64_t> shape_numel_checked(const Shape& shape, DType dtype) {
+  uint64_t n = 1;
+  bool zero = false;
+  for (int64_t d : shape) {
+    if (d < 0) return make_error(StatusCode::kShapeMismatch, "shape {} has a negative dimension", shape_to_string(shape));
+    if (d == 0) zero = true;
+  }
+  if (zero) return int64_t{0};
+  const uint64_t limit = kMaxTensorBytes / dtype_size(dtype);
+  for (int64_t d : shape) {
+    // Checked before multiplying so that a hostile shape cannot overflow the product.
+    if (static_cast<uint64_t>(d) > limit / n) {
+      return make_error(StatusCode::kShapeMismatch, "shape {} of {} is larger than the {} GiB limit on one tensor",
+                        shape_to_string(shape), dtype_name(dtype), kMaxTensorBytes >> 30);
+    }
+    n *= static_cast<uint64_t>(d);
+  }
+  return static_cast<int64_t>(n);
+}
+
+std::string shape_to_string(const Shape& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+Result<Tensor> Tensor::create(DType dtype, Shape shape) {
+  VN_ASSIGN_OR_RETURN(int64_t n, shape_numel_checked(shape, dtype));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = n;
+  auto storage = std::make_shared<Storage>();
+  storage->dtype = dtype;
+  storage->writable = true;
+  const size_t bytes = static_cast<size_t>(n) * dtype_size(dtype);
+  const size_t rounded = ((bytes + 63) / 64) * 64;
+  storage->data = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (!storage->data) {
+    return make_error(StatusCode::kIoError, "out of memory allocating {} bytes for a {} tensor of shape {}", bytes,
+                      dtype_name(dtype), shape_to_string(t.shape_));
+  }
+  if (dtype == DType::kString) {
+    auto* strings = static_cast<std::string*>(storage->data);
+    for (int64_t i = 0; i < n; ++i) new (&strings[i]) std::string();
+    storage->count = n;
+  } else {
+    std::memset(storage->data, 0, rounded == 0 ? 64 : rounded);
+  }
+  t.storage_ = std::move(storage);
+  return t;
+}
+
+Tensor::Tensor(DType dtype, Shape shape) {
+  Result<Tensor> r = create(dtype, std::move(shape));
+  VN_CHECK(r.ok(), "{}", r.status().to_string());
+  *this = std::move(r).value();
+}
+
+Tensor Tensor::view(DType dtype, Shape shape, std::shared_ptr<const void> owner, const void* data) {
+  VN_CHECK(dtype != DType::kString, "string tensors cannot be views");
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = shape_numel(t.shape_);
+  auto storage = std::make_shared<Storage>();
+  storage->dtype = dtype;
+  storage->data = const_cast<void*>(data);
+  storage->writable = false;
+  storage->owner = owner ? std::move(owner) : std::make_shared<int>(0);
+  t.storage_ = std::move(storage);
+  return t;
+}
+
+bool Tensor::writable() const { return storage_ && storage_->writable; }
+
+const void* Tensor::raw() const {
+  VN_CHECK(storage_ != nullptr, "access to an undefined tensor");
+  return storage_->data;
+}
+
+void* Tensor::mutable_raw() {
+  VN_CHECK(storage_ != nullptr, "access to an undefined tensor");
+  VN_CHECK(storage_->writable, "write to a read-only tensor view");
+  return storage_->data;
+}
+
+void Tensor::check_type(DType requested) const {
+  VN_CHECK(requested == dtype_, "tensor of {} accessed as {}", dtype_name(dtype_), dtype_name(requested));
+}
+
+Tensor Tensor::clone() const {
+  if (!defined()) return {};
+  Tensor t(dtype_, shape_);
+  if (dtype_ == DType::kString) {
+    auto src = values<std::string>();
+    auto dst = t.mutable_values<std::string>();
+    for (size_t i = 0; i < src.size(); ++i) dst[i] = src[i];
+  } else if (nbytes() > 0) {
+    std::memcpy(t.mutable_raw(), raw(), nbytes());
+  }
+  return t;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  VN_CHECK(shape_numel(shape) == numel_, "reshape of {} elements to {}", numel_, shape_to_string(shape));
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+bool Tensor::same_as(const Tensor& other) const {
+  if (defined() != other.defined()) return false;
+  if (!defined()) return true;
+  if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
+  if (dtype_ == DType::kString) {
+    auto a = values<std::string>();
+    auto b = other.values<std::string>();
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+  return nbytes() == 0 || std::memcmp(raw(), other.raw(), nbytes()) == 0;
+}
+
+namespace {
+
+template <typename To, typename From>
+To convert_element(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<double>(v) != 0.0;
+  } else if constexpr (std::is_same_v<To, Eigen::half> || std::is_same_v<To, Eigen::bfloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>) {
+    // Float to int: truncate toward zero as numpy does; NaN and out-of-range values are
+    // undefined in C++, so they are pinned to 0 / the type's limits instead.
+    const double d = static_cast<double>(v);
+    if (std::isnan(d)) return To(0);
+    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (d >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace
+
+Result<Tensor> tensor_cast(const Tensor& tensor, DType to) {
+  if (!tensor.defined()) return make_error(StatusCode::kInternal, "cast of an undefined tensor");
+  if (tensor.dtype() == to) return tensor;
+  if (tensor.dtype() == DType::kString || to == DType::kString) {
+    return make_error(StatusCode::kUnsupportedDType, "cannot cast {} to {}", dtype_name(tensor.dtype()), dtype_name(to));
+  }
+  VN_ASSIGN_OR_RETURN(Tensor out, Tensor::create(to, tensor.shape()));
+  dispatch_dtype(tensor.dtype(), [&]<typename From>() {
+    if constexpr (!std::is_same_v<From, std::string>) {
+      dispatch_dtype(to, [&]<typename To>() {
+        if constexpr (!std::is_same_v<To, std::string>) {
+          const From* src = tensor.data<From>();
+          To* dst = out.mutable_data<To>();
+          for (int64_t i = 0; i < tensor.numel(); ++i) dst[i] = convert_element<To>(src[i]);
+        }
+      });
+    }
+  });
+  return out;
+}
+
+Result<std::vector<int64_t>> tensor_to_int64s(const Tensor& tensor) {
+  if (!tensor.defined()) return make_error(StatusCode::kInternal, "read of an undefined tensor");
+  if (!dtype_is_integer(tensor.dtype())) {
+    return make_error(StatusCode::kUnsupportedDType, "expected an integer tensor, got {}", dtype_name(tensor.dtype()));
+  }
+  std::vector<int64_t> out(static_cast<size_t>(tensor.numel()));
+  dispatch_dtype(tensor.dtype(), [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T* p = tensor.data<T>();
+      for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int64_t>(p[i]);
+    }
+  });
+  return out;
+}
+
+Result<std::vector<double>> tensor_to_doubles(const Tensor& tensor) {
+  if (!tensor.defined()) return make_error(StatusCode::kInternal, "read of an undefined tensor");
+  if (tensor.dtype() == DType::kString) return make_error(StatusCode::kUnsupportedDType, "expected numbers, got strings");
+  std::vector<double> out(static_cast<size_t>(tensor.numel()));
+  dispatch_dtype(tensor.dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, std::string>) {
+      const T* p = tensor.data<T>();
+      for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(p[i]);
+    }
+  });
+  return out;
+}
+
+}  // namespace vn

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/ops/kernel_context.h"
+
+namespace vn::ops {
+
+KernelContext::KernelContext(const Node& node, int64_t node_index, int64_t opset, std::span<const Tensor* const> inputs,
+                             std::span<Tensor> outputs, int num_threads)
+    : node_(node),
+      node_index_(node_index),
+      opset_(opset),
+      inputs_(inputs),
+      outputs_(outputs),
+      num_threads_(num_threads < 1 ? 1 : num_threads) {}
+
+const Tensor& KernelContext::input(size_t i) const {
+  VN_CHECK(has_input(i), "{} reads missing input {}", node_.op_type, i);
+  return *inputs_[i];
+}
+
+Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype, Shape shape) {
+  VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
+  Result<Tensor> t = Tensor::create(dtype, std::move(shape));
+  if (!t.ok()) return t.status().with_node(node_.ref(node_index_));
+  outputs_[i] = std::move(t).value();
+  return &outputs_[i];
+}
+
+void KernelContext::set_output(size_t i, Tensor tensor) {
+  VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
+  outputs_[i] = std::move(tensor);
+}
+
+const Attribute* KernelContext::typed_attr(std::string_view name, AttrType type) const {
+  const Attribute* a = node_.attr(name);
+  if (!a) return nullptr;
+  if (a->type != type) {
+    if (attr_error_.ok()) {
+      attr_error_ = fail(StatusCode::kInvalidModel, "attribute '{}' is of type {}, expected {}", name,
+                         attr_type_name(a->type), attr_type_name(type));
+    }
+    return nullptr;
+  }
+  return a;
+}
+
+int64_t KernelContext::attr_int(std::string_view name, int64_t default_value) const {
+  const Attribute* a = typed_attr(name, AttrType::kInt);
+  return a ? a->i : default_value;
+}
+
+float KernelContext::attr_float(std::string_view name, float default_value) const {
+  const Attribute* a = typed_attr(name, AttrType::kFloat);
+  return a ? a->f : default_value;
+}
+
+std::string KernelContext::attr_string(std::string_view name, std::string_view default_value) const {
+  const Attribute* a = typed_attr(name, AttrType::kString);
+  return a ? a->s : std::string(default_value);
+}
+
+std::vector<int64_t> KernelContext::attr_ints(std::string_view name, std::vector<int64_t> default_value) const {
+  const Attribute* a = typed_attr(name, AttrType::kInts);
+  return a ? a->ints : std::move(default_value);
+}
+
+std::vector<float> KernelContext::attr_floats(std::string_view name, std::vector<float> default_value) const {
+  const Attribute* a = typed_attr(name, AttrType::kFloats);
+  return a ? a->floats : std::move(default_value);
+}
+
+const Tensor* KernelContext::attr_tensor(std::string_view name) const {
+  const Attribute* a = typed_attr(name, AttrType::kTensor);
+  return a ? &a->t : nullptr;
+}
+
+Result<int64_t> normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    return ctx.fail(StatusCode::kInvalidModel, "axis {} is not in valid range [{}, {}]", axis, -rank, rank - 1);
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+}  // namespace vn::ops

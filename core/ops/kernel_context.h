@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/ir/graph.h"
+#include "core/ir/tensor.h"
+
+namespace vn::ops {
+
+/// Everything a kernel sees while it runs one node: its inputs, attributes and output slots.
+///
+/// Attribute getters take a default for absent attributes. An attribute present with the wrong
+/// type (an int where a float is expected) makes the getter return the default and records an
+/// error; the interpreter reports it after the kernel returns, so kernels need no error plumbing
+/// for attributes.
+class KernelContext {
+ public:
+  /// `inputs[i]` is null for an omitted optional input (empty name); `outputs` has one slot per
+  /// node output, filled by the kernel.
+  KernelContext(const Node& node, int64_t node_index, int64_t opset, std::span<const Tensor* const> inputs,
+                std::span<Tensor> outputs, int num_threads = 1);
+
+  const Node& node() const { return node_; }
+  int64_t node_index() const { return node_index_; }
+  /// The model's opset for the node's domain.
+  int64_t opset() const { return opset_; }
+  /// Threads the kernel may use (from --threads).
+  int num_threads() const { return num_threads_; }
+
+  /// Number of input slots the node declares, including omitted optional ones.
+  size_t input_count() const { return inputs_.size(); }
+  /// True when input i exists and was not omitted.
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  /// Input i; aborts if absent (check has_input or the op's arity first).
+  const Tensor& input(size_t i) const;
+
+  size_t output_count() const { return outputs_.size(); }
+  /// Allocates output i (zero-filled); fails for invalid or oversized shapes.
+  Result<Tensor*> allocate_output(size_t i, DType dtype, Shape shape);
+  /// Stores a tensor (often a view of an input, for Identity/Reshape) as output i.
+  void set_output(size_t i, Tensor tensor);
+
+  bool has_attr(std::string_view name) const { return node_.attr(name) != nullptr; }
+  const Attribute* attr(std::string_view name) const { return node_.attr(name); }
+  int64_t attr_int(std::string_view name, int64_t default_value) const;
+  float attr_float(std::string_view name, float default_value) const;
+  std::string attr_string(std::string_view name, std::string_view default_value) const;
+  std::vector<int64_t> attr_ints(std::string_view name, std::vector<int64_t> default_value = {}) const;
+  std::vector<float> attr_floats(std::string_view name, std::vector<float> default_value = {}) const;
+  /// The tensor attribute, or nullptr.
+  const Tensor* attr_tensor(std::string_view name) const;
+
+  /// The first attribute error recorded by a getter, or OK.
+  const Status& attr_error() const { return attr_error_; }
+
+  /// An error Status tagged with this node.
+  template <typename... Args>
+  Status fail(StatusCode code, fmt::format_string<Args...> format, Args&&... args) const {
+    return Status(code, fmt::format(format, std::forward<Args>(args)...), node_.ref(node_index_));
+  }
+
+ private:
+  const Attribute* typed_attr(std::string_view name, AttrType type) const;
+
+  const Node& node_;
+  int64_t node_index_;
+  int64_t opset_;
+  std::span<const Tensor* const> inputs_;
+  std::span<Tensor> outputs_;
+  int num_threads_;
+  mutable Status attr_error_;
+};
+
+/// Normalizes an axis in [-rank, rank) to [0, rank); fails with the valid range in the message.
+Result<int64_t> normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank);
+
+}  // namespace vn::ops

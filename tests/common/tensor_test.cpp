@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/ir/tensor.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+namespace vn {
+namespace {
+
+TEST(DType, NamesAndCodesRoundTrip) {
+  for (size_t i = 0; i < kDTypeCount; ++i) {
+    const auto dt = static_cast<DType>(i);
+    EXPECT_EQ(dtype_from_name(dtype_name(dt)), dt);
+    EXPECT_EQ(dtype_from_onnx(dtype_to_onnx(dt)), dt);
+    if (!dtype_numpy_descr(dt).empty()) {
+      EXPECT_EQ(dtype_from_numpy_descr(dtype_numpy_descr(dt)), dt);
+    }
+  }
+  EXPECT_EQ(dtype_from_onnx(1), DType::kFloat32);
+  EXPECT_EQ(dtype_from_onnx(16), DType::kBFloat16);
+  EXPECT_FALSE(dtype_from_onnx(14).has_value());  // complex128
+  EXPECT_EQ(dtype_from_name("fp16"), DType::kFloat16);
+  EXPECT_FALSE(dtype_from_numpy_descr(">f4").has_value());
+  EXPECT_EQ(dtype_from_numpy_descr("|b1"), DType::kBool);
+}
+
+TEST(Tensor, AllocatesZeroedAlignedStorage) {
+  Tensor t(DType::kFloat32, {2, 3});
+  EXPECT_EQ(t.numel(), 6);
+  EXPECT_EQ(t.nbytes(), 24u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw()) % 64, 0u);
+  for (float v : t.values<float>()) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Tensor, CopiesShareAndClonesDoNot) {
+  Tensor a = Tensor::from_vector<float>({3}, {1, 2, 3});
+  Tensor b = a;
+  Tensor c = a.clone();
+  a.mutable_data<float>()[0] = 9;
+  EXPECT_EQ(b.data<float>()[0], 9);
+  EXPECT_EQ(c.data<float>()[0], 1);
+  EXPECT_FALSE(a.same_as(c));
+  EXPECT_TRUE(a.same_as(b));
+}
+
+TEST(Tensor, ReshapedSharesStorage) {
+  Tensor a = Tensor::from_vector<int64_t>({2, 2}, {1, 2, 3, 4});
+  Tensor r = a.reshaped({4});
+  EXPECT_EQ(r.shape(), Shape({4}));
+  EXPECT_EQ(r.data<int64_t>(), a.data<int64_t>());
+}
+
+TEST(Tensor, ViewsAreReadOnlyAndKeepTheirOwnerAlive) {
+  auto owner = std::make_shared<std::vector<float>>(std::vector<float>{1.5f, 2.5f});
+  Tensor v = Tensor::view(DType::kFloat32, {2}, owner, owner->data());
+  owner.reset();
+  EXPECT_FALSE(v.writable());
+  EXPECT_EQ(v.values<float>()[1], 2.5f);
+  EXPECT_TRUE(v.clone().writable());
+}
+
+TEST(Tensor, RefusesHostileShapesWithoutAllocating) {
+  Result<Tensor> huge = Tensor::create(DType::kFloat32, {1000000, 1000000});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kShapeMismatch);
+  Result<Tensor> overflow = Tensor::create(DType::kInt64, {std::numeric_limits<int64_t>::max(), 4});
+  EXPECT_FALSE(overflow.ok());
+  Result<Tensor> negative = Tensor::create(DType::kFloat32, {-1, 3});
+  EXPECT_FALSE(negative.ok());
+  Result<Tensor> empty = Tensor::create(DType::kFloat32, {0, std::numeric_limits<int64_t>::max()});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->numel(), 0);
+}
+
+TEST(Tensor, StringTensorsHoldStrings) {
+  Tensor s(DType::kString, {2});
+  s.mutable_data<std::string>()[1] = "hello";
+  Tensor c = s.clone();
+  EXPECT_EQ(c.values<std::string>()[1], "hello");
+  EXPECT_TRUE(c.same_as(s));
+}
+
+TEST(Tensor, CastFollowsNumpy) {
+  Tensor f = Tensor::from_vector<float>({5}, {-1.7f, 0.0f, 2.9f, std::nanf(""), 1e20f});
+  Result<Tensor> i = tensor_cast(f, DType::kInt32);
+  ASSERT_TRUE(i.ok());
+  EXPECT_EQ(i->values<int32_t>()[0], -1);
+  EXPECT_EQ(i->values<int32_t>()[2], 2);
+  EXPECT_EQ(i->values<int32_t>()[3], 0);
+  EXPECT_EQ(i->values<int32_t>()[4], std::numeric_limits<int32_t>::max());
+  Result<Tensor> b = tensor_cast(f, DType::kBool);
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->values<bool>()[0]);
+  EXPECT_FALSE(b->values<bool>()[1]);
+  Result<Tensor> h = tensor_cast(Tensor::from_vector<float>({2}, {65520.0f, 3.14159265f}), DType::kFloat16);
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(std::isinf(static_cast<float>(h->values<Eigen::half>()[0])));
+  EXPECT_EQ(static_cast<float>(h->values<Eigen::half>()[1]), 3.140625f);
+  EXPECT_FALSE(tensor_cast(Tensor(DType::kString, {1}), DType::kFloat32).ok());
+}
+
+TEST(Tensor, ShapeStringsFollowNumpy) {
+  EXPECT_EQ(shape_to_string({}), "()");
+  EXPECT_EQ(shape_to_string({4}), "(4,)");
+  EXPECT_EQ(shape_to_string({1, 3, 4, 4}), "(1, 3, 4, 4)");
+}
+
+TEST(Tensor, IntegerReads) {
+  Result<std::vector<int64_t>> v = tensor_to_int64s(Tensor::from_vector<int32_t>({3}, {1, -1, 0}));
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, (std::vector<int64_t>{1, -1, 0}));
+  EXPECT_FALSE(tensor_to_int64s(Tensor::scalar<float>(1.0f)).ok());
+}
+
+}  // namespace
+}  // namespace vn
