@@ -11,39 +11,9 @@
 #include "core/common/status.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor.h"
+#include "core/ir/tensor_map.h"
 
 namespace vn {
-
-/// A named tensor, the unit of feeds and results.
-struct NamedTensor {
-  std::string name;
-  Tensor tensor;
-};
-
-/// An ordered name → tensor map. Order is meaningful: feeds follow the graph's inputs and results
-/// follow the graph's outputs (or node order for marked tensors), as in Polygraphy's files.
-class TensorMap {
- public:
-  TensorMap() = default;
-  TensorMap(std::initializer_list<NamedTensor> entries) : entries_(entries) {}
-
-  /// Inserts or replaces (keeping the original position when replacing).
-  void set(std::string name, Tensor tensor);
-  /// The tensor named `name`, or nullptr.
-  const Tensor* find(std::string_view name) const;
-  bool contains(std::string_view name) const { return find(name) != nullptr; }
-  /// Removes `name` if present.
-  void erase(std::string_view name);
-
-  size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
-  auto begin() const { return entries_.begin(); }
-  auto end() const { return entries_.end(); }
-  const NamedTensor& operator[](size_t i) const { return entries_[i]; }
-
- private:
-  std::vector<NamedTensor> entries_;
-};
 
 /// Can a backend run this node? `reason` says why not, for the user.
 struct Support {
