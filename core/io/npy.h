@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/common/status.h"
+#include "core/ir/tensor.h"
+
+namespace vn::io {
+
+/// Decodes the bytes of a numpy .npy file (format versions 1.0, 2.0 and 3.0).
+/// - The header is a Python dict literal; it is parsed as such (any key order, any spacing, trailing
+///   commas, Python 2 "3L" integers), needs 'descr', 'fortran_order' and 'shape', and ignores other keys.
+/// - descr: every type dtype.h knows a numpy descr for ('<f4', '<f2', '<f8', '|b1', '|i1', '|u1', '<i2',
+///   '<u2', '<i4', '<u4', '<i8', '<u8'; '=' and no-mark spellings accepted). Big-endian multi-byte data,
+///   structured/void ('|V2', lists), object ('|O'), string, complex and datetime dtypes are refused with
+///   a message that names the descr.
+/// - shape () is a scalar; the element count and byte size are checked against kMaxTensorBytes and the
+///   data length must equal the shape's byte size exactly, all before anything is allocated.
+/// - fortran_order True data is transposed into the C order Tensor uses. Bool bytes other than 0/1 read
+///   as true.
+/// Every malformed input is a kIoError with a one-line message.
+Result<Tensor> npy_decode(std::string_view bytes);
+
+/// Encodes `tensor` exactly as numpy >= 1.23 np.save(f, array, allow_pickle=False) writes the same
+/// C-contiguous array: "\x93NUMPY", version 1.0 (2.0 when the header exceeds 65535 bytes), a header
+/// "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }" followed by numpy's 21-digit
+/// growth allowance, padded with spaces and a final '\n' so that the preamble is a multiple of 64 bytes,
+/// then the raw little-endian data.
+/// Fails (kUnsupportedDType) for bfloat16 and string tensors, which numpy cannot represent, and
+/// (kInvalidArgument) for an undefined tensor.
+Result<std::string> npy_encode(const Tensor& tensor);
+
+/// Reads and decodes a .npy file; errors carry the path.
+Result<Tensor> npy_load(const std::filesystem::path& path);
+
+/// Encodes `tensor` and writes it atomically (see write_file_atomic); errors carry the path.
+Status npy_save(const Tensor& tensor, const std::filesystem::path& path);
+
+/// Reads a whole file into memory. A missing, unreadable or directory path is a kIoError of the form
+/// "<path>: cannot open: <reason>". Shared by the io readers.
+Result<std::string> read_file_bytes(const std::filesystem::path& path);
+
+/// Writes `bytes` to "<path>.tmp-<pid>" and renames it over `path`, so that readers never see a partial
+/// file. On failure the temporary file is removed and `path` is left untouched. Errors carry the path.
+Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+
+}  // namespace vn::io
