@@ -2,6 +2,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,10 +19,12 @@ struct NamedTensor {
 
 /// An ordered name → tensor map. Order is meaningful: feeds follow the graph's inputs and results
 /// follow the graph's outputs (or node order for marked tensors), as in Polygraphy's files.
+/// Lookups and inserts are O(log n), so layer-wise results with many thousands of tensors and
+/// hostile files with millions of members stay cheap; erase is O(n).
 class TensorMap {
  public:
   TensorMap() = default;
-  TensorMap(std::initializer_list<NamedTensor> entries) : entries_(entries) {}
+  TensorMap(std::initializer_list<NamedTensor> entries);
 
   /// Inserts or replaces (keeping the original position when replacing).
   void set(std::string name, Tensor tensor);
@@ -39,6 +42,7 @@ class TensorMap {
 
  private:
   std::vector<NamedTensor> entries_;
+  std::map<std::string, size_t, std::less<>> index_;  // name -> position in entries_
 };
 
 }  // namespace vn

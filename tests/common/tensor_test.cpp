@@ -117,3 +117,24 @@ TEST(Tensor, IntegerReads) {
 
 }  // namespace
 }  // namespace vn
+
+namespace vn {
+namespace {
+
+TEST(TensorMap, KeepsInsertionOrderAndReplacesInPlace) {
+  TensorMap m{{"a", Tensor::scalar<float>(1)}, {"b", Tensor::scalar<float>(2)}};
+  m.set("c", Tensor::scalar<float>(3));
+  m.set("a", Tensor::scalar<float>(4));
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].name, "a");
+  EXPECT_EQ(m.find("a")->values<float>()[0], 4.0f);
+  m.erase("a");
+  EXPECT_EQ(m[0].name, "b");
+  EXPECT_EQ(m.find("c")->values<float>()[0], 3.0f);
+  EXPECT_EQ(m.find("a"), nullptr);
+  m.erase("missing");
+  EXPECT_EQ(m.size(), 2u);
+}
+
+}  // namespace
+}  // namespace vn
