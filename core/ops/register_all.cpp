@@ -1,11 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 // Quick start, adding an op: write the kernel in the family file of its ONNX category
 // (core/ops/<category>/<family>.cpp), register it in that file's register_<family>_ops at every
-// since-version whose semantics it implements, and add a test in tests/ops/.
+// since-version whose semantics it implements, and add a test in tests/ops/. A new family also
+// needs its declaration in families.h, a call below and its source in core/ops/CMakeLists.txt.
+#include "core/ops/families.h"
 #include "core/ops/op_registry.h"
 
 namespace vn::ops {
 
-void register_all_ops(OpRegistry& registry) { (void)registry; }
+void register_all_ops(OpRegistry& registry) {
+  register_constant_ops(registry);
+  register_logical_ops(registry);
+  register_activation_ops(registry);
+  register_elementwise_unary_ops(registry);
+  register_elementwise_binary_ops(registry);
+  register_variadic_ops(registry);
+  register_gemm_ops(registry);
+  register_softmax_ops(registry);
+  register_conv_ops(registry);
+  register_pool_ops(registry);
+  register_normalization_ops(registry);
+  register_dropout_ops(registry);
+  register_reduce_ops(registry);
+  register_shape_ops(registry);
+  register_transpose_ops(registry);
+  register_concat_split_ops(registry);
+  register_gather_ops(registry);
+  register_slice_ops(registry);
+  register_cast_ops(registry);
+  register_expand_ops(registry);
+  register_where_ops(registry);
+  register_pad_ops(registry);
+}
 
 }  // namespace vn::ops

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// Activations: Relu, LeakyRelu, Sigmoid, Tanh, Clip, Elu, Selu, HardSigmoid, HardSwish, Softplus.
+// Comparisons are written so that NaN inputs propagate to the output, as numpy does.
+#include <cmath>
+#include <limits>
+
+#include "core/ops/elementwise.h"
+#include "core/ops/families.h"
+#include "core/ops/kernel_util.h"
+
+namespace vn::ops {
+namespace {
+
+template <typename T>
+T clamp_nan(T v, T lo, T hi) {
+  // Written as two comparisons, not std::clamp: NaN fails both and passes through, and lo > hi
+  // yields hi as numpy.clip and ONNX Clip-13 specify.
+  T r = v < lo ? lo : v;
+  return r > hi ? hi : r;
+}
+
+Status relu(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(SignedTypes{}, ctx, ctx.input(0).dtype(),
+                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return v < T(0) ? T(0) : v; }); });
+}
+
+Status leaky_relu(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const float alpha = ctx.attr_float("alpha", 0.01f);
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T a = static_cast<T>(alpha);
+    return unary_scalar<T>(ctx, [a](T v) { return v < T(0) ? a * v : v; });
+  });
+}
+
+Status sigmoid(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    return unary_scalar<T>(ctx, [](T v) {
+      // Split form: exp is only taken of -|x|, so it never overflows, and for x < 0 the result is
+      // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x.
+      const T e = std::exp(-std::abs(v));
+      return v >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e);
+    });
+  });
+}
+
+Status tanh_kernel(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(),
+                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return std::tanh(v); }); });
+}
+
+template <typename T>
+Status clip_with(KernelContext& ctx, T lo, T hi) {
+  return unary_scalar<T>(ctx, [lo, hi](T v) { return clamp_nan(v, lo, hi); });
+}
+
+// Clip-1: optional min/max attributes without defaults.
+Status clip_1(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T lo =
+        ctx.has_attr("min") ? static_cast<T>(ctx.attr_float("min", 0.0f)) : -std::numeric_limits<T>::infinity();
+    const T hi = ctx.has_attr("max") ? static_cast<T>(ctx.attr_float("max", 0.0f)) : std::numeric_limits<T>::infinity();
+    return clip_with<T>(ctx, lo, hi);
+  });
+}
+
+// Clip-6: min/max attributes defaulting to ∓FLT_MAX.
+Status clip_6(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T lo = static_cast<T>(ctx.attr_float("min", std::numeric_limits<float>::lowest()));
+    const T hi = static_cast<T>(ctx.attr_float("max", std::numeric_limits<float>::max()));
+    return clip_with<T>(ctx, lo, hi);
+  });
+}
+
+// Clip-11+: min and max are optional scalar inputs of the data's type.
+Status clip_11(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(NumericTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() -> Status {
+    T lo = std::numeric_limits<T>::lowest();
+    T hi = std::numeric_limits<T>::max();
+    if (ctx.has_input(1)) {
+      VN_ASSIGN_OR_RETURN(lo, input_scalar<T>(ctx, 1, "min"));
+    }
+    if (ctx.has_input(2)) {
+      VN_ASSIGN_OR_RETURN(hi, input_scalar<T>(ctx, 2, "max"));
+    }
+    return clip_with<T>(ctx, lo, hi);
+  });
+}
+
+Status elu(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const float alpha = ctx.attr_float("alpha", 1.0f);
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T a = static_cast<T>(alpha);
+    // expm1 keeps full relative precision for small negative x, where exp(x) - 1 cancels.
+    return unary_scalar<T>(ctx, [a](T v) { return v > T(0) ? v : a * std::expm1(v); });
+  });
+}
+
+Status selu(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const float alpha = ctx.attr_float("alpha", 1.67326319217681884765625f);
+  const float gamma = ctx.attr_float("gamma", 1.05070102214813232421875f);
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T a = static_cast<T>(alpha);
+    const T g = static_cast<T>(gamma);
+    return unary_scalar<T>(ctx, [a, g](T v) { return g * (v > T(0) ? v : a * std::expm1(v)); });
+  });
+}
+
+Status hard_sigmoid(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const float alpha = ctx.attr_float("alpha", 0.2f);
+  const float beta = ctx.attr_float("beta", 0.5f);
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T a = static_cast<T>(alpha);
+    const T b = static_cast<T>(beta);
+    return unary_scalar<T>(ctx, [a, b](T v) { return clamp_nan(a * v + b, T(0), T(1)); });
+  });
+}
+
+Status hard_swish(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    // ONNX HardSwish: x * max(0, min(1, x/6 + 1/2)), written piecewise so that x = -inf gives the
+    // limit 0 instead of the -inf * 0 = NaN of the literal product.
+    return unary_scalar<T>(ctx, [](T v) { return v <= T(-3) ? T(0) : (v >= T(3) ? v : v * (v / T(6) + T(0.5))); });
+  });
+}
+
+Status softplus(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x, no lost digits for small.
+    return unary_scalar<T>(ctx, [](T v) { return (v > T(0) ? v : T(0)) + std::log1p(std::exp(-std::abs(v))); });
+  });
+}
+
+}  // namespace
+
+void register_activation_ops(OpRegistry& registry) {
+  for (int64_t v : {1, 6, 13, 14}) registry.add("Relu", v, relu);
+  for (int64_t v : {1, 6, 16}) registry.add("LeakyRelu", v, leaky_relu);
+  for (int64_t v : {1, 6, 13}) registry.add("Sigmoid", v, sigmoid);
+  for (int64_t v : {1, 6, 13}) registry.add("Tanh", v, tanh_kernel);
+  registry.add("Clip", 1, clip_1);
+  registry.add("Clip", 6, clip_6);
+  for (int64_t v : {11, 12, 13}) registry.add("Clip", v, clip_11);
+  for (int64_t v : {1, 6}) registry.add("Elu", v, elu);
+  for (int64_t v : {1, 6}) registry.add("Selu", v, selu);
+  for (int64_t v : {1, 6}) registry.add("HardSigmoid", v, hard_sigmoid);
+  registry.add("HardSwish", 14, hard_swish);
+  registry.add("Softplus", 1, softplus);
+}
+
+}  // namespace vn::ops

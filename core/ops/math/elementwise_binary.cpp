@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+// Binary arithmetic with numpy broadcasting: Add, Sub, Mul, Div, Pow. Opset < 7 versions use the
+// legacy broadcast/axis attributes instead.
+//
+// Integer semantics: Add/Sub/Mul wrap modulo 2^n. Div truncates toward zero like C and the ONNX
+// reference implementation (numpy true division cast back to the integer type), which differs from
+// numpy's floor division for negative operands; INT_MIN / -1 wraps to INT_MIN and division by zero
+// is a kNumericFailure rather than a crash.
+#include <cmath>
+#include <type_traits>
+
+#include "core/ops/elementwise.h"
+#include "core/ops/families.h"
+#include "core/ops/kernel_util.h"
+
+namespace vn::ops {
+namespace {
+
+struct AddOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+
+struct SubOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b));
+    } else {
+      return a - b;
+    }
+  }
+};
+
+struct MulOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+
+struct DivOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      if (b == T(-1)) return static_cast<T>(WrapType<T>(0) - static_cast<WrapType<T>>(a));
+      return static_cast<T>(a / b);
+    } else {
+      return static_cast<T>(a / b);
+    }
+  }
+};
+
+template <typename T>
+Status check_no_zero_divisor(const KernelContext& ctx, const Tensor& b) {
+  const T* p = b.data<T>();
+  for (int64_t i = 0; i < b.numel(); ++i) {
+    if (p[i] == T(0)) {
+      return ctx.fail(StatusCode::kNumericFailure, "integer division by zero (divisor B is 0 at flat index {})", i);
+    }
+  }
+  return Status::OK();
+}
+
+Status check_same_dtype(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype()) {
+    return ctx.fail(StatusCode::kInvalidModel, "inputs A ({}) and B ({}) must have the same type",
+                    dtype_name(a.dtype()), dtype_name(b.dtype()));
+  }
+  return Status::OK();
+}
+
+template <typename Op, bool kLegacy>
+Status arithmetic(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  Tensor b = ctx.input(1);
+  VN_RETURN_IF_ERROR(check_same_dtype(ctx, a, b));
+  if constexpr (kLegacy) {
+    VN_ASSIGN_OR_RETURN(b, legacy_broadcast_view(ctx, a, b));
+  }
+  return dispatch_types(NumericTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+    if constexpr (std::is_same_v<Op, DivOp> && std::is_integral_v<T>) {
+      // With a non-empty A every element of B is used, so any zero divisor is reached.
+      if (a.numel() > 0) VN_RETURN_IF_ERROR(check_no_zero_divisor<T>(ctx, b));
+    }
+    return binary_broadcast<T, T, T>(ctx, a, b, Op{});
+  });
+}
+
+// ---- Pow ---------------------------------------------------------------------------------------
+
+/// Integer power by squaring with wrapping multiplication. A negative exponent truncates 1/x^n
+/// toward zero (1 for x = 1, ±1 for x = -1, 0 otherwise); 0 to a negative power sets *bad.
+template <typename T>
+struct IntPowOp {
+  bool* bad;
+  T operator()(T base, int64_t e) const {
+    if (e < 0) {
+      if (base == T(0)) {
+        *bad = true;
+        return T(0);
+      }
+      if (base == T(1)) return T(1);
+      if constexpr (std::is_signed_v<T>) {
+        if (base == T(-1)) return (e % 2 == 0) ? T(1) : T(-1);
+      }
+      return T(0);
+    }
+    WrapType<T> result = 1;
+    WrapType<T> b = static_cast<WrapType<T>>(base);
+    for (uint64_t u = static_cast<uint64_t>(e); u != 0; u >>= 1) {
+      if (u & 1) result = static_cast<WrapType<T>>(result * b);
+      b = static_cast<WrapType<T>>(b * b);
+    }
+    return static_cast<T>(result);
+  }
+};
+
+template <typename T>
+struct FloatPowOp {
+  T operator()(T a, T b) const { return std::pow(a, b); }
+};
+
+/// Base of type T with an exponent converted to double (mixed-type Pow, opset 12+).
+template <typename T>
+struct MixedPowOp {
+  T operator()(T a, double b) const { return saturate_cast<T>(std::pow(static_cast<double>(a), b)); }
+};
+
+template <bool kLegacy>
+Status pow_kernel(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  Tensor b = ctx.input(1);
+  if constexpr (kLegacy) {
+    VN_RETURN_IF_ERROR(check_same_dtype(ctx, a, b));
+    VN_ASSIGN_OR_RETURN(b, legacy_broadcast_view(ctx, a, b));
+  }
+  if (!dtype_is_float(b.dtype()) && !dtype_is_integer(b.dtype())) {
+    return ctx.fail(StatusCode::kUnsupportedDType, "exponent of type {} is not supported", dtype_name(b.dtype()));
+  }
+  return dispatch_types(NumericTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+    if constexpr (std::is_integral_v<T>) {
+      if (dtype_is_integer(b.dtype())) {
+        VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kInt64));
+        bool bad = false;
+        VN_RETURN_IF_ERROR((binary_broadcast<T, int64_t, T>(ctx, a, e, IntPowOp<T>{&bad})));
+        if (bad) return ctx.fail(StatusCode::kNumericFailure, "integer 0 raised to a negative power");
+        return Status::OK();
+      }
+      VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kFloat64));
+      return binary_broadcast<T, double, T>(ctx, a, e, MixedPowOp<T>{});
+    } else {
+      if (b.dtype() == a.dtype()) return binary_broadcast<T, T, T>(ctx, a, b, FloatPowOp<T>{});
+      VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kFloat64));
+      return binary_broadcast<T, double, T>(ctx, a, e, MixedPowOp<T>{});
+    }
+  });
+}
+
+}  // namespace
+
+void register_elementwise_binary_ops(OpRegistry& registry) {
+  for (int64_t v : {1, 6}) {
+    registry.add("Add", v, arithmetic<AddOp, true>);
+    registry.add("Sub", v, arithmetic<SubOp, true>);
+    registry.add("Mul", v, arithmetic<MulOp, true>);
+    registry.add("Div", v, arithmetic<DivOp, true>);
+  }
+  for (int64_t v : {7, 13, 14}) {
+    registry.add("Add", v, arithmetic<AddOp, false>);
+    registry.add("Sub", v, arithmetic<SubOp, false>);
+    registry.add("Mul", v, arithmetic<MulOp, false>);
+    registry.add("Div", v, arithmetic<DivOp, false>);
+  }
+  registry.add("Pow", 1, pow_kernel<true>);
+  for (int64_t v : {7, 12, 13, 15}) registry.add("Pow", v, pow_kernel<false>);
+}
+
+}  // namespace vn::ops

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+// Matrix products: Gemm (alpha·op(A)·op(B) + beta·C) and MatMul (numpy matmul with batched
+// broadcasting and the 1-D promotion rules). Both go through Eigen's GEMM on row-major maps, which
+// parallelizes through OpenMP.
+#include <cstdint>
+#include <vector>
+
+#include "core/ops/broadcast.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/families.h"
+#include "core/ops/kernel_util.h"
+
+namespace vn::ops {
+namespace {
+
+/// y = op(a) · op(b) for row-major maps, choosing the transposed views without copies.
+template <typename T>
+void gemm_product(const ConstMatrixMap<T>& a, bool trans_a, const ConstMatrixMap<T>& b, bool trans_b, MatrixMap<T>& y) {
+  if (!trans_a && !trans_b) {
+    y.noalias() = a * b;
+  } else if (trans_a && !trans_b) {
+    y.noalias() = a.transpose() * b;
+  } else if (!trans_a && trans_b) {
+    y.noalias() = a * b.transpose();
+  } else {
+    y.noalias() = a.transpose() * b.transpose();
+  }
+}
+
+template <bool kLegacy>
+Status gemm(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  const bool trans_a = ctx.attr_int("transA", 0) != 0;
+  const bool trans_b = ctx.attr_int("transB", 0) != 0;
+  const float alpha = ctx.attr_float("alpha", 1.0f);
+  const float beta = ctx.attr_float("beta", 1.0f);
+  if (a.rank() != 2 || b.rank() != 2) {
+    return ctx.fail(StatusCode::kShapeMismatch, "A and B must be 2-D, got {} and {}", shape_to_string(a.shape()),
+                    shape_to_string(b.shape()));
+  }
+  if (a.dtype() != b.dtype()) {
+    return ctx.fail(StatusCode::kInvalidModel, "A ({}) and B ({}) must have the same type", dtype_name(a.dtype()),
+                    dtype_name(b.dtype()));
+  }
+  const int64_t m = trans_a ? a.dim(1) : a.dim(0);
+  const int64_t k = trans_a ? a.dim(0) : a.dim(1);
+  const int64_t k_b = trans_b ? b.dim(1) : b.dim(0);
+  const int64_t n = trans_b ? b.dim(0) : b.dim(1);
+  if (k != k_b) {
+    return ctx.fail(StatusCode::kShapeMismatch,
+                    "inner dimensions differ: op(A) is ({}, {}) and op(B) is ({}, {}) with transA={}, transB={}", m, k,
+                    k_b, n, trans_a ? 1 : 0, trans_b ? 1 : 0);
+  }
+  const Shape out_shape{m, n};
+  const Tensor* c = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+  if (c) {
+    if (c->dtype() != a.dtype()) {
+      return ctx.fail(StatusCode::kInvalidModel, "C ({}) must have the type of A ({})", dtype_name(c->dtype()),
+                      dtype_name(a.dtype()));
+    }
+    const bool strict = kLegacy && ctx.attr_int("broadcast", 0) == 0;
+    if (strict ? c->shape() != out_shape : !broadcasts_to(c->shape(), out_shape)) {
+      return ctx.fail(StatusCode::kShapeMismatch, "C of shape {} does not {} the output shape {}",
+                      shape_to_string(c->shape()), strict ? "equal (broadcast=0)" : "broadcast to",
+                      shape_to_string(out_shape));
+    }
+  }
+  return dispatch_types(ArithmeticTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
+    MatrixMap<T> ym(y->mutable_data<T>(), m, n);
+    const ConstMatrixMap<T> am(a.data<T>(), a.dim(0), a.dim(1));
+    const ConstMatrixMap<T> bm(b.data<T>(), b.dim(0), b.dim(1));
+    gemm_product<T>(am, trans_a, bm, trans_b, ym);
+    if (alpha != 1.0f) ym *= static_cast<T>(alpha);
+    if (c && beta != 0.0f && y->numel() > 0) {
+      Tensor cb = *c;
+      if (c->shape() != out_shape) {
+        cb = Tensor(c->dtype(), out_shape);
+        VN_RETURN_IF_ERROR(broadcast_copy(*c, cb));
+      }
+      const ConstMatrixMap<T> cm(cb.data<T>(), m, n);
+      if (beta == 1.0f) {
+        ym += cm;
+      } else {
+        ym += static_cast<T>(beta) * cm;
+      }
+    }
+    return Status::OK();
+  });
+}
+
+Status matmul(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.rank() < 1 || b.rank() < 1) {
+    return ctx.fail(StatusCode::kShapeMismatch, "inputs must have rank >= 1, got {} and {}", shape_to_string(a.shape()),
+                    shape_to_string(b.shape()));
+  }
+  if (a.dtype() != b.dtype()) {
+    return ctx.fail(StatusCode::kInvalidModel, "A ({}) and B ({}) must have the same type", dtype_name(a.dtype()),
+                    dtype_name(b.dtype()));
+  }
+  // numpy.matmul: a 1-D A is a row vector (1, K), a 1-D B a column vector (K, 1); the added
+  // dimension is removed from the result.
+  Shape sa = a.shape();
+  Shape sb = b.shape();
+  if (a.rank() == 1) sa.insert(sa.begin(), 1);
+  if (b.rank() == 1) sb.push_back(1);
+  const int64_t m = sa[sa.size() - 2];
+  const int64_t k = sa.back();
+  const int64_t k_b = sb[sb.size() - 2];
+  const int64_t n = sb.back();
+  if (k != k_b) {
+    return ctx.fail(StatusCode::kShapeMismatch, "inner dimensions differ: A {} has K = {} but B {} has K = {}",
+                    shape_to_string(a.shape()), k, shape_to_string(b.shape()), k_b);
+  }
+  const Shape batch_a(sa.begin(), sa.end() - 2);
+  const Shape batch_b(sb.begin(), sb.end() - 2);
+  Result<Shape> batch = broadcast_shapes(batch_a, batch_b);
+  if (!batch.ok()) {
+    return ctx.fail(StatusCode::kShapeMismatch, "batch dimensions of A {} and B {} do not broadcast: {}",
+                    shape_to_string(a.shape()), shape_to_string(b.shape()), batch.status().message());
+  }
+  Shape out_shape = *batch;
+  if (a.rank() > 1) out_shape.push_back(m);
+  if (b.rank() > 1) out_shape.push_back(n);
+
+  return dispatch_types(ArithmeticTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
+    const int64_t batches = shape_numel(*batch);
+    if (y->numel() == 0) return Status::OK();
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* py = y->mutable_data<T>();
+    if (shape_numel(batch_b) == 1 && shape_numel(batch_a) == batches) {
+      // B is one matrix shared by every batch: fold A's batch into M for a single large GEMM.
+      const ConstMatrixMap<T> am(pa, batches * m, k);
+      const ConstMatrixMap<T> bm(pb, k, n);
+      MatrixMap<T> ym(py, batches * m, n);
+      ym.noalias() = am * bm;
+      return Status::OK();
+    }
+    const Shape strides[] = {broadcast_strides(batch_a, *batch), broadcast_strides(batch_b, *batch)};
+    const StridedLoop loop(*batch, strides);
+    const int64_t sa_inner = loop.inner_stride(0);
+    const int64_t sb_inner = loop.inner_stride(1);
+    loop.for_each_row([&](int64_t dense, const int64_t* off) {
+      for (int64_t i = 0; i < loop.row_size(); ++i) {
+        const ConstMatrixMap<T> am(pa + (off[0] + i * sa_inner) * m * k, m, k);
+        const ConstMatrixMap<T> bm(pb + (off[1] + i * sb_inner) * k * n, k, n);
+        MatrixMap<T> ym(py + (dense + i) * m * n, m, n);
+        ym.noalias() = am * bm;
+      }
+    });
+    return Status::OK();
+  });
+}
+
+}  // namespace
+
+void register_gemm_ops(OpRegistry& registry) {
+  for (int64_t v : {1, 6}) registry.add("Gemm", v, gemm<true>);
+  for (int64_t v : {7, 9, 11, 13}) registry.add("Gemm", v, gemm<false>);
+  for (int64_t v : {1, 9, 13}) registry.add("MatMul", v, matmul);
+}
+
+}  // namespace vn::ops

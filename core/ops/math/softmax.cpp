@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
+// normalized over everything from `axis` on; from opset 13 only the single `axis` (default -1) is.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/ops/families.h"
+#include "core/ops/kernel_util.h"
+
+namespace vn::ops {
+namespace {
+
+/// Normalizes `outer` blocks, each a row-major (len, inner) matrix, over its `len` axis.
+template <typename T, bool kLog>
+void softmax_blocks(const T* x, T* y, int64_t outer, int64_t len, int64_t inner) {
+  std::vector<T> mx(static_cast<size_t>(inner));
+  std::vector<double> sum(static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* xb = x + o * len * inner;
+    T* yb = y + o * len * inner;
+    std::fill(mx.begin(), mx.end(), -std::numeric_limits<T>::infinity());
+    std::fill(sum.begin(), sum.end(), 0.0);
+    for (int64_t j = 0; j < len; ++j) {
+      for (int64_t i = 0; i < inner; ++i) mx[i] = xb[j * inner + i] > mx[i] ? xb[j * inner + i] : mx[i];
+    }
+    // Subtracting the maximum keeps exp in range; the sum is accumulated in double so that long
+    // rows of float32 do not lose the small terms.
+    for (int64_t j = 0; j < len; ++j) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const T e = std::exp(xb[j * inner + i] - mx[i]);
+        sum[i] += static_cast<double>(e);
+        if constexpr (!kLog) yb[j * inner + i] = e;
+      }
+    }
+    for (int64_t j = 0; j < len; ++j) {
+      for (int64_t i = 0; i < inner; ++i) {
+        if constexpr (kLog) {
+          yb[j * inner + i] = static_cast<T>(static_cast<double>(xb[j * inner + i] - mx[i]) - std::log(sum[i]));
+        } else {
+          yb[j * inner + i] = static_cast<T>(static_cast<double>(yb[j * inner + i]) / sum[i]);
+        }
+      }
+    }
+  }
+}
+
+template <bool kLog>
+Status softmax_run(KernelContext& ctx, int64_t outer, int64_t len, int64_t inner) {
+  const Tensor& x = ctx.input(0);
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    if (x.numel() > 0) softmax_blocks<T, kLog>(x.data<T>(), y->mutable_data<T>(), outer, len, inner);
+    return Status::OK();
+  });
+}
+
+// Opset 1 and 11: coerce to 2-D (prod(dims[:axis]), prod(dims[axis:])).
+template <bool kLog>
+Status softmax_1(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const Tensor& x = ctx.input(0);
+  const int64_t rank = x.rank();
+  VN_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis", 1), rank));
+  const auto a = static_cast<size_t>(axis);
+  return softmax_run<kLog>(ctx, shape_product(x.shape(), 0, a), shape_product(x.shape(), a, x.shape().size()), 1);
+}
+
+// Opset 13: normalize along one axis.
+template <bool kLog>
+Status softmax_13(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis", -1), x.rank()));
+  const auto a = static_cast<size_t>(axis);
+  return softmax_run<kLog>(ctx, shape_product(x.shape(), 0, a), x.dim(axis),
+                           shape_product(x.shape(), a + 1, x.shape().size()));
+}
+
+}  // namespace
+
+void register_softmax_ops(OpRegistry& registry) {
+  for (int64_t v : {1, 11}) {
+    registry.add("Softmax", v, softmax_1<false>);
+    registry.add("LogSoftmax", v, softmax_1<true>);
+  }
+  registry.add("Softmax", 13, softmax_13<false>);
+  registry.add("LogSoftmax", 13, softmax_13<true>);
+}
+
+}  // namespace vn::ops

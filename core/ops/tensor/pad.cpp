@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// Pad in constant, reflect and edge modes. Pads come from the `paddings` (opset 1) or `pads`
+// (opset 2) attribute with a float `value`, or from inputs (opset 11+). Negative pads crop.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ops/broadcast.h"
+#include "core/ops/families.h"
+#include "core/ops/kernel_util.h"
+
+namespace vn::ops {
+namespace {
+
+enum class PadMode { kConstant, kReflect, kEdge };
+
+/// For each output index along one axis, the input index it reads, or -1 for the constant value.
+std::vector<int64_t> axis_map(int64_t dim, int64_t begin, int64_t out_dim, PadMode mode) {
+  std::vector<int64_t> map(static_cast<size_t>(out_dim));
+  for (int64_t i = 0; i < out_dim; ++i) {
+    const int64_t src = i - begin;
+    int64_t m = src;
+    if (src < 0 || src >= dim) {
+      switch (mode) {
+        case PadMode::kConstant:
+          m = -1;
+          break;
+        case PadMode::kEdge:
+          m = src < 0 ? 0 : dim - 1;
+          break;
+        case PadMode::kReflect: {
+          // numpy 'reflect' (edge not repeated), folding repeatedly when the pad exceeds dim - 1.
+          if (dim == 1) {
+            m = 0;
+          } else {
+            const int64_t period = 2 * (dim - 1);
+            m = ((src % period) + period) % period;
+            if (m >= dim) m = period - m;
+          }
+          break;
+        }
+      }
+    }
+    map[static_cast<size_t>(i)] = m;
+  }
+  return map;
+}
+
+/// Pads input 0 with `pads` ([x1_begin, x2_begin, ..., x1_end, x2_end, ...]); `value` is one
+/// element of the input's dtype (used in constant mode).
+Status pad_with(KernelContext& ctx, const std::vector<int64_t>& pads, const std::string& mode_name,
+                const Tensor& value) {
+  const Tensor& x = ctx.input(0);
+  const auto rank = static_cast<size_t>(x.rank());
+  PadMode mode = PadMode::kConstant;
+  if (mode_name == "reflect") {
+    mode = PadMode::kReflect;
+  } else if (mode_name == "edge") {
+    mode = PadMode::kEdge;
+  } else if (mode_name != "constant") {
+    return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not one of constant, reflect, edge", mode_name);
+  }
+  if (pads.size() != 2 * rank) {
+    return ctx.fail(StatusCode::kShapeMismatch, "pads has {} entries but input {} needs 2 * rank = {}", pads.size(),
+                    shape_to_string(x.shape()), 2 * rank);
+  }
+  Shape out_shape(rank);
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t a = 0; a < rank; ++a) {
+    const int64_t dim = x.shape()[a];
+    out_shape[a] = dim + pads[a] + pads[rank + a];
+    if (out_shape[a] < 0) {
+      return ctx.fail(StatusCode::kShapeMismatch, "pads {} and {} crop axis {} of size {} below zero", pads[a],
+                      pads[rank + a], a, dim);
+    }
+    if (mode != PadMode::kConstant && dim == 0 && out_shape[a] > 0) {
+      return ctx.fail(StatusCode::kShapeMismatch, "{} padding of axis {} needs at least one input element, it has 0",
+                      mode_name, a);
+    }
+    maps[a] = axis_map(dim, pads[a], out_shape[a], mode);
+  }
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+  if (y->numel() == 0) return Status::OK();
+  return dispatch_by_size(x.dtype(), [&]<typename U>() {
+    const U* px = raw_data<U>(x);
+    U* py = raw_mutable_data<U>(*y);
+    const U fill = raw_data<U>(value)[0];
+    if (rank == 0) {
+      py[0] = px[0];
+      return Status::OK();
+    }
+    const Shape in_strides = contiguous_strides(x.shape());
+    const int64_t row_len = out_shape[rank - 1];
+    const int64_t rows = y->numel() / row_len;
+    const std::vector<int64_t>& last = maps[rank - 1];
+    std::vector<int64_t> idx(rank - 1, 0);
+    for (int64_t row = 0; row < rows; ++row) {
+      bool outside = false;
+      int64_t base = 0;
+      for (size_t a = 0; a + 1 < rank; ++a) {
+        const int64_t m = maps[a][static_cast<size_t>(idx[a])];
+        outside = outside || m < 0;
+        base += m * in_strides[a];
+      }
+      U* dst = py + row * row_len;
+      for (int64_t j = 0; j < row_len; ++j) {
+        const int64_t s = last[static_cast<size_t>(j)];
+        dst[j] = (outside || s < 0) ? fill : px[base + s];
+      }
+      for (size_t a = rank - 1; a-- > 0;) {
+        if (++idx[a] < out_shape[a]) break;
+        idx[a] = 0;
+      }
+    }
+    return Status::OK();
+  });
+}
+
+// Pad-1 (`paddings`) and Pad-2 (`pads`): attribute pads and a float `value`.
+template <bool kPaddingsName>
+Status pad_2(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const char* name = kPaddingsName ? "paddings" : "pads";
+  if (!ctx.has_attr(name)) return ctx.fail(StatusCode::kInvalidModel, "attribute {} is required", name);
+  const Tensor& x = ctx.input(0);
+  Result<Tensor> value = tensor_cast(Tensor::scalar<float>(ctx.attr_float("value", 0.0f)), x.dtype());
+  if (!value.ok()) return ctx.fail(StatusCode::kUnsupportedDType, "cannot pad {} data", dtype_name(x.dtype()));
+  return pad_with(ctx, ctx.attr_ints(name), ctx.attr_string("mode", "constant"), *value);
+}
+
+// Pad-11+: pads and the optional constant_value are inputs.
+Status pad_11(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(std::vector<int64_t> pads, input_int64s(ctx, 1, "pads"));
+  Tensor value;
+  if (ctx.has_input(2)) {
+    value = ctx.input(2);
+    if (value.dtype() != x.dtype() || value.numel() != 1) {
+      return ctx.fail(StatusCode::kInvalidModel, "constant_value must be a {} scalar, got {} {}", dtype_name(x.dtype()),
+                      dtype_name(value.dtype()), shape_to_string(value.shape()));
+    }
+  } else {
+    VN_ASSIGN_OR_RETURN(value, Tensor::create(x.dtype(), {}));
+  }
+  return pad_with(ctx, pads, ctx.attr_string("mode", "constant"), value);
+}
+
+}  // namespace
+
+void register_pad_ops(OpRegistry& registry) {
+  registry.add("Pad", 1, pad_2<true>);
+  registry.add("Pad", 2, pad_2<false>);
+  for (int64_t v : {11, 13}) registry.add("Pad", v, pad_11);
+}
+
+}  // namespace vn::ops

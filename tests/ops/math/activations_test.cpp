@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tests/ops/op_tester.h"
+
+namespace vn::ops::testing {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr float kInfF = std::numeric_limits<float>::infinity();
+constexpr float kNaNF = std::numeric_limits<float>::quiet_NaN();
+
+double clamp_oracle(double v, double lo, double hi) {
+  if (std::isnan(v)) return kNaN;
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+TEST(Activations, ReluSweep) {
+  for (int64_t opset : {6, 13, 14}) unary_sweep("Relu", opset, [](double x) { return x < 0 ? 0.0 : x; });
+}
+
+TEST(Activations, ReluIntegersAtOpset14) {
+  OpTester t("Relu", 14);
+  t.input<int32_t>({5}, {-3, -1, 0, 2, 2147483647});
+  t.output<int32_t>({5}, {0, 0, 0, 2, 2147483647});
+  t.run();
+}
+
+TEST(Activations, ReluDoubleAndEmpty) {
+  OpTester t("Relu", 13);
+  t.input<double>({2, 2}, {-1.5, 2.25, 0.0, -0.0});
+  t.output<double>({2, 2}, {0.0, 2.25, 0.0, 0.0});
+  t.run();
+  OpTester e("Relu", 13);
+  e.input<float>({0, 3}, {});
+  e.output<float>({0, 3}, {});
+  e.run();
+}
+
+TEST(Activations, ReluRejectsBool) {
+  OpTester t("Relu", 14);
+  t.input<bool>({1}, {true});
+  t.expect_failure(StatusCode::kUnsupportedDType, "bool");
+}
+
+TEST(Activations, LeakyReluDefaultAndCustomAlpha) {
+  unary_sweep("LeakyRelu", 6, [](double x) { return x < 0 ? 0.01 * x : x; });
+  unary_sweep(
+      "LeakyRelu", 16, [](double x) { return x < 0 ? 0.1 * x : x; }, [](OpTester& t) { t.attr("alpha", 0.1f); });
+  OpTester t("LeakyRelu", 16);
+  t.attr("alpha", 0.5f);
+  t.input<float>({3}, {-2.0f, 0.0f, 4.0f});
+  t.output<float>({3}, {-1.0f, 0.0f, 4.0f});
+  t.run();
+}
+
+TEST(Activations, LeakyReluWrongAttributeTypeIsReported) {
+  OpTester t("LeakyRelu", 16);
+  t.attr("alpha", int64_t{1});
+  t.input<float>({1}, {-1.0f});
+  t.expect_failure(StatusCode::kInvalidModel, "attribute 'alpha' is of type int, expected float");
+}
+
+TEST(Activations, SigmoidSweep) {
+  for (int64_t opset : {6, 13}) unary_sweep("Sigmoid", opset, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+}
+
+TEST(Activations, SigmoidKeepsRelativePrecisionForLargeNegative) {
+  // The naive 1 - 1/(1+e^-x) form returns 0 here; the split form keeps e^-30 / (1 + e^-30).
+  OpTester t("Sigmoid", 13);
+  t.input<float>({2}, {-30.0f, -80.0f});
+  t.output<float>({2}, {static_cast<float>(1.0 / (1.0 + std::exp(30.0))), static_cast<float>(std::exp(-80.0))});
+  t.tolerance(0.0, 1e-5);
+  t.run();
+}
+
+TEST(Activations, SigmoidDouble) {
+  OpTester t("Sigmoid", 13);
+  t.input<double>({3}, {0.0, 2.0, -2.0});
+  t.output<double>({3}, {0.5, 1.0 / (1.0 + std::exp(-2.0)), 1.0 / (1.0 + std::exp(2.0))});
+  t.run();
+}
+
+TEST(Activations, SigmoidRejectsIntegers) {
+  OpTester t("Sigmoid", 13);
+  t.input<int64_t>({1}, {1});
+  t.expect_failure(StatusCode::kUnsupportedDType, "input of type int64 is not supported (supported: float32, float64)");
+}
+
+TEST(Activations, TanhSweep) {
+  for (int64_t opset : {6, 13}) unary_sweep("Tanh", opset, [](double x) { return std::tanh(x); });
+}
+
+TEST(Activations, EluSweep) {
+  unary_sweep("Elu", 6, [](double x) { return x > 0 ? x : std::expm1(x); });
+  unary_sweep(
+      "Elu", 6, [](double x) { return x > 0 ? x : 0.5 * std::expm1(x); }, [](OpTester& t) { t.attr("alpha", 0.5f); });
+}
+
+TEST(Activations, SeluSweep) {
+  const double alpha = 1.67326319217681884765625, gamma = 1.05070102214813232421875;
+  unary_sweep("Selu", 6, [&](double x) { return gamma * (x > 0 ? x : alpha * std::expm1(x)); });
+  unary_sweep(
+      "Selu", 6, [](double x) { return 2.0 * (x > 0 ? x : 1.5 * std::expm1(x)); },
+      [](OpTester& t) { t.attr("alpha", 1.5f).attr("gamma", 2.0f); });
+}
+
+TEST(Activations, HardSigmoidSweep) {
+  unary_sweep("HardSigmoid", 6, [](double x) { return clamp_oracle(0.2 * x + 0.5, 0.0, 1.0); });
+  unary_sweep(
+      "HardSigmoid", 6, [](double x) { return clamp_oracle(0.5 * x + 0.25, 0.0, 1.0); },
+      [](OpTester& t) { t.attr("alpha", 0.5f).attr("beta", 0.25f); });
+}
+
+TEST(Activations, HardSwishSweep) {
+  unary_sweep("HardSwish", 14, [](double x) {
+    if (std::isnan(x)) return kNaN;
+    return x <= -3 ? 0.0 : (x >= 3 ? x : x * (x / 6.0 + 0.5));
+  });
+  OpTester t("HardSwish", 14);
+  t.input<float>({5}, {-4.0f, -1.5f, 0.0f, 1.5f, -kInfF});
+  t.output<float>({5}, {0.0f, -0.375f, 0.0f, 1.125f, 0.0f});
+  t.run();
+}
+
+TEST(Activations, SoftplusSweepIsOverflowFree) {
+  unary_sweep("Softplus", 1, [](double x) { return (x > 0 ? x : 0.0) + std::log1p(std::exp(-std::abs(x))); });
+  OpTester t("Softplus", 1);
+  t.input<float>({3}, {100.0f, 0.0f, -100.0f});
+  t.output<float>({3}, {100.0f, static_cast<float>(std::log(2.0)), static_cast<float>(std::exp(-100.0))});
+  t.tolerance(0.0, 1e-6);
+  t.run();
+}
+
+// ---- Clip --------------------------------------------------------------------------------------
+
+TEST(Clip, Opset6AttributesAndDefaults) {
+  OpTester t("Clip", 6);
+  t.attr("min", -1.0f).attr("max", 2.0f);
+  t.input<float>({5}, {-3.0f, -1.0f, 0.5f, 2.0f, 7.0f});
+  t.output<float>({5}, {-1.0f, -1.0f, 0.5f, 2.0f, 2.0f});
+  t.run();
+  // Defaults are ∓FLT_MAX: infinities are clipped to them, NaN passes through.
+  const float kMax = std::numeric_limits<float>::max();
+  OpTester d("Clip", 6);
+  d.input<float>({3}, {-kInfF, kInfF, kNaNF});
+  d.output<float>({3}, {-kMax, kMax, kNaNF});
+  d.run();
+}
+
+TEST(Clip, Opset1WithoutAttributesIsIdentity) {
+  OpTester t("Clip", 1);
+  t.input<float>({3}, {-kInfF, 5.0f, kInfF});
+  t.output<float>({3}, {-kInfF, 5.0f, kInfF});
+  t.run();
+}
+
+TEST(Clip, Opset11InputsMinMax) {
+  OpTester t("Clip", 11);
+  t.input<float>({3, 3}, {-1, 0, 1, -6, 0, 6, -5.4f, 2, 6});
+  t.input<float>({}, {-5});
+  t.input<float>({}, {5});
+  t.output<float>({3, 3}, {-1, 0, 1, -5, 0, 5, -5, 2, 5});
+  t.run();
+}
+
+TEST(Clip, Opset11OmittedMinOrMax) {
+  OpTester t("Clip", 11);
+  t.input<float>({3}, {-10, 0, 10});
+  t.omitted_input();
+  t.input<float>({}, {1});
+  t.output<float>({3}, {-10, 0, 1});
+  t.run();
+  OpTester u("Clip", 13);
+  u.input<float>({3}, {-10, 0, 10});
+  u.input<float>({}, {-1});
+  u.output<float>({3}, {-1, 0, 10});
+  u.run();
+}
+
+TEST(Clip, Opset11IgnoresAttributes) {
+  // From opset 11 min/max are inputs; leftover attributes do not clip.
+  OpTester t("Clip", 11);
+  t.attr("min", 0.0f);
+  t.input<float>({2}, {-1, 1});
+  t.output<float>({2}, {-1, 1});
+  t.run();
+}
+
+TEST(Clip, MinGreaterThanMaxGivesMax) {
+  OpTester t("Clip", 13);
+  t.input<float>({3}, {-1, 0.5f, 3});
+  t.input<float>({}, {2});
+  t.input<float>({}, {1});
+  t.output<float>({3}, {1, 1, 1});
+  t.run();
+}
+
+TEST(Clip, IntegersAtOpset12) {
+  OpTester t("Clip", 12);
+  t.input<int64_t>({4}, {-100, -3, 4, 100});
+  t.input<int64_t>({}, {-5});
+  t.input<int64_t>({}, {5});
+  t.output<int64_t>({4}, {-5, -3, 4, 5});
+  t.run();
+}
+
+TEST(Clip, MinOfWrongTypeOrShapeFails) {
+  OpTester t("Clip", 11);
+  t.input<float>({2}, {1, 2});
+  t.input<double>({}, {0});
+  t.expect_failure(StatusCode::kInvalidModel, "min must be float32");
+  OpTester s("Clip", 11);
+  s.input<float>({2}, {1, 2});
+  s.input<float>({2}, {0, 1});
+  s.expect_failure(StatusCode::kShapeMismatch, "min must be a scalar");
+}
+
+}  // namespace
+}  // namespace vn::ops::testing

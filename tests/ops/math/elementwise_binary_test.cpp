@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "tests/ops/op_tester.h"
+
+namespace vn::ops::testing {
+namespace {
+
+TEST(BinaryMath, SameShapeFloat) {
+  const std::vector<float> a = {1.5f, -2.0f, 3.0f, 0.25f};
+  const std::vector<float> b = {0.5f, 4.0f, -1.0f, 2.0f};
+  struct Case {
+    const char* op;
+    std::vector<float> y;
+  };
+  const Case cases[] = {{"Add", {2.0f, 2.0f, 2.0f, 2.25f}},
+                        {"Sub", {1.0f, -6.0f, 4.0f, -1.75f}},
+                        {"Mul", {0.75f, -8.0f, -3.0f, 0.5f}},
+                        {"Div", {3.0f, -0.5f, -3.0f, 0.125f}}};
+  for (const Case& c : cases) {
+    for (int64_t opset : {7, 13, 14}) {
+      OpTester t(c.op, opset);
+      t.input<float>({2, 2}, a).input<float>({2, 2}, b);
+      t.output<float>({2, 2}, c.y);
+      t.run();
+    }
+  }
+}
+
+TEST(BinaryMath, BroadcastRowColumnAndScalar) {
+  OpTester row("Add", 14);
+  row.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({3}, {10, 20, 30});
+  row.output<float>({2, 3}, {11, 22, 33, 14, 25, 36});
+  row.run();
+  OpTester col("Sub", 14);
+  col.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({2, 1}, {1, 2});
+  col.output<float>({2, 3}, {0, 1, 2, 2, 3, 4});
+  col.run();
+  OpTester scalar_left("Div", 14);
+  scalar_left.input<float>({}, {12}).input<float>({3}, {1, 2, 4});
+  scalar_left.output<float>({3}, {12, 6, 3});
+  scalar_left.run();
+  OpTester outer("Mul", 14);
+  outer.input<float>({3, 1}, {1, 2, 3}).input<float>({1, 2}, {10, 100});
+  outer.output<float>({3, 2}, {10, 100, 20, 200, 30, 300});
+  outer.run();
+}
+
+TEST(BinaryMath, BroadcastRank4BiasAgainstOracle) {
+  // An NCHW tensor plus a per-channel bias (C, 1, 1) and a 4-D vs 3-D broadcast in both directions.
+  const std::vector<float> x = random_floats(2 * 3 * 4 * 5, 1);
+  const std::vector<float> bias = random_floats(3, 2);
+  std::vector<float> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] + bias[(i / 20) % 3];
+  OpTester t("Add", 14);
+  t.input<float>({2, 3, 4, 5}, x).input<float>({3, 1, 1}, bias);
+  t.output<float>({2, 3, 4, 5}, y);
+  t.run();
+
+  const std::vector<float> a = random_floats(2 * 1 * 4 * 1, 3);
+  const std::vector<float> b = random_floats(3 * 1 * 5, 4);
+  std::vector<float> z;
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 3; ++c)
+      for (int h = 0; h < 4; ++h)
+        for (int w = 0; w < 5; ++w) z.push_back(a[n * 4 + h] * b[c * 5 + w]);
+  OpTester m("Mul", 14);
+  m.input<float>({2, 1, 4, 1}, a).input<float>({3, 1, 5}, b);
+  m.output<float>({2, 3, 4, 5}, z);
+  m.run();
+}
+
+TEST(BinaryMath, ZeroSizedBroadcast) {
+  OpTester t("Add", 14);
+  t.input<float>({0, 3}, {}).input<float>({1, 3}, {1, 2, 3});
+  t.output<float>({0, 3}, {});
+  t.run();
+}
+
+TEST(BinaryMath, IncompatibleBroadcastNamesShapes) {
+  OpTester t("Add", 14);
+  t.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({2}, {1, 2});
+  t.expect_failure(StatusCode::kShapeMismatch, "shapes (2, 3) and (2,) cannot be broadcast together");
+}
+
+TEST(BinaryMath, MixedTypesFail) {
+  OpTester t("Mul", 14);
+  t.input<float>({1}, {1}).input<int64_t>({1}, {1});
+  t.expect_failure(StatusCode::kInvalidModel, "inputs A (float32) and B (int64) must have the same type");
+}
+
+TEST(BinaryMath, IntegerArithmeticWraps) {
+  OpTester add("Add", 14);
+  add.input<int32_t>({2}, {std::numeric_limits<int32_t>::max(), -5}).input<int32_t>({2}, {1, 3});
+  add.output<int32_t>({2}, {std::numeric_limits<int32_t>::min(), -2});
+  add.run();
+  OpTester mul("Mul", 14);
+  mul.input<uint8_t>({2}, {200, 3}).input<uint8_t>({2}, {2, 5});
+  mul.output<uint8_t>({2}, {144, 15});
+  mul.run();
+  OpTester sub("Sub", 13);
+  sub.input<int64_t>({2}, {std::numeric_limits<int64_t>::min(), 10}).input<int64_t>({}, {1});
+  sub.output<int64_t>({2}, {std::numeric_limits<int64_t>::max(), 9});
+  sub.run();
+}
+
+TEST(BinaryMath, IntegerDivTruncatesTowardZero) {
+  // C/ONNX-reference truncation, not numpy floor division: -7 / 2 = -3.
+  OpTester t("Div", 14);
+  t.input<int64_t>({5}, {7, -7, 7, -7, std::numeric_limits<int64_t>::min()}).input<int64_t>({5}, {2, 2, -2, -2, -1});
+  t.output<int64_t>({5}, {3, -3, -3, 3, std::numeric_limits<int64_t>::min()});
+  t.run();
+  OpTester u("Div", 14);
+  u.input<uint32_t>({2}, {7, 4000000000u}).input<uint32_t>({}, {2});
+  u.output<uint32_t>({2}, {3, 2000000000u});
+  u.run();
+}
+
+TEST(BinaryMath, IntegerDivisionByZeroIsAnError) {
+  OpTester t("Div", 14);
+  t.input<int32_t>({3}, {1, 2, 3}).input<int32_t>({3}, {1, 0, 1});
+  t.expect_failure(StatusCode::kNumericFailure, "integer division by zero");
+}
+
+TEST(BinaryMath, FloatDivisionByZeroGivesInf) {
+  OpTester t("Div", 14);
+  t.input<float>({3}, {1, -1, 0}).input<float>({}, {0});
+  t.output<float>({3}, {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                        std::numeric_limits<float>::quiet_NaN()});
+  t.run();
+}
+
+TEST(BinaryMath, DoubleAndInt8) {
+  OpTester d("Sub", 14);
+  d.input<double>({2}, {0.1, 0.2}).input<double>({2}, {0.3, 0.3});
+  d.output<double>({2}, {0.1 - 0.3, 0.2 - 0.3});
+  d.run();
+  OpTester i("Add", 14);
+  i.input<int8_t>({2}, {127, -100}).input<int8_t>({2}, {1, -100});
+  i.output<int8_t>({2}, {-128, 56});
+  i.run();
+}
+
+TEST(BinaryMath, LegacyBroadcastOpset6) {
+  // Opset < 7: B matches a run of A's dims starting at `axis` (default: the trailing dims).
+  OpTester trailing("Add", 6);
+  trailing.attr("broadcast", int64_t{1});
+  trailing.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({3}, {10, 20, 30});
+  trailing.output<float>({2, 3}, {11, 22, 33, 14, 25, 36});
+  trailing.run();
+  OpTester axis0("Mul", 6);
+  axis0.attr("broadcast", int64_t{1}).attr("axis", int64_t{0});
+  axis0.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({2}, {10, 100});
+  axis0.output<float>({2, 3}, {10, 20, 30, 400, 500, 600});
+  axis0.run();
+  OpTester channel("Add", 1);
+  channel.attr("broadcast", int64_t{1}).attr("axis", int64_t{1});
+  channel.input<float>({1, 2, 2}, {1, 2, 3, 4}).input<float>({2}, {10, 20});
+  channel.output<float>({1, 2, 2}, {11, 12, 23, 24});
+  channel.run();
+}
+
+TEST(BinaryMath, LegacyWithoutBroadcastNeedsEqualShapes) {
+  OpTester t("Add", 6);
+  t.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({3}, {1, 2, 3});
+  t.expect_failure(StatusCode::kShapeMismatch, "broadcast=0");
+  OpTester ok("Sub", 6);
+  ok.input<float>({2}, {5, 6}).input<float>({2}, {1, 2});
+  ok.output<float>({2}, {4, 4});
+  ok.run();
+}
+
+TEST(BinaryMath, LegacyBadAxisFails) {
+  OpTester t("Add", 6);
+  t.attr("broadcast", int64_t{1}).attr("axis", int64_t{2});
+  t.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({3}, {1, 2, 3});
+  t.expect_failure(StatusCode::kInvalidModel, "axis 2 does not place B");
+}
+
+// ---- Pow ---------------------------------------------------------------------------------------
+
+TEST(Pow, FloatWithBroadcast) {
+  OpTester t("Pow", 7);
+  t.input<float>({2, 2}, {2, 3, 4, -2}).input<float>({2}, {2, 0.5f});
+  t.output<float>({2, 2}, {4, std::sqrt(3.0f), 16, std::numeric_limits<float>::quiet_NaN()});
+  t.run();
+}
+
+TEST(Pow, MixedTypesAtOpset12) {
+  OpTester f("Pow", 12);
+  f.input<float>({3}, {2, 3, 0.5f}).input<int64_t>({3}, {3, -1, 2});
+  f.output<float>({3}, {8, 1.0f / 3.0f, 0.25f});
+  f.run();
+  OpTester i("Pow", 15);
+  i.input<int32_t>({4}, {2, -3, 4, 9}).input<float>({4}, {10, 3, 0.5f, 0.5f});
+  i.output<int32_t>({4}, {1024, -27, 2, 3});
+  i.run();
+}
+
+TEST(Pow, IntegerExponentiationIsExact) {
+  OpTester t("Pow", 13);
+  t.input<int64_t>({5}, {3, -2, 1, -1, 5}).input<int64_t>({5}, {39, 3, -4, -3, -1});
+  t.output<int64_t>({5}, {4052555153018976267LL, -8, 1, -1, 0});
+  t.run();
+}
+
+TEST(Pow, ZeroToNegativeIntegerPowerFails) {
+  OpTester t("Pow", 13);
+  t.input<int32_t>({2}, {0, 2}).input<int32_t>({}, {-1});
+  t.expect_failure(StatusCode::kNumericFailure, "0 raised to a negative power");
+}
+
+TEST(Pow, SweepAgainstStdPow) {
+  const std::vector<float> base = random_floats(50, 11, 0.1f, 4.0f);
+  const std::vector<float> expo = random_floats(50, 12, -3.0f, 3.0f);
+  std::vector<float> y;
+  for (size_t i = 0; i < base.size(); ++i) y.push_back(static_cast<float>(std::pow(double(base[i]), double(expo[i]))));
+  OpTester t("Pow", 15);
+  t.input<float>({50}, base).input<float>({50}, expo);
+  t.output<float>({50}, y);
+  t.tolerance(1e-6, 2e-6);
+  t.run();
+}
+
+TEST(Pow, Opset1LegacyBroadcast) {
+  OpTester t("Pow", 1);
+  t.attr("broadcast", int64_t{1});
+  t.input<float>({2, 2}, {1, 2, 3, 4}).input<float>({}, {2});
+  t.output<float>({2, 2}, {1, 4, 9, 16});
+  t.run();
+}
+
+}  // namespace
+}  // namespace vn::ops::testing

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "tests/ops/op_tester.h"
+
+namespace vn::ops::testing {
+namespace {
+
+TEST(UnaryMath, FloatSweepsAgainstDoubleOracle) {
+  for (int64_t opset : {6, 13}) {
+    unary_sweep("Abs", opset, [](double x) { return std::abs(x); });
+    unary_sweep("Neg", opset, [](double x) { return -x; });
+    unary_sweep("Exp", opset, [](double x) { return std::exp(x); });
+    unary_sweep("Log", opset, [](double x) { return std::log(x); });
+    unary_sweep("Sqrt", opset, [](double x) { return std::sqrt(x); });
+    unary_sweep("Reciprocal", opset, [](double x) { return 1.0 / x; });
+    unary_sweep("Floor", opset, [](double x) { return std::floor(x); });
+    unary_sweep("Ceil", opset, [](double x) { return std::ceil(x); });
+  }
+  for (int64_t opset : {9, 13}) unary_sweep("Erf", opset, [](double x) { return std::erf(x); });
+}
+
+TEST(UnaryMath, HandComputedValues) {
+  OpTester e("Exp", 13);
+  e.input<float>({3}, {0.0f, 1.0f, -1.0f});
+  e.output<float>({3}, {1.0f, 2.7182817f, 0.36787945f});
+  e.run();
+  OpTester l("Log", 13);
+  l.input<float>({4}, {1.0f, 0.0f, -1.0f, 100.0f});
+  l.output<float>({4},
+                  {0.0f, -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 4.6051702f});
+  l.run();
+  OpTester f("Floor", 13);
+  f.input<float>({4}, {-1.5f, -0.5f, 0.5f, 2.0f});
+  f.output<float>({4}, {-2.0f, -1.0f, 0.0f, 2.0f});
+  f.run();
+  OpTester c("Ceil", 6);
+  c.input<float>({4}, {-1.5f, -0.5f, 0.5f, 2.0f});
+  c.output<float>({4}, {-1.0f, -0.0f, 1.0f, 2.0f});
+  c.run();
+  OpTester r("Reciprocal", 13);
+  r.input<double>({3}, {2.0, -4.0, 0.0});
+  r.output<double>({3}, {0.5, -0.25, std::numeric_limits<double>::infinity()});
+  r.run();
+  OpTester s("Sqrt", 13);
+  s.input<double>({3}, {4.0, 2.0, 0.0});
+  s.output<double>({3}, {2.0, std::sqrt(2.0), 0.0});
+  s.run();
+  OpTester er("Erf", 13);
+  er.input<float>({3}, {0.0f, 0.5f, -2.0f});
+  er.output<float>({3}, {0.0f, 0.52049988f, -0.99532227f});
+  er.run();
+}
+
+TEST(UnaryMath, AbsAndNegOnIntegersWrap) {
+  OpTester a("Abs", 13);
+  a.input<int32_t>({4}, {-5, 0, 7, std::numeric_limits<int32_t>::min()});
+  a.output<int32_t>({4}, {5, 0, 7, std::numeric_limits<int32_t>::min()});
+  a.run();
+  OpTester u("Abs", 13);
+  u.input<uint8_t>({2}, {0, 255});
+  u.output<uint8_t>({2}, {0, 255});
+  u.run();
+  OpTester n("Neg", 13);
+  n.input<int64_t>({3}, {-5, 9, std::numeric_limits<int64_t>::min()});
+  n.output<int64_t>({3}, {5, -9, std::numeric_limits<int64_t>::min()});
+  n.run();
+  OpTester i8("Neg", 6);
+  i8.input<int8_t>({2}, {-128, 127});
+  i8.output<int8_t>({2}, {-128, -127});
+  i8.run();
+}
+
+TEST(UnaryMath, NegRejectsUnsigned) {
+  OpTester t("Neg", 13);
+  t.input<uint32_t>({1}, {1});
+  t.expect_failure(StatusCode::kUnsupportedDType, "uint32");
+}
+
+TEST(UnaryMath, ExpRejectsIntegers) {
+  OpTester t("Exp", 13);
+  t.input<int32_t>({1}, {1});
+  t.expect_failure(StatusCode::kUnsupportedDType, "int32");
+}
+
+TEST(UnaryMath, KeepsShapeIncludingScalarsAndEmpty) {
+  OpTester s("Abs", 13);
+  s.input<float>({}, {-2.5f});
+  s.output<float>({}, {2.5f});
+  s.run();
+  OpTester e("Sqrt", 13);
+  e.input<float>({2, 0, 4}, {});
+  e.output<float>({2, 0, 4}, {});
+  e.run();
+}
+
+TEST(UnaryMath, MissingInputFails) {
+  OpTester t("Exp", 13);
+  t.omitted_input();
+  t.unchecked_output();
+  t.expect_failure(StatusCode::kInvalidModel, "required input 0 is missing");
+}
+
+TEST(UnaryMath, UnknownOpsetHasNoKernel) {
+  OpTester t("Erf", 8);
+  t.input<float>({1}, {0.0f});
+  t.unchecked_output();
+  t.expect_failure(StatusCode::kUnsupportedOp, "no reference kernel for Erf at opset 8");
+}
+
+}  // namespace
+}  // namespace vn::ops::testing

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "tests/ops/op_tester.h"
+
+namespace vn::ops::testing {
+namespace {
+
+/// Softmax (or log-softmax) over blocks of a row-major (outer, len, inner) array, in double.
+std::vector<float> oracle(const std::vector<float>& x, int64_t outer, int64_t len, int64_t inner, bool log) {
+  std::vector<float> y(x.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < len; ++j) mx = std::max(mx, double(x[(o * len + j) * inner + i]));
+      for (int64_t j = 0; j < len; ++j) sum += std::exp(double(x[(o * len + j) * inner + i]) - mx);
+      for (int64_t j = 0; j < len; ++j) {
+        const double v = double(x[(o * len + j) * inner + i]) - mx;
+        y[(o * len + j) * inner + i] = static_cast<float>(log ? v - std::log(sum) : std::exp(v) / sum);
+      }
+    }
+  }
+  return y;
+}
+
+TEST(Softmax, HandComputedRow) {
+  OpTester t("Softmax", 13);
+  t.input<float>({1, 3}, {1, 2, 3});
+  t.output<float>({1, 3}, {0.09003057f, 0.24472847f, 0.66524096f});
+  t.run();
+  OpTester l("LogSoftmax", 13);
+  l.input<float>({1, 3}, {1, 2, 3});
+  l.output<float>({1, 3}, {-2.40760596f, -1.40760596f, -0.40760596f});
+  l.run();
+}
+
+TEST(Softmax, LargeValuesDoNotOverflow) {
+  OpTester t("Softmax", 13);
+  t.input<float>({2}, {1000, 1000});
+  t.output<float>({2}, {0.5f, 0.5f});
+  t.run();
+}
+
+TEST(Softmax, Opset13NormalizesOneAxis) {
+  // Shape (2, 3, 4), axis 1: each (n, :, w) column sums to one.
+  const std::vector<float> x = random_floats(24, 5, -3, 3);
+  for (const bool log : {false, true}) {
+    OpTester t(log ? "LogSoftmax" : "Softmax", 13);
+    t.attr("axis", int64_t{1});
+    t.input<float>({2, 3, 4}, x);
+    t.output<float>({2, 3, 4}, oracle(x, 2, 3, 4, log));
+    t.run();
+  }
+  OpTester d("Softmax", 13);  // default axis -1
+  d.input<float>({2, 3, 4}, x);
+  d.output<float>({2, 3, 4}, oracle(x, 6, 4, 1, false));
+  d.run();
+}
+
+TEST(Softmax, Opset11CoercesTo2D) {
+  // Before opset 13, axis 1 of a (2, 3, 4) input normalizes over the flattened 3 * 4 elements.
+  const std::vector<float> x = random_floats(24, 6, -3, 3);
+  for (int64_t opset : {1, 11}) {
+    for (const bool log : {false, true}) {
+      OpTester t(log ? "LogSoftmax" : "Softmax", opset);
+      t.input<float>({2, 3, 4}, x);  // default axis 1
+      t.output<float>({2, 3, 4}, oracle(x, 2, 12, 1, log));
+      t.run();
+    }
+  }
+  OpTester a2("Softmax", 11);
+  a2.attr("axis", int64_t{2});
+  a2.input<float>({2, 3, 4}, x);
+  a2.output<float>({2, 3, 4}, oracle(x, 6, 4, 1, false));
+  a2.run();
+  OpTester neg("Softmax", 11);
+  neg.attr("axis", int64_t{-2});
+  neg.input<float>({2, 3, 4}, x);
+  neg.output<float>({2, 3, 4}, oracle(x, 2, 12, 1, false));
+  neg.run();
+}
+
+TEST(Softmax, SameAxisDiffersBetweenOpset11And13) {
+  const std::vector<float> x = {1, 2, 3, 4};
+  OpTester t11("Softmax", 11);
+  t11.attr("axis", int64_t{0});
+  t11.input<float>({2, 2}, x);
+  t11.output<float>({2, 2}, oracle(x, 1, 4, 1, false));  // all four elements together
+  t11.run();
+  OpTester t13("Softmax", 13);
+  t13.attr("axis", int64_t{0});
+  t13.input<float>({2, 2}, x);
+  t13.output<float>({2, 2}, oracle(x, 1, 2, 2, false));  // per column
+  t13.run();
+}
+
+TEST(Softmax, DoubleAndNaN) {
+  OpTester d("Softmax", 13);
+  d.input<double>({2}, {0.0, std::log(3.0)});
+  d.output<double>({2}, {0.25, 0.75});
+  d.run();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester n("Softmax", 13);
+  n.input<float>({2, 2}, {1, nan, 1, 1});
+  n.output<float>({2, 2}, {nan, nan, 0.5f, 0.5f});
+  n.run();
+}
+
+TEST(Softmax, EmptyInput) {
+  OpTester t("Softmax", 13);
+  t.input<float>({0, 5}, {});
+  t.output<float>({0, 5}, {});
+  t.run();
+}
+
+TEST(Softmax, AxisOutOfRangeFails) {
+  OpTester t("Softmax", 13);
+  t.attr("axis", int64_t{2});
+  t.input<float>({2, 2}, {1, 2, 3, 4});
+  t.expect_failure(StatusCode::kInvalidModel, "axis 2 is not in valid range [-2, 1]");
+  OpTester s("LogSoftmax", 11);
+  s.attr("axis", int64_t{-3});
+  s.input<float>({2, 2}, {1, 2, 3, 4});
+  s.expect_failure(StatusCode::kInvalidModel, "axis -3 is not in valid range [-2, 1]");
+}
+
+TEST(Softmax, RejectsIntegers) {
+  OpTester t("Softmax", 13);
+  t.input<int32_t>({2}, {1, 2});
+  t.expect_failure(StatusCode::kUnsupportedDType, "int32");
+}
+
+}  // namespace
+}  // namespace vn::ops::testing

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+// Conv against a naive direct convolution written independently of the kernel (its own padding
+// and output-size arithmetic), over groups, depthwise, dilation, stride, asymmetric pads,
+// auto_pad and 1-D/2-D/3-D inputs.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/ops/op_tester.h"
+
+namespace vn::ops::testing {
+namespace {
+
+struct ConvConfig {
+  Shape x = {};  // N, C, spatial...
+  int64_t m = 1;
+  int64_t group = 1;
+  Shape kernel = {};
+  Shape strides = {};    // empty: all 1
+  Shape dilations = {};  // empty: all 1
+  Shape pads = {};       // empty: all 0 (begins then ends)
+  std::string auto_pad = "NOTSET";
+  bool bias = true;
+};
+
+/// Advances a row-major multi-index over `dims`; returns false after the last one.
+bool next_index(std::vector<int64_t>& idx, const Shape& dims) {
+  for (size_t i = dims.size(); i-- > 0;) {
+    if (++idx[i] < dims[i]) return true;
+    idx[i] = 0;
+  }
+  return false;
+}
+
+std::vector<float> naive_conv(const ConvConfig& c, const std::vector<float>& x, const std::vector<float>& w,
+                              const std::vector<float>& b, Shape& out_shape) {
+  const size_t k = c.kernel.size();
+  const int64_t n = c.x[0], ch = c.x[1];
+  const Shape in(c.x.begin() + 2, c.x.end());
+  const Shape strides = c.strides.empty() ? Shape(k, 1) : c.strides;
+  const Shape dil = c.dilations.empty() ? Shape(k, 1) : c.dilations;
+  Shape pb(k, 0), pe(k, 0), out(k, 0);
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t ek = (c.kernel[i] - 1) * dil[i] + 1;
+    if (c.auto_pad == "NOTSET") {
+      if (!c.pads.empty()) {
+        pb[i] = c.pads[i];
+        pe[i] = c.pads[k + i];
+      }
+      out[i] = (in[i] + pb[i] + pe[i] - ek) / strides[i] + 1;
+    } else if (c.auto_pad == "VALID") {
+      out[i] = (in[i] - ek) / strides[i] + 1;
+    } else {
+      out[i] = (in[i] + strides[i] - 1) / strides[i];
+      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * strides[i] + ek - in[i]);
+      pb[i] = c.auto_pad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+    }
+  }
+  out_shape = {n, c.m};
+  out_shape.insert(out_shape.end(), out.begin(), out.end());
+  const int64_t cg = ch / c.group, mg = c.m / c.group;
+  const Shape in_strides = [&] {
+    Shape s(k, 1);
+    for (size_t i = k - 1; i-- > 0;) s[i] = s[i + 1] * in[i + 1];
+    return s;
+  }();
+  const int64_t in_size = shape_numel(in), k_size = shape_numel(c.kernel);
+  std::vector<float> y;
+  for (int64_t img = 0; img < n; ++img) {
+    for (int64_t oc = 0; oc < c.m; ++oc) {
+      const int64_t g = oc / mg;
+      std::vector<int64_t> o(k, 0);
+      do {
+        double acc = c.bias ? b[oc] : 0.0;
+        for (int64_t icg = 0; icg < cg; ++icg) {
+          const int64_t ic = g * cg + icg;
+          std::vector<int64_t> kk(k, 0);
+          int64_t kflat = 0;
+          do {
+            int64_t off = 0;
+            bool inside = true;
+            for (size_t i = 0; i < k; ++i) {
+              const int64_t pos = o[i] * strides[i] - pb[i] + kk[i] * dil[i];
+              inside = inside && pos >= 0 && pos < in[i];
+              off += pos * in_strides[i];
+            }
+            if (inside) {
+              acc += double(x[(img * ch + ic) * in_size + off]) * double(w[(oc * cg + icg) * k_size + kflat]);
+            }
+            ++kflat;
+          } while (next_index(kk, c.kernel));
+        }
+        y.push_back(static_cast<float>(acc));
+      } while (next_index(o, out));
+    }
+  }
+  return y;
+}
+
+void check_conv(const ConvConfig& c, uint32_t seed) {
+  Shape w_shape = {c.m, c.x[1] / c.group};
+  w_shape.insert(w_shape.end(), c.kernel.begin(), c.kernel.end());
+  const std::vector<float> x = random_floats(static_cast<size_t>(shape_numel(c.x)), seed);
+  const std::vector<float> w = random_floats(static_cast<size_t>(shape_numel(w_shape)), seed + 1);
+  const std::vector<float> b = random_floats(static_cast<size_t>(c.m), seed + 2);
+  Shape out_shape;
+  const std::vector<float> y = naive_conv(c, x, w, b, out_shape);
+  for (int64_t opset : {1, 11}) {
+    OpTester t("Conv", opset);
+    if (c.group != 1) t.attr("group", c.group);
+    if (!c.strides.empty()) t.attr("strides", c.strides);
+    if (!c.dilations.empty()) t.attr("dilations", c.dilations);
+    if (!c.pads.empty()) t.attr("pads", c.pads);
+    if (c.auto_pad != "NOTSET") t.attr("auto_pad", c.auto_pad);
+    t.attr("kernel_shape", c.kernel);
+    t.input<float>(c.x, x).input<float>(w_shape, w);
+    if (c.bias) t.input<float>({c.m}, b);
+    t.output<float>(out_shape, y);
+    t.tolerance(1e-5, 1e-4);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " opset " + std::to_string(opset));
+    t.run();
+  }
+}
+
+TEST(Conv, HandComputed3x3) {
+  OpTester t("Conv", 11);
+  t.attr("pads", Shape{1, 1, 1, 1});
+  t.input<float>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  t.input<float>({1, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1});
+  t.output<float>({1, 1, 3, 3}, {12, 21, 16, 27, 45, 33, 24, 39, 28});
+  t.run();
+}
+
+TEST(Conv, Basic2D) { check_conv({.x = {2, 3, 7, 8}, .m = 4, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 10); }
+
+TEST(Conv, StrideDilationAsymmetricPads) {
+  check_conv(
+      {.x = {1, 2, 9, 10}, .m = 3, .kernel = {3, 2}, .strides = {2, 3}, .dilations = {2, 1}, .pads = {0, 1, 2, 0}}, 20);
+  check_conv(
+      {.x = {2, 3, 8, 8}, .m = 2, .kernel = {3, 3}, .strides = {1, 2}, .dilations = {3, 2}, .pads = {3, 0, 1, 2}}, 21);
+}
+
+TEST(Conv, Groups) {
+  check_conv({.x = {2, 4, 6, 6}, .m = 6, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 30);
+  check_conv({.x = {1, 6, 5, 7}, .m = 3, .group = 3, .kernel = {2, 3}, .strides = {2, 1}}, 31);
+}
+
+TEST(Conv, Depthwise) {
+  check_conv({.x = {2, 8, 9, 9}, .m = 8, .group = 8, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}}, 40);
+  // Channel multiplier 2.
+  check_conv({.x = {1, 3, 6, 6}, .m = 6, .group = 3, .kernel = {3, 3}, .dilations = {2, 2}, .pads = {2, 2, 2, 2}}, 41);
+}
+
+TEST(Conv, AutoPad) {
+  for (const char* mode : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    SCOPED_TRACE(mode);
+    check_conv({.x = {1, 2, 7, 8}, .m = 3, .kernel = {4, 3}, .strides = {2, 2}, .auto_pad = mode}, 50);
+    check_conv({.x = {1, 2, 6, 6}, .m = 2, .kernel = {2, 2}, .dilations = {2, 1}, .auto_pad = mode}, 51);
+  }
+}
+
+TEST(Conv, SameLowerPutsOddPaddingFirst) {
+  // Kernel 2, stride 1 on 3 elements needs one pad cell: SAME_UPPER pads the end, SAME_LOWER the start.
+  OpTester upper("Conv", 11);
+  upper.attr("auto_pad", "SAME_UPPER");
+  upper.input<float>({1, 1, 3}, {1, 2, 3}).input<float>({1, 1, 2}, {1, 10});
+  upper.output<float>({1, 1, 3}, {21, 32, 3});
+  upper.run();
+  OpTester lower("Conv", 11);
+  lower.attr("auto_pad", "SAME_LOWER");
+  lower.input<float>({1, 1, 3}, {1, 2, 3}).input<float>({1, 1, 2}, {1, 10});
+  lower.output<float>({1, 1, 3}, {10, 21, 32});
+  lower.run();
+}
+
+TEST(Conv, OneDimensional) {
+  check_conv({.x = {2, 3, 17}, .m = 4, .kernel = {3}, .strides = {2}, .dilations = {2}, .pads = {1, 2}}, 60);
+  check_conv({.x = {1, 4, 10}, .m = 4, .group = 4, .kernel = {5}, .auto_pad = "SAME_UPPER"}, 61);
+}
+
+TEST(Conv, ThreeDimensional) {
+  check_conv({.x = {1, 2, 5, 6, 4}, .m = 3, .kernel = {2, 3, 2}, .strides = {1, 2, 1}, .pads = {1, 1, 0, 0, 1, 1}}, 70);
+  check_conv({.x = {2, 4, 4, 4, 4},
+              .m = 4,
+              .group = 2,
+              .kernel = {3, 3, 3},
+              .dilations = {1, 1, 2},
+              .pads = {1, 1, 2, 1, 1, 2}},
+             71);
+}
+
+TEST(Conv, PointwiseFastPathAndStridedPointwise) {
+  check_conv({.x = {2, 6, 5, 5}, .m = 4, .group = 2, .kernel = {1, 1}}, 80);
+  check_conv({.x = {1, 4, 6, 6}, .m = 3, .kernel = {1, 1}, .strides = {2, 2}}, 81);
+  check_conv({.x = {1, 4, 5, 5}, .m = 3, .kernel = {1, 1}, .pads = {1, 0, 0, 1}, .bias = false}, 82);
+}
+
+TEST(Conv, ResNetStem) {
+  check_conv({.x = {1, 3, 32, 32}, .m = 8, .kernel = {7, 7}, .strides = {2, 2}, .pads = {3, 3, 3, 3}}, 90);
+}
+
+TEST(Conv, WithoutBiasAndDouble) {
+  check_conv({.x = {1, 2, 4, 4}, .m = 2, .kernel = {2, 2}, .bias = false}, 100);
+  OpTester d("Conv", 11);
+  d.input<double>({1, 1, 2, 2}, {1, 2, 3, 4}).input<double>({2, 1, 1, 1}, {2, -1}).input<double>({2}, {0.5, 0});
+  d.output<double>({1, 2, 2, 2}, {2.5, 4.5, 6.5, 8.5, -1, -2, -3, -4});
+  d.run();
+}
+
+TEST(Conv, EmptyBatch) {
+  OpTester t("Conv", 11);
+  t.input<float>({0, 2, 4, 4}, {}).input<float>({3, 2, 3, 3}, std::vector<float>(54, 1.0f));
+  t.output<float>({0, 3, 2, 2}, {});
+  t.run();
+}
+
+TEST(Conv, ChannelMismatchFails) {
+  OpTester t("Conv", 11);
+  t.input<float>({1, 3, 4, 4}, std::vector<float>(48, 1.0f)).input<float>({2, 2, 3, 3}, std::vector<float>(36, 1.0f));
+  t.expect_failure(StatusCode::kShapeMismatch, "X has 3 input channels but W (2, 2, 3, 3) with group=1");
+}
+
+TEST(Conv, GroupMustDivideOutputChannels) {
+  OpTester t("Conv", 11);
+  t.attr("group", int64_t{2});
+  t.input<float>({1, 4, 3, 3}, std::vector<float>(36, 1.0f)).input<float>({3, 2, 1, 1}, std::vector<float>(6, 1.0f));
+  t.expect_failure(StatusCode::kShapeMismatch, "not divisible by group=2");
+}
+
+TEST(Conv, BadShapesAndAttributesFail) {
+  OpTester rank("Conv", 11);
+  rank.input<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)).input<float>({1, 1, 3}, {1, 1, 1});
+  rank.expect_failure(StatusCode::kShapeMismatch, "must have the rank of X");
+  OpTester bias("Conv", 11);
+  bias.input<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)).input<float>({2, 1, 1, 1}, {1, 1});
+  bias.input<float>({3}, {1, 2, 3});
+  bias.expect_failure(StatusCode::kShapeMismatch, "B must be a 1-D float32 tensor of 2 elements");
+  OpTester pad("Conv", 11);
+  pad.attr("auto_pad", "SAME");
+  pad.input<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)).input<float>({1, 1, 1, 1}, {1});
+  pad.expect_failure(StatusCode::kInvalidModel, "auto_pad 'SAME' is not one of");
+  OpTester big("Conv", 11);
+  big.input<float>({1, 1, 2, 2}, {1, 1, 1, 1}).input<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f));
+  big.expect_failure(StatusCode::kShapeMismatch, "smaller than the dilated kernel size 3");
+  OpTester strides("Conv", 11);
+  strides.attr("strides", Shape{0, 1});
+  strides.input<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)).input<float>({1, 1, 1, 1}, {1});
+  strides.expect_failure(StatusCode::kInvalidModel, "strides [0, 1] must have 2 positive entries");
+  OpTester ks("Conv", 11);
+  ks.attr("kernel_shape", Shape{2, 2});
+  ks.input<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f)).input<float>({1, 1, 1, 1}, {1});
+  ks.expect_failure(StatusCode::kShapeMismatch, "kernel_shape attribute disagrees");
+  OpTester ints("Conv", 11);
+  ints.input<int32_t>({1, 1, 1, 1}, {1}).input<int32_t>({1, 1, 1, 1}, {1});
+  ints.expect_failure(StatusCode::kUnsupportedDType, "int32");
+}
+
+}  // namespace
+}  // namespace vn::ops::testing

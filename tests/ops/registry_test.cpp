@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// The since-versions each op is registered at, written out from the ONNX 1.12 operator changelog
+// (checked against onnx::OpSchemaRegistry on Debian's libonnx 1.12). A registration change must
+// update this table, which keeps version coverage a deliberate decision.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/ops/op_registry.h"
+
+namespace vn::ops {
+namespace {
+
+const std::map<std::string, std::vector<int64_t>>& expected_versions() {
+  static const std::map<std::string, std::vector<int64_t>> table = {
+      {"Abs", {1, 6, 13}},
+      {"Add", {1, 6, 7, 13, 14}},
+      {"And", {1, 7}},
+      {"AveragePool", {1, 7, 10, 11}},
+      {"BatchNormalization", {1, 6, 7, 9, 14, 15}},
+      {"Cast", {1, 6, 9, 13}},
+      {"Ceil", {1, 6, 13}},
+      {"Clip", {1, 6, 11, 12, 13}},
+      {"Concat", {1, 4, 11, 13}},
+      {"Constant", {1, 9, 11, 12, 13}},
+      {"ConstantOfShape", {9}},
+      {"Conv", {1, 11}},
+      {"Div", {1, 6, 7, 13, 14}},
+      {"Dropout", {1, 6, 7, 10, 12, 13}},
+      {"Elu", {1, 6}},
+      {"Equal", {1, 7, 11, 13}},
+      {"Erf", {9, 13}},
+      {"Exp", {1, 6, 13}},
+      {"Expand", {8, 13}},
+      {"Flatten", {1, 9, 11, 13}},
+      {"Floor", {1, 6, 13}},
+      {"Gather", {1, 11, 13}},
+      {"Gemm", {1, 6, 7, 9, 11, 13}},
+      {"GlobalAveragePool", {1}},
+      {"GlobalMaxPool", {1}},
+      {"Greater", {1, 7, 9, 13}},
+      {"HardSigmoid", {1, 6}},
+      {"HardSwish", {14}},
+      {"Identity", {1, 13, 14, 16}},
+      {"LeakyRelu", {1, 6, 16}},
+      {"Less", {1, 7, 9, 13}},
+      {"Log", {1, 6, 13}},
+      {"LogSoftmax", {1, 11, 13}},
+      {"MatMul", {1, 9, 13}},
+      {"Max", {1, 6, 8, 12, 13}},
+      {"MaxPool", {1, 8, 10, 11, 12}},
+      {"Mean", {1, 6, 8, 13}},
+      {"Min", {1, 6, 8, 12, 13}},
+      {"Mul", {1, 6, 7, 13, 14}},
+      {"Neg", {1, 6, 13}},
+      {"Not", {1}},
+      {"Or", {1, 7}},
+      {"Pad", {1, 2, 11, 13}},
+      {"Pow", {1, 7, 12, 13, 15}},
+      {"Range", {11}},
+      {"Reciprocal", {1, 6, 13}},
+      {"ReduceMax", {1, 11, 12, 13}},
+      {"ReduceMean", {1, 11, 13}},
+      {"ReduceMin", {1, 11, 12, 13}},
+      {"ReduceSum", {1, 11, 13}},
+      {"Relu", {1, 6, 13, 14}},
+      {"Reshape", {1, 5, 13, 14}},
+      {"Selu", {1, 6}},
+      {"Shape", {1, 13, 15}},
+      {"Sigmoid", {1, 6, 13}},
+      {"Size", {1, 13}},
+      {"Slice", {1, 10, 11, 13}},
+      {"Softmax", {1, 11, 13}},
+      {"Softplus", {1}},
+      {"Split", {1, 2, 11, 13}},
+      {"Sqrt", {1, 6, 13}},
+      {"Squeeze", {1, 11, 13}},
+      {"Sub", {1, 6, 7, 13, 14}},
+      {"Sum", {1, 6, 8, 13}},
+      {"Tanh", {1, 6, 13}},
+      {"Transpose", {1, 13}},
+      {"Unsqueeze", {1, 11, 13}},
+      {"Where", {9, 16}},
+  };
+  return table;
+}
+
+TEST(Registry, SinceVersionsMatchTheOnnxChangelog) {
+  std::map<std::string, std::vector<int64_t>> registered;
+  for (const KernelDef& def : reference_registry().all()) {
+    EXPECT_EQ(def.domain, "") << def.op_type;
+    EXPECT_NE(def.fn, nullptr) << def.op_type;
+    EXPECT_LE(def.since_version, 17) << def.op_type << " is registered above libonnx 1.12's opset 17";
+    registered[def.op_type].push_back(def.since_version);
+  }
+  EXPECT_EQ(registered, expected_versions());
+}
+
+TEST(Registry, EveryOpResolvesAtOpset17AndNotBelowItsFirstVersion) {
+  for (const auto& [op, versions] : expected_versions()) {
+    const KernelDef* latest = reference_registry().find("", op, 17);
+    ASSERT_NE(latest, nullptr) << op;
+    EXPECT_EQ(latest->since_version, versions.back()) << op;
+    EXPECT_EQ(reference_registry().find("ai.onnx", op, versions.front())->since_version, versions.front()) << op;
+    if (versions.front() > 1) {
+      EXPECT_EQ(reference_registry().find("", op, versions.front() - 1), nullptr) << op;
+    }
+  }
+  EXPECT_FALSE(reference_registry().knows("", "NoSuchOp"));
+  EXPECT_EQ(reference_registry().find("com.microsoft", "Relu", 17), nullptr);
+}
+
+}  // namespace
+}  // namespace vn::ops
