@@ -44,7 +44,9 @@ Status slice_with(KernelContext& ctx, const std::vector<int64_t>& starts, const 
     int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
     // The count divides in unsigned arithmetic so that steps near ±2^63 cannot overflow.
     uint64_t span = 0;
-    if (step > 0) {
+    if (dim == 0) {
+      span = 0;
+    } else if (step > 0) {
       start = clamp_to(start, 0, dim);
       end = clamp_to(end, 0, dim);
       span = end > start ? static_cast<uint64_t>(end - start) : 0;

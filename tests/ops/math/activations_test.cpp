@@ -151,6 +151,18 @@ TEST(Clip, Opset6AttributesAndDefaults) {
   d.run();
 }
 
+TEST(Clip, SameNodeDiffersBetweenOpset6And11) {
+  // A node carrying min/max attributes and min/max inputs: opset 6 reads the attributes, opset 11
+  // the inputs.
+  for (int64_t opset : {6, 11}) {
+    OpTester t("Clip", opset);
+    t.attr("min", 0.0f).attr("max", 1.0f);
+    t.input<float>({3}, {-5, 0.5f, 5}).input<float>({}, {-2}).input<float>({}, {2});
+    t.output<float>({3}, opset == 6 ? std::vector<float>{0, 0.5f, 1} : std::vector<float>{-2, 0.5f, 2});
+    t.run();
+  }
+}
+
 TEST(Clip, Opset1WithoutAttributesIsIdentity) {
   OpTester t("Clip", 1);
   t.input<float>({3}, {-kInfF, 5.0f, kInfF});

@@ -87,6 +87,16 @@ TEST(UnaryMath, ExpRejectsIntegers) {
   t.expect_failure(StatusCode::kUnsupportedDType, "int32");
 }
 
+TEST(UnaryMath, FloatOnlyOpsNameTheRejectedType) {
+  for (const char* op : {"Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Floor", "Ceil", "Sigmoid", "Tanh", "Elu", "Selu",
+                         "HardSigmoid", "HardSwish", "Softplus", "LeakyRelu"}) {
+    OpTester t(op, 14);
+    t.input<int32_t>({2}, {1, 2});
+    t.expect_failure(StatusCode::kUnsupportedDType,
+                     "input of type int32 is not supported (supported: float32, float64)");
+  }
+}
+
 TEST(UnaryMath, KeepsShapeIncludingScalarsAndEmpty) {
   OpTester s("Abs", 13);
   s.input<float>({}, {-2.5f});

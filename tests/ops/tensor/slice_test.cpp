@@ -55,6 +55,14 @@ TEST(Slice, ClampsOutOfRangeStartsAndEnds) {
   e.run();
 }
 
+TEST(Slice, EmptyAxisWithNegativeStep) {
+  OpTester t("Slice", 13);
+  t.input<float>({0, 2}, {});
+  t.input<int64_t>({1}, {-1}).input<int64_t>({1}, {kMin}).input<int64_t>({1}, {0}).input<int64_t>({1}, {-1});
+  t.output<float>({0, 2}, {});
+  t.run();
+}
+
 TEST(Slice, NegativeAxesAndShapeTensor) {
   // The exported-shape idiom: Slice(Shape(x), [-2], [max]) keeps the last two dims.
   OpTester t("Slice", 13);
