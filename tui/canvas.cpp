@@ -4,66 +4,63 @@
 #include <algorithm>
 
 namespace vn::tui {
-namespace {
 
-// Decodes one UTF-8 sequence at s[i]; returns its code point and advances i. Invalid bytes
-// decode as U+FFFD one byte at a time, so hostile names never stall the loop.
-char32_t next_code_point(std::string_view s, size_t& i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  int len = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 0;
-  if (len == 0 || i + static_cast<size_t>(len) > s.size()) {
-    ++i;
-    return 0xFFFD;
-  }
-  char32_t cp = len == 1 ? b0 : b0 & (0x7F >> len);
-  for (int k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
-    if ((b & 0xC0) != 0x80) {
-      ++i;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  i += static_cast<size_t>(len);
-  return cp;
+Rect Rect::inset(int margin) const {
+  return {x + margin, y + margin, std::max(0, w - 2 * margin), std::max(0, h - 2 * margin)};
 }
 
-// East Asian Wide and Fullwidth ranges (Unicode 15), which is what terminals render as two
-// columns. wcwidth() would depend on the process locale, which tests cannot rely on.
-int code_point_width(char32_t cp) {
-  if (cp == 0) return 0;
-  if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) return 0;
-  if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0xFE00 && cp <= 0xFE0F)) return 0;
-  if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) || (cp >= 0x3041 && cp <= 0x33FF) ||
-      (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
-      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
-      (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
-      (cp >= 0x1F900 && cp <= 0x1F9FF) || (cp >= 0x20000 && cp <= 0x3FFFD)) {
-    return 2;
-  }
-  return 1;
+Rect Rect::rows(int top, int count) const {
+  const int first = std::clamp(top, 0, std::max(0, h));
+  const int last = std::clamp(top + count, first, std::max(0, h));
+  return {x, y + first, std::max(0, w), last - first};
 }
 
-}  // namespace
-
-int display_width(std::string_view utf8) {
-  int w = 0;
-  for (size_t i = 0; i < utf8.size();) w += code_point_width(next_code_point(utf8, i));
-  return w;
+Rect Rect::intersect(const Rect& other) const {
+  const int left = std::max(x, other.x);
+  const int top = std::max(y, other.y);
+  const int right = std::min(x + w, other.x + other.w);
+  const int bottom = std::min(y + h, other.y + other.h);
+  return {left, top, std::max(0, right - left), std::max(0, bottom - top)};
 }
 
 Canvas::Canvas(int width, int height)
     : width_(width < 0 ? 0 : width),
       height_(height < 0 ? 0 : height),
-      cells_(static_cast<size_t>(width_) * static_cast<size_t>(height_)) {}
+      cells_(static_cast<size_t>(width_) * static_cast<size_t>(height_)),
+      glyphs_(&unicode_glyphs()) {}
 
 void Canvas::clear() {
   for (Cell& c : cells_) c = Cell{};
 }
 
+void Canvas::break_wide_glyph_at(int x, int y) {
+  if (!contains(x, y)) return;
+  Cell& here = cell(x, y);
+  if (here.glyph.empty()) {
+    here.glyph.assign(1, ' ');
+    if (x > 0) cell(x - 1, y).glyph.assign(1, ' ');
+  } else if (x + 1 < width_ && cell(x + 1, y).glyph.empty()) {
+    cell(x + 1, y).glyph.assign(1, ' ');
+  }
+}
+
+void Canvas::write_glyph(int x, int y, std::string glyph, int width, ColorRole role) {
+  break_wide_glyph_at(x, y);
+  if (width == 2) break_wide_glyph_at(x + 1, y);
+  cell(x, y) = Cell{std::move(glyph), role};
+  if (width == 2) cell(x + 1, y) = Cell{"", role};
+}
+
 int Canvas::put_text(int x, int y, std::string_view utf8, ColorRole role, int max_width) {
-  if (y < 0 || y >= height_ || x >= width_) return 0;
   const int limit = max_width < 0 ? width_ : std::min(width_, x + max_width);
+  return put_text(Rect{0, 0, limit, height_}, x, y, utf8, role);
+}
+
+int Canvas::put_text(const Rect& clip, int x, int y, std::string_view utf8, ColorRole role) {
+  const Rect area = clip.intersect(bounds());
+  if (area.empty() || y < area.y || y >= area.y + area.h || x >= area.x + area.w) return 0;
+  const int left = area.x;
+  const int limit = area.x + area.w;
   int col = x;
   for (size_t i = 0; i < utf8.size() && col < limit;) {
     const size_t start = i;
@@ -71,33 +68,65 @@ int Canvas::put_text(int x, int y, std::string_view utf8, ColorRole role, int ma
     const int w = code_point_width(cp);
     if (w == 0) {
       // A combining mark joins the previous cell's grapheme; control characters are dropped.
-      if (cp >= 0x20 && col > x && col - 1 >= 0) {
-        cells_[static_cast<size_t>(y * width_ + col - 1)].glyph.append(utf8.substr(start, i - start));
+      if (cp >= 0x20 && col > std::max(x, left)) {
+        int prev = col - 1;
+        if (cell(prev, y).glyph.empty() && prev > left) --prev;
+        cell(prev, y).glyph.append(utf8.substr(start, i - start));
       }
       continue;
     }
-    if (col < 0) {
+    if (col < left) {
+      // A wide glyph cut by the left edge leaves a blank in its visible half.
+      if (col + w > left) write_glyph(left, y, " ", 1, role);
       col += w;
       continue;
     }
-    Cell& cell = cells_[static_cast<size_t>(y * width_ + col)];
     if (col + w > limit) {
-      cell = Cell{" ", role};
+      write_glyph(col, y, " ", 1, role);
       ++col;
       break;
     }
-    cell.glyph = cp == 0xFFFD ? std::string("\xEF\xBF\xBD") : std::string(utf8.substr(start, i - start));
-    cell.role = role;
-    if (w == 2) cells_[static_cast<size_t>(y * width_ + col + 1)] = Cell{"", role};
+    write_glyph(col, y, cp == 0xFFFD ? std::string("\xEF\xBF\xBD") : std::string(utf8.substr(start, i - start)), w,
+                role);
     col += w;
   }
-  return col - x;
+  return std::max(0, col - std::max(x, left));
 }
 
 void Canvas::set_role(int x, int y, int count, ColorRole role) {
   if (y < 0 || y >= height_) return;
-  for (int c = std::max(0, x); c < std::min(width_, x + count); ++c) {
-    cells_[static_cast<size_t>(y * width_ + c)].role = role;
+  for (int c = std::max(0, x); c < std::min(width_, x + count); ++c) cell(c, y).role = role;
+}
+
+void Canvas::fill(const Rect& area, std::string_view glyph, ColorRole role) {
+  const Rect r = area.intersect(bounds());
+  for (int y = r.y; y < r.y + r.h; ++y) {
+    for (int x = r.x; x < r.x + r.w; ++x) write_glyph(x, y, std::string(glyph), 1, role);
+  }
+}
+
+void Canvas::draw_box(const Rect& area, ColorRole role, std::string_view title) {
+  if (area.w < 2 || area.h < 2) return;
+  const Glyphs& g = glyphs();
+  const int right = area.x + area.w - 1;
+  const int bottom = area.y + area.h - 1;
+  for (int x = area.x + 1; x < right; ++x) {
+    put_text(area, x, area.y, g.horizontal, role);
+    put_text(area, x, bottom, g.horizontal, role);
+  }
+  for (int y = area.y + 1; y < bottom; ++y) {
+    put_text(area, area.x, y, g.vertical, role);
+    put_text(area, right, y, g.vertical, role);
+  }
+  put_text(area, area.x, area.y, g.top_left, role);
+  put_text(area, right, area.y, g.top_right, role);
+  put_text(area, area.x, bottom, g.bottom_left, role);
+  put_text(area, right, bottom, g.bottom_right, role);
+  if (!title.empty() && area.w >= 6) {
+    std::string label(1, ' ');
+    label += truncate_to_width(title, area.w - 6, g.ellipsis);
+    label += ' ';
+    put_text(area, area.x + 2, area.y, label, role);
   }
 }
 
@@ -109,6 +138,19 @@ std::string Canvas::dump() const {
     std::string line;
     for (int x = 0; x < width_; ++x) line += at(x, y).glyph;
     while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string Canvas::dump_roles() const {
+  static constexpr char kLetters[kColorRoleCount] = {'.', 'H', 'S', 'd', 'o', 'w', 'e', 'a'};
+  std::string out;
+  for (int y = 0; y < height_; ++y) {
+    std::string line;
+    for (int x = 0; x < width_; ++x) line += kLetters[static_cast<size_t>(at(x, y).role)];
+    while (!line.empty() && line.back() == '.') line.pop_back();
     out += line;
     out += '\n';
   }

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tui/actions.h"
+#include "tui/canvas.h"
+#include "tui/terminal.h"
+#include "tui/view.h"
+#include "tui/widgets/line_editor.h"
+#include "tui/widgets/status_line.h"
+#include "tui/widgets/tab_bar.h"
+#include "tui/widgets/text_pane.h"
+
+namespace vn::tui {
+
+/// Settings of an App.
+struct AppOptions {
+  /// Report mouse clicks (tabs, views) and wheel turns (scrolling). Off by default because
+  /// capturing the mouse breaks the terminal's own copy and paste.
+  bool mouse = false;
+  /// Longest wait for a key before views are polled again with tick().
+  std::chrono::milliseconds poll_interval{100};
+  /// `back` (q) on a screen that has nothing to go back to quits, as in tig. Esc never quits.
+  bool back_quits = true;
+  /// The clock passed to View::tick(); steady_clock::now when empty. Tests inject a fake one.
+  std::function<std::chrono::steady_clock::time_point()> clock;
+};
+
+/// What a command handler did with a `:` command line.
+struct CommandResult {
+  /// HandlerResult flags; kIgnored means "not my command" and the App reports it as unknown,
+  /// kQuit leaves the application.
+  unsigned flags = kHandled | kRedraw;
+  /// Shown in the status line when not empty.
+  std::string message;
+  /// Shows `message` as an error (kError) rather than a confirmation (kOk).
+  bool error = false;
+};
+
+/// Runs the program's own `:` commands; receives the whole line without the colon.
+using CommandHandler = std::function<CommandResult(std::string_view command)>;
+
+/// The application shell: views as tabs, a tab bar on top, a status line at the bottom that
+/// doubles as the `:` command line and the `/` filter line, a help overlay generated from
+/// actions.inc, and the event loop.
+///
+/// Screen layout: row 0 the tab bar (when the terminal has at least 3 rows), the last row the
+/// status line, the rows between the active view.
+///
+/// Key routing: the help overlay first (while shown), then the line editor (while a line is
+/// open), then the active view with the key resolved in its key_context(), then the App's own
+/// meaning of the action: quit, help, command_line, filter (for filterable views), refresh,
+/// next/prev_pane (cycle screens), screen_1..9, back (quits, see AppOptions::back_quits).
+///
+/// Built-in commands: `quit` (or `q`), `help`, `view ID`, `bind ACTION KEY`, `unbind ACTION KEY`,
+/// any action name (runs that action, so every key has a command), and any view id (shows it).
+/// Other lines go to the CommandHandler.
+///
+/// Single-threaded: the UI thread calls everything; background work reports through View::tick().
+class App {
+ public:
+  /// An App drawing on `terminal`, which must outlive it.
+  explicit App(Terminal& terminal, AppOptions options = {});
+
+  /// Adds a view as the last tab and returns it; the first view added is shown first.
+  View& add_view(std::unique_ptr<View> view);
+  size_t view_count() const { return views_.size(); }
+  /// The view at tab `index`. Precondition: index < view_count().
+  View& view(size_t index) { return *views_[index]; }
+  /// The view with `id`, or nullptr.
+  View* find_view(std::string_view id);
+  /// The shown view, or nullptr when there is none.
+  View* active_view() { return views_.empty() ? nullptr : views_[active_].get(); }
+  size_t active_index() const { return active_; }
+  /// Shows the view at tab `index`; false when out of range.
+  bool show_view(size_t index);
+  /// Shows the view with `id`; false when there is none.
+  bool show_view(std::string_view id);
+
+  /// The key bindings (defaults from actions.inc); changes apply from the next key.
+  Bindings& bindings() { return bindings_; }
+  /// Sets the handler for commands the App does not know.
+  void set_command_handler(CommandHandler handler) { command_handler_ = std::move(handler); }
+  /// Runs `command` as if typed after `:` (without adding it to the history), e.g. from a script.
+  void execute_command(std::string_view command);
+  /// Shows a message in the status line until the next key.
+  void show_message(std::string text, ColorRole role = ColorRole::kOk);
+  const StatusLine& status_line() const { return status_; }
+
+  /// Shows or hides the help overlay.
+  void toggle_help();
+  bool help_visible() const { return help_visible_; }
+  /// True while the `:` command line is open.
+  bool command_line_open() const { return line_mode_ == LineMode::kCommand; }
+  /// True while the `/` filter line is open.
+  bool filter_line_open() const { return line_mode_ == LineMode::kFilter; }
+  /// The text of the open command or filter line ("" when none is open).
+  std::string line_text() const;
+  const History& command_history() const { return command_history_; }
+
+  /// Runs the event loop: wait up to poll_interval for a key, dispatch it, tick every view, draw
+  /// when something changed (and on the first call). Returns after quit, a termination signal, or
+  /// `max_iterations` waits (negative: no limit); the return value is the number of waits.
+  long run(long max_iterations = -1);
+  /// Makes run() return after the current iteration.
+  void request_quit() { quit_ = true; }
+  bool quit_requested() const { return quit_; }
+  /// True when run() ended because of SIGINT, SIGTERM or SIGHUP (Key::kInterrupt).
+  bool interrupted() const { return interrupted_; }
+  /// Number of frames presented so far (tests check that idle loops do not redraw).
+  long frames() const { return frames_; }
+
+ private:
+  enum class LineMode { kNone, kCommand, kFilter };
+
+  void layout();
+  void present();
+  bool dispatch_key(const Key& key);
+  bool dispatch_line_key(const Key& key);
+  bool dispatch_help_key(const Key& key);
+  bool dispatch_mouse(const Key& key);
+  bool dispatch_action(Action action, const Key* key);
+  bool apply_view_result(unsigned result);
+  bool app_action(Action action, const Key* key);
+  void open_line(LineMode mode);
+  void close_line();
+  void open_help();
+  LineEditor& editor() { return line_mode_ == LineMode::kFilter ? filter_editor_ : command_editor_; }
+  const LineEditor& editor() const { return line_mode_ == LineMode::kFilter ? filter_editor_ : command_editor_; }
+
+  Terminal& terminal_;
+  AppOptions options_;
+  Bindings bindings_;
+  std::vector<std::unique_ptr<View>> views_;
+  size_t active_ = 0;
+  CommandHandler command_handler_;
+
+  Size size_;
+  Rect tab_area_;
+  Rect view_area_;
+  Rect status_area_;
+  TabBar tab_bar_;
+  StatusLine status_;
+
+  bool help_visible_ = false;
+  TextPane help_pane_;
+
+  LineMode line_mode_ = LineMode::kNone;
+  History command_history_;
+  History filter_history_;
+  LineEditor command_editor_{&command_history_};
+  LineEditor filter_editor_{&filter_history_};
+  // The view's filter when the filter line opened, restored by cancel.
+  std::string filter_before_;
+
+  bool started_ = false;
+  bool dirty_ = true;
+  bool quit_ = false;
+  bool interrupted_ = false;
+  long frames_ = 0;
+};
+
+}  // namespace vn::tui
