@@ -105,8 +105,8 @@ Status max_pool(KernelContext& ctx) {
             }
           }
         }
-        // A window entirely inside the padding (possible only with pads >= kernel) has no input
-        // element: it yields the type's lowest value and index -1.
+        // A window entirely inside the padding (possible only when a pad reaches the dilated
+        // kernel size) has no input element: it yields the type's lowest value and index -1.
         py[o] = best_at < 0 ? std::numeric_limits<T>::lowest() : best;
         if (pi) pi[o] = best_at < 0 ? -1 : p * in_size + best_at;
         ++o;
