@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ir/tensor.h"
+#include "core/ir/tensor_map.h"
 
 #include <cmath>
 #include <cstdint>

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "core/common/status.h"
+
+namespace vn::cli {
+
+/// Exit codes shared by every subcommand (CLI.md).
+inline constexpr int kExitOk = 0;          ///< success; every comparison passed
+inline constexpr int kExitFailed = 1;      ///< the tool worked and a comparison or check failed
+inline constexpr int kExitBadInput = 2;    ///< bad usage or bad input
+
+/// Prints "vernier: error: <status>" on one line to stderr and returns the exit code it maps to.
+int report_error(const Status& status);
+
+/// The work of the subcommand the user chose, run after the whole command line is parsed;
+/// returns the exit code.
+using Action = std::function<int()>;
+
+/// Each adds its subcommand to `app`; when the user chooses it, `action` is set to its work.
+void add_run_command(CLI::App& app, Action& action);
+void add_inspect_command(CLI::App& app, Action& action);
+void add_demo_command(CLI::App& app, Action& action);
+
+}  // namespace vn::cli

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tui/cli/options.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <system_error>
+
+#include "core/data/feeds.h"
+#include "core/io/polygraphy_json.h"
+
+namespace vn::cli {
+namespace {
+
+Result<double> parse_double(const std::string& s, const std::string& what) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size()) return v;
+  } catch (const std::exception&) {
+    // std::stod is the only thrower here; a parse failure falls through to the error below.
+  }
+  return make_error(StatusCode::kInvalidArgument, "{}: '{}' is not a number", what, s);
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> split_name_value(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return {"", text};
+  return {text.substr(0, colon), text.substr(colon + 1)};
+}
+
+Result<std::pair<std::string, Shape>> parse_input_shape(const std::string& text) {
+  const size_t open = text.rfind(":[");
+  if (open == std::string::npos || text.back() != ']') {
+    return make_error(StatusCode::kInvalidArgument, "--input-shapes '{}': expected NAME:[D0,D1,...]", text);
+  }
+  std::pair<std::string, Shape> out{text.substr(0, open), {}};
+  const std::string body = text.substr(open + 2, text.size() - open - 3);
+  size_t pos = 0;
+  while (pos <= body.size() && !trim(body).empty()) {
+    const size_t comma = body.find(',', pos);
+    const std::string item = trim(body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    VN_ASSIGN_OR_RETURN(double d, parse_double(item, "--input-shapes " + out.first));
+    if (d < 0 || d != static_cast<double>(static_cast<int64_t>(d))) {
+      return make_error(StatusCode::kInvalidArgument, "--input-shapes '{}': dimension '{}' is not a size", text, item);
+    }
+    out.second.push_back(static_cast<int64_t>(d));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+Result<std::pair<std::string, data::ValRange>> parse_val_range(const std::string& text) {
+  const size_t open = text.rfind('[');
+  if (open == std::string::npos || text.back() != ']' || (open > 0 && text[open - 1] != ':')) {
+    return make_error(StatusCode::kInvalidArgument, "--val-range '{}': expected [NAME:][MIN,MAX]", text);
+  }
+  const std::string name = open > 0 ? text.substr(0, open - 1) : "";
+  const std::string body = text.substr(open + 1, text.size() - open - 2);
+  const size_t comma = body.find(',');
+  if (comma == std::string::npos) {
+    return make_error(StatusCode::kInvalidArgument, "--val-range '{}': expected two bounds MIN,MAX", text);
+  }
+  VN_ASSIGN_OR_RETURN(double lo, parse_double(trim(body.substr(0, comma)), "--val-range"));
+  VN_ASSIGN_OR_RETURN(double hi, parse_double(trim(body.substr(comma + 1)), "--val-range"));
+  if (hi < lo) return make_error(StatusCode::kInvalidArgument, "--val-range '{}': MAX is below MIN", text);
+  return std::pair<std::string, data::ValRange>{name, data::ValRange{lo, hi}};
+}
+
+void DataOptions::add_to(CLI::App& app) {
+  const char* group = "Data";
+  app.add_option("--seed", seed, "Seed of the synthetic data (iteration i uses seed+i)")->group(group);
+  app.add_option("--val-range", val_ranges, "Synthetic value range [NAME:][MIN,MAX]; no name = every input")
+      ->group(group);
+  app.add_option("--float-min", float_min, "Lower bound of synthetic float data (overrides --val-range)")->group(group);
+  app.add_option("--float-max", float_max, "Upper bound of synthetic float data (overrides --val-range)")->group(group);
+  app.add_option("--int-min", int_min, "Lower bound of synthetic integer data (overrides --val-range)")->group(group);
+  app.add_option("--int-max", int_max, "Upper bound of synthetic integer data (overrides --val-range)")->group(group);
+  app.add_option("--load-inputs", load_inputs,
+                 "Feeds: Polygraphy feed-list .json, .npz, .pb or an ONNX test folder; several mean several "
+                 "iterations")
+      ->group(group);
+  app.add_option("--save-inputs", save_inputs, "Save the feeds as a Polygraphy feed-list JSON")->group(group);
+  app.add_option("--input-shapes", input_shapes, "Shapes for dynamic inputs, NAME:[D0,D1,...]")->group(group);
+  app.add_option("--iterations", iterations, "Number of synthetic feeds (seed, seed+1, ...)")
+      ->check(CLI::Range(1, 100000))
+      ->group(group);
+}
+
+Result<std::vector<TensorMap>> DataOptions::make_feeds(const Graph& graph) const {
+  std::vector<TensorMap> feeds;
+  if (!load_inputs.empty()) {
+    std::vector<std::filesystem::path> paths(load_inputs.begin(), load_inputs.end());
+    VN_ASSIGN_OR_RETURN(feeds, data::load_feeds(paths, graph));
+  } else {
+    data::SyntheticOptions opts;
+    opts.seed = seed;
+    opts.iterations = iterations;
+    opts.float_min = float_min;
+    opts.float_max = float_max;
+    opts.int_min = int_min;
+    opts.int_max = int_max;
+    for (const std::string& r : val_ranges) {
+      VN_ASSIGN_OR_RETURN(auto parsed, parse_val_range(r));
+      opts.val_ranges[parsed.first] = parsed.second;
+    }
+    for (const std::string& s : input_shapes) {
+      VN_ASSIGN_OR_RETURN(auto parsed, parse_input_shape(s));
+      opts.input_shapes[parsed.first] = parsed.second;
+    }
+    for (const auto& [name, shape] : opts.input_shapes) {
+      bool found = false;
+      for (const ValueInfo* in : graph.runtime_inputs()) found = found || in->name == name;
+      if (!found) {
+        return make_error(StatusCode::kNotFound, "--input-shapes names '{}', which is not an input of the model", name);
+      }
+    }
+    VN_ASSIGN_OR_RETURN(feeds, data::generate_feeds(graph, opts));
+  }
+  if (!save_inputs.empty()) VN_RETURN_IF_ERROR(io::save_feed_list(feeds, save_inputs));
+  return feeds;
+}
+
+void OutputOptions::add_to(CLI::App& app) {
+  const char* group = "Outputs";
+  app.add_option("--outputs", outputs, "Mark these tensors as outputs")->group(group);
+  app.add_flag("--mark-all", mark_all, "Mark every tensor (layer-wise mode)")->group(group);
+  app.add_option("--save-outputs", save_outputs,
+                 "Save results: .json = Polygraphy RunResults, .npz = one array per tensor")
+      ->group(group);
+}
+
+std::filesystem::path assets_dir() {
+  if (const char* env = std::getenv("VERNIER_ASSETS"); env && *env) return env;
+  std::error_code ec;
+#ifdef VN_SOURCE_ASSETS_DIR
+  if (std::filesystem::is_directory(VN_SOURCE_ASSETS_DIR, ec)) return VN_SOURCE_ASSETS_DIR;
+#endif
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return exe.parent_path().parent_path() / "share" / "vernier" / "assets";
+}
+
+std::string format_number(double v) { return fmt::format("{:.5g}", v); }
+
+}  // namespace vn::cli

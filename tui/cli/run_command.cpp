@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// `vernier run`: runs a model on a backend and reports or saves its outputs.
+#include <chrono>
+#include <ctime>
+#include <memory>
+
+#include "core/common/logging.h"
+#include "core/io/npz.h"
+#include "core/io/polygraphy_json.h"
+#include "core/ir/onnx_import.h"
+#include "core/ref/reference_backend.h"
+#include "tui/cli/commands.h"
+#include "tui/cli/options.h"
+#include "views/report/tensor_report.h"
+
+namespace vn::cli {
+namespace {
+
+struct RunArgs {
+  std::string model;
+  bool ref = false;
+  int threads = 0;
+  bool verbose = false;
+  DataOptions data;
+  OutputOptions outputs;
+};
+
+// Polygraphy names runners "<prefix>-N<k>-<%x>-<%X>"; Vernier follows it so saved files read the
+// same in both tools.
+std::string runner_name(const std::string& prefix, int index) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char stamp[64];
+  std::strftime(stamp, sizeof(stamp), "%m/%d/%y-%H:%M:%S", &tm);
+  return fmt::format("{}-runner-N{}-{}", prefix, index, stamp);
+}
+
+Status save_outputs(const std::string& path, const io::RunResults& results) {
+  const std::filesystem::path p(path);
+  if (p.extension() == ".json") return io::save_run_results(results, p);
+  if (p.extension() == ".npz") {
+    if (results.size() != 1 || results[0].iterations.size() != 1) {
+      return make_error(StatusCode::kInvalidArgument,
+                        "--save-outputs {}: an .npz holds one iteration of one backend; use a .json file", path);
+    }
+    return io::npz_save(results[0].iterations[0].outputs, p);
+  }
+  return make_error(StatusCode::kInvalidArgument, "--save-outputs {}: expected a .json or .npz file name", path);
+}
+
+int run(const RunArgs& args) {
+  if (!args.ref) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "choose a backend: --ref"));
+  }
+  Result<Model> model = load_model(args.model);
+  if (!model.ok()) return report_error(model.status());
+  Result<std::vector<TensorMap>> feeds = args.data.make_feeds(model->graph);
+  if (!feeds.ok()) return report_error(feeds.status());
+
+  auto backend = std::make_unique<ref::ReferenceBackend>();
+  PrepareOptions prep;
+  prep.outputs = args.outputs.outputs;
+  prep.mark_all = args.outputs.mark_all;
+  prep.num_threads = args.threads;
+  if (Status s = backend->prepare(*model, prep); !s.ok()) return report_error(s.with_context(args.model));
+
+  io::RunnerResults runner;
+  runner.runner_name = runner_name(backend->name(), 0);
+  fmt::print("[I] {:<35} | Running {} iteration(s) of {}\n", runner.runner_name, feeds->size(), args.model);
+  double total_ms = 0;
+  for (size_t it = 0; it < feeds->size(); ++it) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<TensorMap> out = backend->run((*feeds)[it]);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!out.ok()) return report_error(out.status().with_context(args.model));
+    total_ms += ms;
+    if (feeds->size() > 1) fmt::print("[I] Iteration {}\n", it);
+    for (const NamedTensor& t : *out) {
+      fmt::print("[I]     {}\n", views::format_tensor_summary(t.name, t.tensor));
+      if (args.verbose) fmt::print("{}\n", views::format_values(t.tensor, 100));
+    }
+    runner.iterations.push_back(io::IterationResult{std::move(*out), ms / 1000.0, runner.runner_name});
+  }
+  fmt::print("[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms\n",
+             runner.runner_name, feeds->size(), total_ms, total_ms / static_cast<double>(feeds->size()));
+  if (!args.outputs.save_outputs.empty()) {
+    io::RunResults results{std::move(runner)};
+    if (Status s = save_outputs(args.outputs.save_outputs, results); !s.ok()) return report_error(s);
+    fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a model on one or more backends and compare their outputs");
+  cmd->add_option("model", args->model, "ONNX model")->required();
+  cmd->add_flag("--ref", args->ref, "Run the reference backend (the oracle)")->group("Backends");
+  cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_flag("-v,--verbose", args->verbose, "Also print output values");
+  args->data.add_to(*cmd);
+  args->outputs.add_to(*cmd);
+  cmd->callback([args, &action] { action = [args] { return run(*args); }; });
+}
+
+}  // namespace vn::cli
