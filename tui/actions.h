@@ -75,11 +75,13 @@ std::optional<int> screen_index(Action action);
 
 /// The outcome of a binding change: kOk, or why it was refused, with a message for the user.
 struct BindStatus {
+  /// kOk, or the reason a change was refused.
   enum class Code : uint8_t { kOk, kUnknownAction, kInvalidKey, kReservedKey, kNotBound };
   Code code = Code::kOk;
   /// For kOk, what changed (e.g. that the key was taken from another action); otherwise the reason.
   std::string message;
 
+  /// True when the change was made.
   bool ok() const { return code == Code::kOk; }
 };
 

@@ -71,6 +71,7 @@ class App {
 
   /// Adds a view as the last tab and returns it; the first view added is shown first.
   View& add_view(std::unique_ptr<View> view);
+  /// Number of views (tabs).
   size_t view_count() const { return views_.size(); }
   /// The view at tab `index`. Precondition: index < view_count().
   View& view(size_t index) { return *views_[index]; }
@@ -78,6 +79,7 @@ class App {
   View* find_view(std::string_view id);
   /// The shown view, or nullptr when there is none.
   View* active_view() { return views_.empty() ? nullptr : views_[active_].get(); }
+  /// Tab index of the shown view.
   size_t active_index() const { return active_; }
   /// Shows the view at tab `index`; false when out of range.
   bool show_view(size_t index);
@@ -92,10 +94,12 @@ class App {
   void execute_command(std::string_view command);
   /// Shows a message in the status line until the next key.
   void show_message(std::string text, ColorRole role = ColorRole::kOk);
+  /// The status line (its message is the outcome of the last command).
   const StatusLine& status_line() const { return status_; }
 
   /// Shows or hides the help overlay.
   void toggle_help();
+  /// True while the help overlay is shown.
   bool help_visible() const { return help_visible_; }
   /// True while the `:` command line is open.
   bool command_line_open() const { return line_mode_ == LineMode::kCommand; }
@@ -103,6 +107,7 @@ class App {
   bool filter_line_open() const { return line_mode_ == LineMode::kFilter; }
   /// The text of the open command or filter line ("" when none is open).
   std::string line_text() const;
+  /// The `:` lines entered so far.
   const History& command_history() const { return command_history_; }
 
   /// Runs the event loop: wait up to poll_interval for a key, dispatch it, tick every view, draw
@@ -111,6 +116,7 @@ class App {
   long run(long max_iterations = -1);
   /// Makes run() return after the current iteration.
   void request_quit() { quit_ = true; }
+  /// True once quit was asked for (by a key, a command, a view or request_quit()).
   bool quit_requested() const { return quit_; }
   /// True when run() ended because of SIGINT, SIGTERM or SIGHUP (Key::kInterrupt).
   bool interrupted() const { return interrupted_; }

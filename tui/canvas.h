@@ -46,6 +46,7 @@ class Canvas {
   /// A blank canvas; negative sizes count as 0. Draws with unicode_glyphs() until set_glyphs().
   Canvas(int width, int height);
 
+  /// Size in cells.
   int width() const { return width_; }
   int height() const { return height_; }
   /// The whole canvas as a Rect at (0, 0).

@@ -50,6 +50,7 @@ class CursesTerminal final : public Terminal {
   /// Opens the terminal, or returns null with a reason in `error` (unknown TERM, not a terminal,
   /// another CursesTerminal already open).
   static std::unique_ptr<CursesTerminal> open(CursesOptions options, std::string& error);
+  /// Calls close().
   ~CursesTerminal() override;
   CursesTerminal(const CursesTerminal&) = delete;
   CursesTerminal& operator=(const CursesTerminal&) = delete;
@@ -68,6 +69,7 @@ class CursesTerminal final : public Terminal {
   /// True when the locale encodes UTF-8 (otherwise non-ASCII glyphs show as '?').
   bool utf8() const { return utf8_; }
 
+  // Terminal (see terminal.h).
   Size size() const override;
   std::optional<Key> read_key(std::chrono::milliseconds timeout) override;
   void present(const Canvas& canvas) override;

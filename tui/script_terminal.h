@@ -36,6 +36,7 @@ class ScriptTerminal final : public Terminal {
   /// Number of queued events.
   size_t pending() const { return script_.size(); }
 
+  // Terminal (see terminal.h).
   Size size() const override { return size_; }
   std::optional<Key> read_key(std::chrono::milliseconds timeout) override;
   void present(const Canvas& canvas) override;
@@ -54,6 +55,7 @@ class ScriptTerminal final : public Terminal {
   int invalidate_count() const { return invalidations_; }
   /// The cursor set for the last frame (nullopt: hidden).
   const std::optional<Point>& cursor() const { return cursor_; }
+  /// The last set_mouse_enabled() value.
   bool mouse_enabled() const { return mouse_enabled_; }
   /// The timeout of the last read_key() call.
   std::chrono::milliseconds last_timeout() const { return last_timeout_; }

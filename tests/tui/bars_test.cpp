@@ -78,6 +78,21 @@ TEST(Sparkline, ScalesTheNewestValuesToTheWidth) {
   EXPECT_EQ(none.dump(), "");
 }
 
+TEST(Sparkline, At80x24ShowsTheLastEightyValuesInTheFirstRow) {
+  std::vector<double> values;
+  for (int i = 0; i < 100; ++i) values.push_back(i < 20 ? 1000.0 : static_cast<double>(i));
+  Sparkline s;
+  s.set_values(std::move(values));
+  Canvas c(80, 24);
+  s.draw(c, c.bounds());
+  const std::string screen = c.dump();
+  const std::string first_row = screen.substr(0, screen.find('\n'));
+  EXPECT_EQ(display_width(first_row), 80);
+  EXPECT_EQ(first_row.substr(0, 3), "▁");  // 20, the smallest shown: the 1000s scrolled off
+  EXPECT_EQ(first_row.substr(first_row.size() - 3), "█");
+  EXPECT_EQ(screen.substr(screen.find('\n')), std::string(24, '\n'));
+}
+
 TEST(Histogram, FromValuesCountsBinsAndNonFinite) {
   const std::vector<double> values = {0, 0.1, 0.2, 0.5, 0.9, 1.0, NAN, INFINITY, -INFINITY};
   const Histogram h = Histogram::from_values(values, 4);

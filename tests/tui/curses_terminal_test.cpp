@@ -115,6 +115,7 @@ TEST_F(HeadlessCurses, PresentsCjkTextAndBoxesWithThemeAttributes) {
   canvas.draw_box(Rect{0, 0, 20, 4}, ColorRole::kAccent, "层");
   canvas.put_text(1, 1, "精度 accuracy", ColorRole::kError);
   canvas.put_text(1, 2, "e\xCC\x81 ok", ColorRole::kOk);
+  canvas.put_text(39, 9, "Z");  // the bottom-right cell, where curses cannot advance the cursor
   terminal_->set_cursor(Point{3, 5});
   terminal_->present(canvas);
   EXPECT_EQ(getcury(stdscr), 5);  // before the reads below, which move the cursor
@@ -123,6 +124,7 @@ TEST_F(HeadlessCurses, PresentsCjkTextAndBoxesWithThemeAttributes) {
   EXPECT_EQ(row_text(0, 40), "┌─ 层 ─────────────┐");
   EXPECT_EQ(row_text(1, 40), "│精度 accuracy     │");
   EXPECT_EQ(row_text(3, 40), "└──────────────────┘");
+  EXPECT_EQ(row_text(9, 40), std::string(39, ' ') + "Z");
   // mvwin_wchnstr returns one cchar_t per character: the second column of a wide one is skipped.
   const auto cells = row_cells(1, 40);
   EXPECT_EQ(cells[1].ch, L'精');

@@ -27,6 +27,7 @@ class BarChart {
  public:
   /// Replaces the bars.
   void set_bars(std::vector<Bar> bars) { bars_ = std::move(bars); }
+  /// The bars, first drawn on top.
   const std::vector<Bar>& bars() const { return bars_; }
   /// Fixes the value of a full-length bar; 0 (the default) scales to the largest value.
   void set_max(double max) { max_ = max; }
@@ -47,7 +48,9 @@ class BarChart {
 /// newest (last) values are shown. Non-finite values draw the `missing` glyph.
 class Sparkline {
  public:
+  /// Replaces the series, oldest value first.
   void set_values(std::vector<double> values) { values_ = std::move(values); }
+  /// The series, oldest value first.
   const std::vector<double>& values() const { return values_; }
   /// Draws into the first row of `area` in `role`.
   void draw(Canvas& canvas, Rect area, ColorRole role = ColorRole::kAccent) const;
@@ -72,8 +75,10 @@ class Histogram {
   /// Bar lengths on a log10(1 + count) scale (default true: error counts span decades).
   void set_log_scale(bool log_scale) { log_scale_ = log_scale; }
 
+  /// Bin edges (one more than the bins) and the count of each bin.
   const std::vector<double>& edges() const { return edges_; }
   const std::vector<uint64_t>& counts() const { return counts_; }
+  /// Values in no bin: NaN, and infinities of either sign.
   uint64_t nan_count() const { return nan_count_; }
   uint64_t inf_count() const { return inf_count_; }
 

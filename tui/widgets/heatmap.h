@@ -26,6 +26,7 @@ class Heatmap {
   /// Returns to the automatic range.
   void clear_range() { range_.reset(); }
 
+  /// Grid size (0 × 0 when empty).
   int rows() const { return rows_; }
   int cols() const { return cols_; }
   /// The range in use: the fixed one, or the finite min..max (0..0 when there is none).

@@ -15,10 +15,12 @@ namespace vn::tui {
 /// entry are not added; beyond `limit` entries the oldest are dropped.
 class History {
  public:
+  /// An empty history keeping at most `limit` entries.
   explicit History(size_t limit = 200) : limit_(limit) {}
 
   /// Adds `entry` as the newest.
   void add(std::string entry);
+  /// Number of entries.
   size_t size() const { return entries_.size(); }
   /// Entry `index`, 0 being the oldest. Precondition: index < size().
   const std::string& at(size_t index) const { return entries_[index]; }

@@ -13,6 +13,7 @@ class ProgressBar {
  public:
   /// Sets the fraction done (clamped to 0..1; NaN counts as 0), the label and the ETA text.
   void set(double fraction, std::string label, std::string eta_text = {});
+  /// The values of the last set(); the fraction clamped.
   double fraction() const { return fraction_; }
   const std::string& label() const { return label_; }
   const std::string& eta_text() const { return eta_text_; }

@@ -28,6 +28,7 @@ struct PromptChoice {
 /// result() reports as Action::kBack.
 class Prompt {
  public:
+  /// A prompt with no question and no choice.
   Prompt() = default;
   /// A prompt for `question` with `choices`; `default_choice` is highlighted first (clamped).
   Prompt(std::string question, std::vector<PromptChoice> choices, size_t default_choice = 0);
@@ -43,6 +44,7 @@ class Prompt {
   /// Forgets the answer and highlights the default choice again.
   void reset();
 
+  /// The question, the choices and the index of the highlighted choice.
   const std::string& question() const { return question_; }
   const std::vector<PromptChoice>& choices() const { return choices_; }
   size_t highlighted() const { return highlighted_; }

@@ -12,11 +12,14 @@ namespace vn::tui {
 /// is too narrow, the right text gives way first.
 class StatusLine {
  public:
+  /// Sets the left text (shown when there is no message) and the right text.
   void set_left(std::string text) { left_ = std::move(text); }
   void set_right(std::string text) { right_ = std::move(text); }
   /// Shows `text` in `role` (kError for errors, kOk for confirmations) instead of the left text.
   void set_message(std::string text, ColorRole role = ColorRole::kError);
+  /// Removes the message; the left text shows again.
   void clear_message() { message_.clear(); }
+  /// The current texts, message and message role.
   const std::string& left() const { return left_; }
   const std::string& right() const { return right_; }
   const std::string& message() const { return message_; }

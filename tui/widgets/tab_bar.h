@@ -20,6 +20,7 @@ class TabBar {
   void set_tabs(std::vector<std::string> titles);
   /// Makes tab `index` active (ignored when out of range).
   void set_active(size_t index);
+  /// The titles and the index of the active tab.
   const std::vector<std::string>& tabs() const { return titles_; }
   size_t active() const { return active_; }
 

@@ -55,11 +55,13 @@ class Table {
   void set_columns(std::vector<TableColumn> columns);
   /// Replaces the rows, keeping sort and filter, and the selected row index when it still exists.
   void set_rows(std::vector<TableRow> rows);
+  /// The rows as given (row index order) and the columns.
   const std::vector<TableRow>& rows() const { return rows_; }
   const std::vector<TableColumn>& columns() const { return columns_; }
 
   /// Sets the area: the header takes its first row, data rows the rest.
   void resize(Rect area);
+  /// The area of the last resize().
   const Rect& area() const { return area_; }
   /// Draws header and visible rows into the area of the last resize(); nothing outside it.
   void draw(Canvas& canvas) const;
@@ -69,12 +71,14 @@ class Table {
   /// Sorts by `column` (numbers numerically and before text, NaN above every number, text in
   /// natural order so "conv10" follows "conv9"); -1 restores the original order. Stable.
   void sort_by(int column, bool descending = false);
+  /// The sort column (-1: original order) and direction.
   int sort_column() const { return sort_column_; }
   bool sort_descending() const { return descending_; }
 
   /// Sets the filter text (a substring of any cell; smart case) and mode. Empty clears it. The
   /// selection stays on the same row when it is still shown, otherwise moves to the first match.
   void set_filter(std::string_view text, FilterMode mode = FilterMode::kHide);
+  /// The filter text and mode.
   const std::string& filter() const { return filter_; }
   FilterMode filter_mode() const { return filter_mode_; }
   /// Selects the next (wrapping) shown row that matches the filter; false when there is none.

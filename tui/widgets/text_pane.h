@@ -26,19 +26,23 @@ struct TextLine {
 /// next_match/prev_match (when a search is set).
 class TextPane {
  public:
+  /// An empty pane that wraps.
   TextPane() = default;
 
   /// Replaces the content and scrolls to the top.
   void set_lines(std::vector<TextLine> lines);
   /// Adds a line at the end; keeps following the end when the pane showed it.
   void append(TextLine line);
+  /// The logical lines.
   const std::vector<TextLine>& lines() const { return lines_; }
   /// Wraps long lines at the pane width (default) or lets them run off the right edge.
   void set_wrap(bool wrap);
+  /// True when long lines wrap.
   bool wrap() const { return wrap_; }
 
   /// Sets the area; re-wraps the text.
   void resize(Rect area);
+  /// The area of the last resize().
   const Rect& area() const { return area_; }
   /// Draws the visible rows; search matches in kAccent, the current match in kSelection.
   void draw(Canvas& canvas) const;
@@ -48,6 +52,7 @@ class TextPane {
   /// Highlights `text` (smart case) and scrolls to its first match at or after the top row.
   /// Returns whether there is a match; an empty text clears the search.
   bool set_search(std::string_view text);
+  /// The search text ("" when none).
   const std::string& search() const { return search_; }
   /// Scrolls to the next (wrapping) display row with a match; false when there is none.
   bool next_match();
