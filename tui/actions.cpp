@@ -9,7 +9,7 @@ namespace vn::tui {
 namespace {
 
 constexpr ActionInfo kTable[] = {
-#define VN_ACTION(id, name, context, group, help, keys) {Action::id, name, KeyContext::context, group, help, keys},
+#define VN_ACTION(id, name, context, group, keys, help) {Action::id, name, KeyContext::context, group, help, keys},
 #include "tui/actions.inc"
 #undef VN_ACTION
 };

@@ -28,7 +28,7 @@ enum class KeyContext : uint8_t {
 /// Every named action of the UI, generated from actions.inc. kNone means "no action".
 enum class Action : uint16_t {
   kNone,
-#define VN_ACTION(id, name, context, group, help, keys) id,
+#define VN_ACTION(id, name, context, group, keys, help) id,
 #include "tui/actions.inc"
 #undef VN_ACTION
 };

@@ -226,7 +226,8 @@ std::unique_ptr<CursesTerminal> CursesTerminal::open(CursesOptions options, std:
   SCREEN* screen = newterm(options.term_type, output, input);
   if (screen == nullptr) {
     if (owns_signals) restore_signal_handlers();
-    const auto term = options.term_type != nullptr ? std::optional<std::string>(options.term_type) : options.env("TERM");
+    const auto term =
+        options.term_type != nullptr ? std::optional<std::string>(options.term_type) : options.env("TERM");
     error = "cannot start the terminal UI for TERM=" + term.value_or("(unset)");
     return nullptr;
   }
@@ -363,7 +364,9 @@ void CursesTerminal::present(const Canvas& canvas) {
       } else if (!encodable) {
         wide[0] = L'?';
       } else {
-        for (size_t i = 0; i < code_points.size() && i < CCHARW_MAX; ++i) wide[i] = static_cast<wchar_t>(code_points[i]);
+        for (size_t i = 0; i < code_points.size() && i < CCHARW_MAX; ++i) {
+          wide[i] = static_cast<wchar_t>(code_points[i]);
+        }
       }
       const RoleStyle& style = theme_.style(cell.role);
       const short pair = use_color_ ? static_cast<short>(static_cast<size_t>(cell.role) + 1) : 0;

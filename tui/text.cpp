@@ -107,7 +107,8 @@ std::string fit_to_width(std::string_view text, int width, Align align, std::str
     case Align::kRight:
       return std::string(static_cast<size_t>(pad), ' ') + out;
     case Align::kCenter:
-      return std::string(static_cast<size_t>(pad / 2), ' ') + out + std::string(static_cast<size_t>(pad - pad / 2), ' ');
+      return std::string(static_cast<size_t>(pad / 2), ' ') + out +
+             std::string(static_cast<size_t>(pad - pad / 2), ' ');
   }
   return out;
 }

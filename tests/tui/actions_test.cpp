@@ -162,7 +162,7 @@ TEST(HelpText, ListsEveryActionGroupedWithItsKeys) {
   const size_t general = text.find("General\n");
   const size_t navigation = text.find("\nNavigation\n");
   const size_t prompts = text.find("\nPrompts\n");
-  const size_t editing = text.find("\nLine editing\n");
+  const size_t editing = text.find("\nEditing\n");
   EXPECT_LT(general, navigation);
   EXPECT_LT(navigation, prompts);
   EXPECT_LT(prompts, editing);

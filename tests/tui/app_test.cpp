@@ -42,7 +42,8 @@ class LayersView : public View {
       return result;
     }
     if (action == Action::kEnter) {
-      prompt_.emplace("Is it bad?", std::vector<PromptChoice>{{Action::kGood, "good", "g"}, {Action::kBad, "bad", "b"}});
+      prompt_.emplace("Is it bad?",
+                      std::vector<PromptChoice>{{Action::kGood, "good", "g"}, {Action::kBad, "bad", "b"}});
       return kHandled | kRedraw;
     }
     if (action == Action::kRight) {
@@ -108,7 +109,8 @@ class JobView : public View {
 };
 
 struct Fixture {
-  explicit Fixture(int w = 80, int h = 24, AppOptions options = {}) : terminal(w, h), app(terminal, std::move(options)) {
+  explicit Fixture(int w = 80, int h = 24, AppOptions options = {})
+      : terminal(w, h), app(terminal, std::move(options)) {
     layers = static_cast<LayersView*>(&app.add_view(std::make_unique<LayersView>()));
     job = static_cast<JobView*>(&app.add_view(std::make_unique<JobView>()));
   }

@@ -194,7 +194,11 @@ TEST(Table, HorizontalScrollKeepsTheFirstColumn) {
   t.resize({0, 0, 24, 4});
   EXPECT_EQ(t.handle(Action::kLeft), kIgnored);
   // The clipped last column is fitted to the room it has, so numbers stay whole.
-  EXPECT_EQ(draw(t, 24, 4), "Layer  Op         Max a…\nlayer0 Relu        1e-06\nlayer1 Conv        2e-06\nlayer2 Relu        3e-06\n");
+  EXPECT_EQ(draw(t, 24, 4),
+            "Layer  Op         Max a…\n"
+            "layer0 Relu        1e-06\n"
+            "layer1 Conv        2e-06\n"
+            "layer2 Relu        3e-06\n");
   EXPECT_EQ(t.handle(Action::kRight), kHandled | kRedraw);
   EXPECT_EQ(draw(t, 24, 4),
             "Layer     Max abs Status\nlayer0      1e-06 ok\nlayer1      2e-06 ok\nlayer2      3e-06 ok\n");

@@ -130,7 +130,9 @@ void Prompt::draw(Canvas& canvas, Rect area) const {
   const int choice_height = std::min(area.h, static_cast<int>(choice_rows.size()));
   const auto question_lines = wrap_text(question_, area.w);
   const int question_height = std::min(area.h - choice_height, static_cast<int>(question_lines.size()));
-  for (int i = 0; i < question_height; ++i) canvas.put_text(area, area.x, area.y + i, question_lines[static_cast<size_t>(i)]);
+  for (int i = 0; i < question_height; ++i) {
+    canvas.put_text(area, area.x, area.y + i, question_lines[static_cast<size_t>(i)]);
+  }
   draw_choices(canvas, area.rows(question_height, choice_height), choice_rows);
 }
 
