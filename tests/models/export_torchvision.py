@@ -15,9 +15,52 @@ import torch
 import torchvision
 
 
+class TransformerEncoder(torch.nn.Module):
+    """torch.nn.TransformerEncoder, 4 layers, d_model 256, over a (batch, tokens, features) input."""
+
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=8, dim_feedforward=1024, dropout=0.0,
+                                                 batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, num_layers=4, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+class DetectionHead(torch.nn.Module):
+    """A small FPN-style detector head: two feature levels, nearest Resize of the coarse one,
+    Concat with the fine one, then box and class convolutions."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, stride=2, padding=1), torch.nn.ReLU())
+        self.down = torch.nn.Sequential(torch.nn.Conv2d(16, 32, 3, stride=2, padding=1), torch.nn.ReLU())
+        self.up = torch.nn.Upsample(scale_factor=2, mode="nearest")
+        self.fuse = torch.nn.Conv2d(48, 32, 3, padding=1)
+        self.boxes = torch.nn.Conv2d(32, 4 * 3, 1)
+        self.scores = torch.nn.Conv2d(32, 5 * 3, 1)
+
+    def forward(self, x):
+        fine = self.stem(x)
+        coarse = self.down(fine)
+        fused = torch.relu(self.fuse(torch.cat([fine, self.up(coarse)], dim=1)))
+        return self.boxes(fused), torch.sigmoid(self.scores(fused))
+
+
 def build(name):
     if name == "resnet18":
         return torchvision.models.resnet18(weights=None), (1, 3, 224, 224)
+    if name == "mobilenet_v2":
+        return torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224)
+    if name == "squeezenet1_1":
+        return torchvision.models.squeezenet1_1(weights=None), (1, 3, 224, 224)
+    if name == "efficientnet_b0":
+        return torchvision.models.efficientnet_b0(weights=None), (1, 3, 224, 224)
+    if name == "transformer_encoder":
+        return TransformerEncoder(), (1, 64, 256)
+    if name == "detection_head":
+        return DetectionHead(), (1, 3, 128, 128)
     raise SystemExit(f"unknown model {name}")
 
 
@@ -37,12 +80,14 @@ def main():
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.1, 0.1)
     x = torch.rand(shape, generator=torch.Generator().manual_seed(1))
-    torch.onnx.export(model, (x,), os.path.join(out_dir, "model.onnx"), input_names=["input"],
-                      output_names=["logits"], opset_version=13)
     with torch.no_grad():
         y = model(x)
+    outputs = list(y) if isinstance(y, tuple) else [y]
+    output_names = ["logits"] if len(outputs) == 1 else [f"output{i}" for i in range(len(outputs))]
+    torch.onnx.export(model, (x,), os.path.join(out_dir, "model.onnx"), input_names=["input"],
+                      output_names=output_names, opset_version=13)
     np.savez(os.path.join(out_dir, "input.npz"), input=x.numpy())
-    np.savez(os.path.join(out_dir, "torch_output.npz"), logits=y.numpy())
+    np.savez(os.path.join(out_dir, "torch_output.npz"), **{n: o.numpy() for n, o in zip(output_names, outputs)})
     print(f"{name}: exported to {out_dir}")
 
 
