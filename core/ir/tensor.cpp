@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ir/tensor.h"
 
+#include <sys/mman.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -8,8 +10,19 @@
 
 namespace vn {
 
+namespace {
+
+// Buffers of at least this size are mapped straight from the kernel: they come back zeroed, and
+// freeing one returns its pages at once. Through malloc, glibc's adaptive mmap threshold would
+// move them onto the heap after the first free, and a layer-by-layer interpreter's peak memory
+// would then grow with fragmentation instead of following the live tensors.
+constexpr size_t kMapThreshold = size_t{1} << 20;
+
+}  // namespace
+
 struct Tensor::Storage {
   void* data = nullptr;
+  size_t mapped_bytes = 0;              // non-zero when data came from mmap
   bool writable = false;
   DType dtype = DType::kFloat32;
   int64_t count = 0;                    // elements constructed (strings only)
@@ -24,7 +37,11 @@ struct Tensor::Storage {
         auto* strings = static_cast<std::string*>(data);
         for (int64_t i = 0; i < count; ++i) strings[i].~basic_string();
       }
-      std::free(data);
+      if (mapped_bytes) {
+        munmap(data, mapped_bytes);
+      } else {
+        std::free(data);
+      }
     }
   }
 };
@@ -76,7 +93,15 @@ Result<Tensor> Tensor::create(DType dtype, Shape shape) {
   storage->writable = true;
   const size_t bytes = static_cast<size_t>(n) * dtype_size(dtype);
   const size_t rounded = ((bytes + 63) / 64) * 64;
-  storage->data = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (rounded >= kMapThreshold && dtype != DType::kString) {
+    void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      storage->data = p;
+      storage->mapped_bytes = rounded;
+    }
+  } else {
+    storage->data = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  }
   if (!storage->data) {
     return make_error(StatusCode::kIoError, "out of memory allocating {} bytes for a {} tensor of shape {}", bytes,
                       dtype_name(dtype), shape_to_string(t.shape_));
@@ -85,7 +110,7 @@ Result<Tensor> Tensor::create(DType dtype, Shape shape) {
     auto* strings = static_cast<std::string*>(storage->data);
     for (int64_t i = 0; i < n; ++i) new (&strings[i]) std::string();
     storage->count = n;
-  } else {
+  } else if (!storage->mapped_bytes) {
     std::memset(storage->data, 0, rounded == 0 ? 64 : rounded);
   }
   t.storage_ = std::move(storage);

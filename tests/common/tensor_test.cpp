@@ -139,3 +139,17 @@ TEST(TensorMap, KeepsInsertionOrderAndReplacesInPlace) {
 
 }  // namespace
 }  // namespace vn
+
+namespace vn {
+namespace {
+
+TEST(Tensor, LargeBuffersAreZeroedAndAligned) {
+  Tensor big(DType::kFloat32, {1 << 19});  // 2 MiB: above the direct-mapping threshold
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.raw()) % 64, 0u);
+  for (float v : big.values<float>()) ASSERT_EQ(v, 0.0f);
+  big.mutable_data<float>()[(1 << 19) - 1] = 3.0f;
+  EXPECT_EQ(big.clone().values<float>()[(1 << 19) - 1], 3.0f);
+}
+
+}  // namespace
+}  // namespace vn

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vernier run`: runs a model on a backend and reports or saves its outputs.
+#include <sys/resource.h>
+
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -20,6 +22,7 @@ struct RunArgs {
   std::string model;
   bool ref = false;
   int threads = 0;
+  int warm_up = 0;
   bool verbose = false;
   DataOptions data;
   OutputOptions outputs;
@@ -34,6 +37,13 @@ std::string runner_name(const std::string& prefix, int index) {
   char stamp[64];
   std::strftime(stamp, sizeof(stamp), "%m/%d/%y-%H:%M:%S", &tm);
   return fmt::format("{}-runner-N{}-{}", prefix, index, stamp);
+}
+
+// The process's peak resident set so far, as the kernel counts it.
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
 Status save_outputs(const std::string& path, const io::RunResults& results) {
@@ -65,6 +75,11 @@ int run(const RunArgs& args) {
   prep.num_threads = args.threads;
   if (Status s = backend->prepare(*model, prep); !s.ok()) return report_error(s.with_context(args.model));
 
+  for (int i = 0; i < args.warm_up && !feeds->empty(); ++i) {
+    Result<TensorMap> out = backend->run(feeds->front());
+    if (!out.ok()) return report_error(out.status().with_context(args.model));
+  }
+
   io::RunnerResults runner;
   runner.runner_name = runner_name(backend->name(), 0);
   fmt::print("[I] {:<35} | Running {} iteration(s) of {}\n", runner.runner_name, feeds->size(), args.model);
@@ -82,8 +97,10 @@ int run(const RunArgs& args) {
     }
     runner.iterations.push_back(io::IterationResult{std::move(*out), ms / 1000.0, runner.runner_name});
   }
-  fmt::print("[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms\n",
-             runner.runner_name, feeds->size(), total_ms, total_ms / static_cast<double>(feeds->size()));
+  fmt::print("[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms | "
+             "Peak memory: {:.1f} MiB\n",
+             runner.runner_name, feeds->size(), total_ms, total_ms / static_cast<double>(feeds->size()),
+             peak_rss_mib());
   if (!args.outputs.save_outputs.empty()) {
     io::RunResults results{std::move(runner)};
     if (Status s = save_outputs(args.outputs.save_outputs, results); !s.ok()) return report_error(s);
@@ -101,6 +118,8 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_flag("--ref", args->ref, "Run the reference backend (the oracle)")->group("Backends");
   cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")
       ->check(CLI::Range(0, 1024));
+  cmd->add_option("--warm-up", args->warm_up, "Untimed runs on the first feed before timing")
+      ->check(CLI::Range(0, 1000));
   cmd->add_flag("-v,--verbose", args->verbose, "Also print output values");
   args->data.add_to(*cmd);
   args->outputs.add_to(*cmd);
