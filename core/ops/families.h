@@ -11,21 +11,26 @@ namespace vn::ops {
 // generator/
 void register_constant_ops(OpRegistry& registry);  ///< Constant, ConstantOfShape, Range
 // logical/
-void register_logical_ops(OpRegistry& registry);  ///< Equal, Less, Greater, Not, And, Or
+void register_logical_ops(OpRegistry& registry);  ///< Equal, Less, Greater, *OrEqual, Not, And, Or, Xor, BitShift
 // math/
-void register_activation_ops(OpRegistry& registry);          ///< Relu, LeakyRelu, Sigmoid, Tanh, Clip, Elu, ...
-void register_elementwise_unary_ops(OpRegistry& registry);   ///< Abs, Neg, Exp, Log, Sqrt, Reciprocal, Erf, ...
-void register_elementwise_binary_ops(OpRegistry& registry);  ///< Add, Sub, Mul, Div, Pow
+void register_activation_ops(OpRegistry& registry);          ///< Relu, LeakyRelu, PRelu, Sigmoid, Tanh, Clip, Elu, ...
+void register_elementwise_unary_ops(OpRegistry& registry);   ///< Abs, Neg, Exp, Log, Sqrt, Sin, Round, Sign, IsNaN, ...
+void register_elementwise_binary_ops(OpRegistry& registry);  ///< Add, Sub, Mul, Div, Pow, Mod
 void register_variadic_ops(OpRegistry& registry);            ///< Max, Min, Sum, Mean
-void register_gemm_ops(OpRegistry& registry);                ///< Gemm, MatMul
-void register_softmax_ops(OpRegistry& registry);             ///< Softmax, LogSoftmax
+void register_gemm_ops(OpRegistry& registry);                ///< Gemm, MatMul, MatMulInteger
+void register_softmax_ops(OpRegistry& registry);             ///< Softmax, LogSoftmax, Hardmax
+void register_cumsum_ops(OpRegistry& registry);              ///< CumSum
+void register_det_ops(OpRegistry& registry);                 ///< Det
+void register_einsum_ops(OpRegistry& registry);              ///< Einsum
+void register_topk_ops(OpRegistry& registry);                ///< TopK
 // nn/
-void register_conv_ops(OpRegistry& registry);           ///< Conv
-void register_pool_ops(OpRegistry& registry);           ///< MaxPool, AveragePool, Global*Pool
-void register_normalization_ops(OpRegistry& registry);  ///< BatchNormalization
+void register_conv_ops(OpRegistry& registry);           ///< Conv, ConvInteger, ConvTranspose
+void register_pool_ops(OpRegistry& registry);           ///< MaxPool, AveragePool, LpPool, Global*Pool, MaxUnpool
+void register_normalization_ops(OpRegistry& registry);  ///< BatchNormalization, LayerNormalization, LRN, ...
 void register_dropout_ops(OpRegistry& registry);        ///< Dropout
+void register_text_ops(OpRegistry& registry);           ///< StringNormalizer, TfIdfVectorizer
 // reduction/
-void register_reduce_ops(OpRegistry& registry);  ///< ReduceMean, ReduceSum, ReduceMax, ReduceMin
+void register_reduce_ops(OpRegistry& registry);  ///< Reduce* (Sum, Mean, Max, Min, Prod, L1, L2, ...), ArgMax, ArgMin
 // tensor/
 void register_shape_ops(OpRegistry& registry);         ///< Reshape, Flatten, Squeeze, Unsqueeze, Shape, Size, Identity
 void register_transpose_ops(OpRegistry& registry);     ///< Transpose

@@ -17,10 +17,15 @@ void register_all_ops(OpRegistry& registry) {
   register_variadic_ops(registry);
   register_gemm_ops(registry);
   register_softmax_ops(registry);
+  register_cumsum_ops(registry);
+  register_det_ops(registry);
+  register_einsum_ops(registry);
+  register_topk_ops(registry);
   register_conv_ops(registry);
   register_pool_ops(registry);
   register_normalization_ops(registry);
   register_dropout_ops(registry);
+  register_text_ops(registry);
   register_reduce_ops(registry);
   register_shape_ops(registry);
   register_transpose_ops(registry);

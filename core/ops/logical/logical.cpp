@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Comparisons and boolean logic with numpy broadcasting: Equal, Less, Greater, Not, And, Or.
-// Opset 1 versions use the legacy broadcast/axis attributes.
+// Comparisons, boolean logic and bit shifts with numpy broadcasting: Equal, Less, Greater,
+// LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, BitShift. Opset 1 versions use the legacy
+// broadcast/axis attributes. float16 and bfloat16 compare through Eigen's half types, whose
+// operators convert to float, which is exact.
+#include <string>
+
 #include "core/ops/elementwise.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
@@ -26,12 +30,33 @@ struct GreaterOp {
     return a > b;
   }
 };
+struct LessOrEqualOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a <= b;
+  }
+};
+struct GreaterOrEqualOp {
+  template <typename T>
+  bool operator()(T a, T b) const {
+    return a >= b;
+  }
+};
 struct AndOp {
   bool operator()(bool a, bool b) const { return a && b; }
 };
 struct OrOp {
   bool operator()(bool a, bool b) const { return a || b; }
 };
+struct XorOp {
+  bool operator()(bool a, bool b) const { return a != b; }
+};
+
+/// NumericTypes plus float16 and bfloat16, for the comparisons of opset 7 and later.
+using CompareTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
+                              Eigen::half, Eigen::bfloat16>;
+using CompareBoolTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                                  uint64_t, Eigen::half, Eigen::bfloat16, bool>;
 
 template <typename Op, typename Types, bool kLegacy>
 Status compare(KernelContext& ctx) {
@@ -55,21 +80,59 @@ Status not_kernel(KernelContext& ctx) {
                         [&]<typename T>() { return unary_scalar<bool>(ctx, [](bool v) { return !v; }); });
 }
 
+// ONNX BitShift: a shift by the element width or more yields 0 (numpy's result); C++ leaves it
+// undefined.
+template <typename T, bool kLeft>
+struct ShiftOp {
+  T operator()(T a, T b) const {
+    if (b >= T(sizeof(T) * 8)) return T(0);
+    return kLeft ? static_cast<T>(a << b) : static_cast<T>(a >> b);
+  }
+};
+
+Status bit_shift(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.dtype() != b.dtype()) {
+    return ctx.fail(StatusCode::kInvalidModel, "inputs X ({}) and Y ({}) must have the same type",
+                    dtype_name(a.dtype()), dtype_name(b.dtype()));
+  }
+  const std::string direction = ctx.attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    return ctx.fail(StatusCode::kInvalidModel, "attribute direction must be \"LEFT\" or \"RIGHT\", got \"{}\"",
+                    direction);
+  }
+  const bool left = direction == "LEFT";
+  using Types = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
+  return dispatch_types(Types{}, ctx, a.dtype(), [&]<typename T>() {
+    return left ? binary_broadcast<T, T, T>(ctx, a, b, ShiftOp<T, true>{})
+                : binary_broadcast<T, T, T>(ctx, a, b, ShiftOp<T, false>{});
+  });
+}
+
 }  // namespace
 
 void register_logical_ops(OpRegistry& registry) {
   registry.add("Equal", 1, compare<EqualOp, NumericBoolTypes, true>);
-  for (int64_t v : {7, 11, 13}) registry.add("Equal", v, compare<EqualOp, NumericBoolTypes, false>);
+  for (int64_t v : {7, 11, 13}) registry.add("Equal", v, compare<EqualOp, CompareBoolTypes, false>);
   registry.add("Less", 1, compare<LessOp, NumericTypes, true>);
   registry.add("Greater", 1, compare<GreaterOp, NumericTypes, true>);
   for (int64_t v : {7, 9, 13}) {
-    registry.add("Less", v, compare<LessOp, NumericTypes, false>);
-    registry.add("Greater", v, compare<GreaterOp, NumericTypes, false>);
+    registry.add("Less", v, compare<LessOp, CompareTypes, false>);
+    registry.add("Greater", v, compare<GreaterOp, CompareTypes, false>);
+  }
+  for (int64_t v : {12, 16}) {
+    registry.add("LessOrEqual", v, compare<LessOrEqualOp, CompareTypes, false>);
+    registry.add("GreaterOrEqual", v, compare<GreaterOrEqualOp, CompareTypes, false>);
   }
   registry.add("And", 1, compare<AndOp, TypeList<bool>, true>);
   registry.add("Or", 1, compare<OrOp, TypeList<bool>, true>);
   registry.add("And", 7, compare<AndOp, TypeList<bool>, false>);
   registry.add("Or", 7, compare<OrOp, TypeList<bool>, false>);
+  registry.add("Xor", 1, compare<XorOp, TypeList<bool>, true>);
+  registry.add("Xor", 7, compare<XorOp, TypeList<bool>, false>);
+  registry.add("BitShift", 11, bit_shift);
   registry.add("Not", 1, not_kernel);
 }
 

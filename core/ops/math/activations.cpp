@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Activations: Relu, LeakyRelu, Sigmoid, Tanh, Clip, Elu, Selu, HardSigmoid, HardSwish, Softplus.
+// Activations: Relu, LeakyRelu, PRelu, ThresholdedRelu, Sigmoid, Tanh, Clip, Elu, Celu, Selu,
+// HardSigmoid, HardSwish, Softplus, Softsign, Shrink.
 // Comparisons are written so that NaN inputs propagate to the output, as numpy does.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "core/ops/elementwise.h"
 #include "core/ops/families.h"
@@ -143,6 +145,107 @@ Status softplus(KernelContext& ctx) {
   });
 }
 
+Status softsign(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    // x / (1 + |x|) tends to ±1 at ±inf; the literal quotient would be inf/inf = NaN there.
+    return unary_scalar<T>(ctx, [](T v) { return std::isinf(v) ? std::copysign(T(1), v) : v / (T(1) + std::abs(v)); });
+  });
+}
+
+Status thresholded_relu(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const float alpha = ctx.attr_float("alpha", 1.0f);
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T a = static_cast<T>(alpha);
+    return unary_scalar<T>(ctx, [a](T v) { return v > a || std::isnan(v) ? v : T(0); });
+  });
+}
+
+Status celu(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const float alpha = ctx.attr_float("alpha", 1.0f);
+  if (alpha == 0.0f) return ctx.fail(StatusCode::kInvalidModel, "alpha must be non-zero (Celu divides x by it)");
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    const T a = static_cast<T>(alpha);
+    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), with expm1 for small |x / alpha|.
+    return unary_scalar<T>(ctx, [a](T v) {
+      const T neg = a * std::expm1(v / a);
+      return (v > T(0) ? v : T(0)) + (neg < T(0) ? neg : T(0));
+    });
+  });
+}
+
+Status shrink(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const double lambd = ctx.attr_float("lambd", 0.5f);
+  const double bias = ctx.attr_float("bias", 0.0f);
+  return dispatch_types(NumericTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    // Evaluated in double and converted back, so integer inputs compare against the float
+    // thresholds exactly and the shifted value saturates instead of overflowing.
+    return unary_scalar<T>(ctx, [lambd, bias](T v) {
+      const double x = static_cast<double>(v);
+      if (x < -lambd) return saturate_cast<T>(x + bias);
+      if (x > lambd) return saturate_cast<T>(x - bias);
+      return std::isnan(x) ? v : T(0);
+    });
+  });
+}
+
+struct PReluOp {
+  template <typename T>
+  T operator()(T x, T slope) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (x >= T(0)) return x;
+      return static_cast<T>(static_cast<WrapType<T>>(x) * static_cast<WrapType<T>>(slope));
+    } else {
+      return x < T(0) ? slope * x : x;
+    }
+  }
+};
+
+template <typename Types>
+Status prelu_with(KernelContext& ctx, const Tensor& slope) {
+  const Tensor& x = ctx.input(0);
+  if (slope.dtype() != x.dtype()) {
+    return ctx.fail(StatusCode::kInvalidModel, "slope ({}) must have the type of X ({})", dtype_name(slope.dtype()),
+                    dtype_name(x.dtype()));
+  }
+  return dispatch_types(Types{}, ctx, x.dtype(),
+                        [&]<typename T>() { return binary_broadcast<T, T, T>(ctx, x, slope, PReluOp{}); });
+}
+
+// PRelu-1 and -6 (Caffe2 semantics): the slope is a single value, one value per channel (dim 1),
+// or a tensor of X's shape.
+Status prelu_1(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  const Tensor& slope = ctx.input(1);
+  if (slope.numel() == 1) return prelu_with<FloatTypes>(ctx, slope.reshaped({}));
+  if (slope.shape() == x.shape()) return prelu_with<FloatTypes>(ctx, slope);
+  if (x.rank() >= 2 && slope.rank() == 1 && slope.dim(0) == x.dim(1)) {
+    Shape per_channel(static_cast<size_t>(x.rank() - 1), 1);
+    per_channel[0] = x.dim(1);
+    return prelu_with<FloatTypes>(ctx, slope.reshaped(per_channel));
+  }
+  return ctx.fail(StatusCode::kShapeMismatch,
+                  "slope of shape {} must have one element, one per channel of X {}, or X's shape",
+                  shape_to_string(slope.shape()), shape_to_string(x.shape()));
+}
+
+// PRelu-7 and later: the slope broadcasts to X unidirectionally.
+template <typename Types>
+Status prelu_7(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  const Tensor& slope = ctx.input(1);
+  if (!broadcasts_to(slope.shape(), x.shape())) {
+    return ctx.fail(StatusCode::kShapeMismatch, "slope of shape {} does not broadcast to X's shape {}",
+                    shape_to_string(slope.shape()), shape_to_string(x.shape()));
+  }
+  return prelu_with<Types>(ctx, slope);
+}
+
 }  // namespace
 
 void register_activation_ops(OpRegistry& registry) {
@@ -158,6 +261,13 @@ void register_activation_ops(OpRegistry& registry) {
   for (int64_t v : {1, 6}) registry.add("HardSigmoid", v, hard_sigmoid);
   registry.add("HardSwish", 14, hard_swish);
   registry.add("Softplus", 1, softplus);
+  registry.add("Softsign", 1, softsign);
+  registry.add("ThresholdedRelu", 10, thresholded_relu);
+  registry.add("Celu", 12, celu);
+  registry.add("Shrink", 9, shrink);
+  for (int64_t v : {1, 6}) registry.add("PRelu", v, prelu_1);
+  registry.add("PRelu", 7, prelu_7<FloatTypes>);
+  for (int64_t v : {9, 16}) registry.add("PRelu", v, prelu_7<ArithmeticTypes>);
 }
 
 }  // namespace vn::ops

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Binary arithmetic with numpy broadcasting: Add, Sub, Mul, Div, Pow. Opset < 7 versions use the
-// legacy broadcast/axis attributes instead.
+// Binary arithmetic with numpy broadcasting: Add, Sub, Mul, Div, Pow, Mod. Opset < 7 versions use
+// the legacy broadcast/axis attributes instead.
 //
 // Integer semantics: Add/Sub/Mul wrap modulo 2^n. Div truncates toward zero like C and the ONNX
 // reference implementation (numpy true division cast back to the integer type), which differs from
@@ -169,6 +169,59 @@ Status pow_kernel(KernelContext& ctx) {
   });
 }
 
+// ---- Mod ---------------------------------------------------------------------------------------
+
+/// Integer remainder. kFmod: the sign of the dividend (C's %); otherwise the sign of the divisor
+/// (Python's %, ONNX fmod=0). x % -1 is 0 without evaluating INT_MIN % -1, which traps.
+template <typename T, bool kFmod>
+struct IntModOp {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return T(0);
+    }
+    T r = static_cast<T>(a % b);
+    if constexpr (!kFmod && std::is_signed_v<T>) {
+      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r = static_cast<T>(r + b);
+    }
+    return r;
+  }
+};
+
+/// Floating-point fmod; float16 and bfloat16 are computed in float, where fmod is exact.
+template <typename T>
+struct FloatModOp {
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fmod(a, b);
+    } else {
+      return static_cast<T>(std::fmod(static_cast<float>(a), static_cast<float>(b)));
+    }
+  }
+};
+
+Status mod_kernel(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  VN_RETURN_IF_ERROR(check_same_dtype(ctx, a, b));
+  const bool fmod = ctx.attr_int("fmod", 0) != 0;
+  using Types = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
+                         Eigen::half, Eigen::bfloat16>;
+  return dispatch_types(Types{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+    if constexpr (std::is_integral_v<T>) {
+      if (a.numel() > 0) VN_RETURN_IF_ERROR(check_no_zero_divisor<T>(ctx, b));
+      if (fmod) return binary_broadcast<T, T, T>(ctx, a, b, IntModOp<T, true>{});
+      return binary_broadcast<T, T, T>(ctx, a, b, IntModOp<T, false>{});
+    } else {
+      if (!fmod) {
+        return ctx.fail(StatusCode::kInvalidModel, "fmod must be 1 for floating-point inputs ({}), got 0",
+                        dtype_name(a.dtype()));
+      }
+      return binary_broadcast<T, T, T>(ctx, a, b, FloatModOp<T>{});
+    }
+  });
+}
+
 }  // namespace
 
 void register_elementwise_binary_ops(OpRegistry& registry) {
@@ -186,6 +239,7 @@ void register_elementwise_binary_ops(OpRegistry& registry) {
   }
   registry.add("Pow", 1, pow_kernel<true>);
   for (int64_t v : {7, 12, 13, 15}) registry.add("Pow", v, pow_kernel<false>);
+  for (int64_t v : {10, 13}) registry.add("Mod", v, mod_kernel);
 }
 
 }  // namespace vn::ops

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Unary math: Abs, Neg, Exp, Log, Sqrt, Reciprocal, Erf, Floor, Ceil.
+// Unary math: Abs, Neg, Exp, Log, Sqrt, Reciprocal, Erf, Floor, Ceil, Round, Sign, IsNaN, IsInf,
+// and the trigonometric and hyperbolic functions with their inverses.
 #include <cmath>
 #include <type_traits>
 
@@ -70,6 +71,78 @@ Status ceil_kernel(KernelContext& ctx) {
   return float_unary(ctx, [](auto v) { return std::ceil(v); });
 }
 
+Status round_kernel(KernelContext& ctx) {
+  // ONNX Round rounds halves to even (numpy.round). std::nearbyint does exactly that in the
+  // default FE_TONEAREST mode, unlike std::round, which rounds halves away from zero.
+  return float_unary(ctx, [](auto v) { return std::nearbyint(v); });
+}
+
+Status sin_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::sin(v); });
+}
+Status cos_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::cos(v); });
+}
+Status tan_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::tan(v); });
+}
+Status asin_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::asin(v); });
+}
+Status acos_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::acos(v); });
+}
+Status atan_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::atan(v); });
+}
+Status sinh_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::sinh(v); });
+}
+Status cosh_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::cosh(v); });
+}
+Status asinh_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::asinh(v); });
+}
+Status acosh_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::acosh(v); });
+}
+Status atanh_kernel(KernelContext& ctx) {
+  return float_unary(ctx, [](auto v) { return std::atanh(v); });
+}
+
+Status sign_kernel(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(NumericTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    return unary_scalar<T>(ctx, [](T v) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(v)) return v;  // numpy.sign(nan) is nan
+      }
+      if constexpr (std::is_signed_v<T>) {
+        if (v < T(0)) return T(-1);
+      }
+      return v > T(0) ? T(1) : T(0);
+    });
+  });
+}
+
+Status is_nan(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(),
+                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return std::isnan(v); }); });
+}
+
+Status is_inf(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const bool positive = ctx.attr_int("detect_positive", 1) != 0;
+  const bool negative = ctx.attr_int("detect_negative", 1) != 0;
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    return unary_scalar<T>(ctx, [positive, negative](T v) {
+      return std::isinf(v) && (v > T(0) ? positive : negative);
+    });
+  });
+}
+
 }  // namespace
 
 void register_elementwise_unary_ops(OpRegistry& registry) {
@@ -84,6 +157,23 @@ void register_elementwise_unary_ops(OpRegistry& registry) {
     registry.add("Ceil", v, ceil_kernel);
   }
   for (int64_t v : {9, 13}) registry.add("Erf", v, erf_kernel);
+  registry.add("Round", 11, round_kernel);
+  for (int64_t v : {9, 13}) {
+    registry.add("Sign", v, sign_kernel);
+    registry.add("IsNaN", v, is_nan);
+  }
+  registry.add("IsInf", 10, is_inf);
+  registry.add("Sin", 7, sin_kernel);
+  registry.add("Cos", 7, cos_kernel);
+  registry.add("Tan", 7, tan_kernel);
+  registry.add("Asin", 7, asin_kernel);
+  registry.add("Acos", 7, acos_kernel);
+  registry.add("Atan", 7, atan_kernel);
+  registry.add("Sinh", 9, sinh_kernel);
+  registry.add("Cosh", 9, cosh_kernel);
+  registry.add("Asinh", 9, asinh_kernel);
+  registry.add("Acosh", 9, acosh_kernel);
+  registry.add("Atanh", 9, atanh_kernel);
 }
 
 }  // namespace vn::ops

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Matrix products: Gemm (alpha·op(A)·op(B) + beta·C) and MatMul (numpy matmul with batched
-// broadcasting and the 1-D promotion rules). Both go through Eigen's GEMM on row-major maps, which
+// Matrix products: Gemm (alpha·op(A)·op(B) + beta·C), MatMul (numpy matmul with batched
+// broadcasting and the 1-D promotion rules) and MatMulInteger (MatMul of zero-point-centered
+// 8-bit integers, exact in int32). All go through Eigen's GEMM on row-major maps, which
 // parallelizes through OpenMP.
+#include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "core/ops/broadcast.h"
@@ -91,10 +94,9 @@ Status gemm(KernelContext& ctx) {
   });
 }
 
-Status matmul(KernelContext& ctx) {
-  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
-  const Tensor& a = ctx.input(0);
-  const Tensor& b = ctx.input(1);
+/// Output 0 = matmul(a, b) for tensors of one type from Types.
+template <typename Types>
+Status matmul_tensors(KernelContext& ctx, const Tensor& a, const Tensor& b) {
   if (a.rank() < 1 || b.rank() < 1) {
     return ctx.fail(StatusCode::kShapeMismatch, "inputs must have rank >= 1, got {} and {}", shape_to_string(a.shape()),
                     shape_to_string(b.shape()));
@@ -128,7 +130,7 @@ Status matmul(KernelContext& ctx) {
   if (a.rank() > 1) out_shape.push_back(m);
   if (b.rank() > 1) out_shape.push_back(n);
 
-  return dispatch_types(ArithmeticTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(Types{}, ctx, a.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
     const int64_t batches = shape_numel(*batch);
     if (y->numel() == 0) return Status::OK();
@@ -159,12 +161,68 @@ Status matmul(KernelContext& ctx) {
   });
 }
 
+Status matmul(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  return matmul_tensors<ArithmeticTypes>(ctx, ctx.input(0), ctx.input(1));
+}
+
+/// `t` (int8 or uint8) minus its zero point as an int32 tensor. `zp` is null (zero), a scalar, or
+/// a 1-D tensor of `per_count` values indexed by (flat index / per_stride) % per_count: A's rows
+/// (stride K) or B's columns (stride 1).
+Result<Tensor> centered(const KernelContext& ctx, const Tensor& t, const Tensor* zp, int64_t per_count,
+                        int64_t per_stride, std::string_view what) {
+  if (t.dtype() != DType::kInt8 && t.dtype() != DType::kUInt8) {
+    return unsupported_dtype(ctx, t.dtype(), {DType::kInt8, DType::kUInt8});
+  }
+  std::vector<int64_t> zero{0};
+  if (zp) {
+    if (zp->dtype() != t.dtype()) {
+      return ctx.fail(StatusCode::kInvalidModel, "{}_zero_point ({}) must have the type of {} ({})", what,
+                      dtype_name(zp->dtype()), what, dtype_name(t.dtype()));
+    }
+    if (!(zp->numel() == 1 && zp->rank() <= 1) && !(zp->rank() == 1 && zp->dim(0) == per_count)) {
+      return ctx.fail(StatusCode::kShapeMismatch, "{}_zero_point of shape {} must be a scalar or hold {} values", what,
+                      shape_to_string(zp->shape()), per_count);
+    }
+    VN_ASSIGN_OR_RETURN(zero, tensor_to_int64s(*zp));
+  }
+  VN_ASSIGN_OR_RETURN(std::vector<int64_t> v, tensor_to_int64s(t));
+  Tensor out(DType::kInt32, t.shape());
+  int32_t* po = t.numel() > 0 ? out.mutable_data<int32_t>() : nullptr;
+  const auto zn = static_cast<int64_t>(zero.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const int64_t z = zn == 1 ? zero[0] : zero[static_cast<size_t>((static_cast<int64_t>(i) / per_stride) % zn)];
+    po[i] = static_cast<int32_t>(v[i] - z);
+  }
+  return out;
+}
+
+// MatMulInteger-10: matmul of (A - a_zero_point) and (B - b_zero_point) with int32 output.
+// a_zero_point may hold one value per row of A, b_zero_point one per column of B.
+Status matmul_integer(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.rank() < 1 || b.rank() < 1) {
+    return ctx.fail(StatusCode::kShapeMismatch, "inputs must have rank >= 1, got {} and {}", shape_to_string(a.shape()),
+                    shape_to_string(b.shape()));
+  }
+  const int64_t k = a.dim(a.rank() - 1);
+  const int64_t rows = a.rank() > 1 ? a.dim(a.rank() - 2) : 1;
+  const int64_t cols = b.rank() > 1 ? b.dim(b.rank() - 1) : 1;
+  VN_ASSIGN_OR_RETURN(Tensor ac, centered(ctx, a, ctx.has_input(2) ? &ctx.input(2) : nullptr, rows,
+                                          std::max<int64_t>(k, 1), "a"));
+  VN_ASSIGN_OR_RETURN(Tensor bc, centered(ctx, b, ctx.has_input(3) ? &ctx.input(3) : nullptr, cols, 1, "b"));
+  return matmul_tensors<TypeList<int32_t>>(ctx, ac, bc);
+}
+
 }  // namespace
 
 void register_gemm_ops(OpRegistry& registry) {
   for (int64_t v : {1, 6}) registry.add("Gemm", v, gemm<true>);
   for (int64_t v : {7, 9, 11, 13}) registry.add("Gemm", v, gemm<false>);
   for (int64_t v : {1, 9, 13}) registry.add("MatMul", v, matmul);
+  registry.add("MatMulInteger", 10, matmul_integer);
 }
 
 }  // namespace vn::ops

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis` (default 1) and
-// normalized over everything from `axis` on; from opset 13 only the single `axis` (default -1) is.
+// Softmax, LogSoftmax and Hardmax. Before opset 13 the input is coerced to 2-D at `axis` (default
+// 1) and normalized over everything from `axis` on; from opset 13 only the single `axis` (default
+// -1) is.
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -77,6 +78,53 @@ Status softmax_13(KernelContext& ctx) {
                            shape_product(x.shape(), a + 1, x.shape().size()));
 }
 
+/// Hardmax: 1 at the first maximum of each (len) column of `outer` (len, inner) blocks, else 0.
+/// A NaN counts as the maximum, as in numpy.argmax.
+template <typename T>
+void hardmax_blocks(const T* x, T* y, int64_t outer, int64_t len, int64_t inner) {
+  std::vector<int64_t> best(static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* xb = x + o * len * inner;
+    T* yb = y + o * len * inner;
+    std::fill(best.begin(), best.end(), 0);
+    for (int64_t j = 1; j < len; ++j) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const T cur = xb[best[i] * inner + i];
+        const T v = xb[j * inner + i];
+        if (!std::isnan(cur) && (v > cur || std::isnan(v))) best[i] = j;
+      }
+    }
+    if (len > 0) {
+      for (int64_t i = 0; i < inner; ++i) yb[best[i] * inner + i] = T(1);
+    }
+  }
+}
+
+Status hardmax_run(KernelContext& ctx, int64_t outer, int64_t len, int64_t inner) {
+  const Tensor& x = ctx.input(0);
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    if (x.numel() > 0) hardmax_blocks<T>(x.data<T>(), y->mutable_data<T>(), outer, len, inner);
+    return Status::OK();
+  });
+}
+
+Status hardmax_1(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis", 1), x.rank()));
+  const auto a = static_cast<size_t>(axis);
+  return hardmax_run(ctx, shape_product(x.shape(), 0, a), shape_product(x.shape(), a, x.shape().size()), 1);
+}
+
+Status hardmax_13(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis", -1), x.rank()));
+  const auto a = static_cast<size_t>(axis);
+  return hardmax_run(ctx, shape_product(x.shape(), 0, a), x.dim(axis), shape_product(x.shape(), a + 1, x.shape().size()));
+}
+
 }  // namespace
 
 void register_softmax_ops(OpRegistry& registry) {
@@ -86,6 +134,8 @@ void register_softmax_ops(OpRegistry& registry) {
   }
   registry.add("Softmax", 13, softmax_13<false>);
   registry.add("LogSoftmax", 13, softmax_13<true>);
+  for (int64_t v : {1, 11}) registry.add("Hardmax", v, hardmax_1);
+  registry.add("Hardmax", 13, hardmax_13);
 }
 
 }  // namespace vn::ops

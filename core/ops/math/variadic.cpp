@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Variadic elementwise ops: Max, Min, Sum, Mean over one or more inputs. From opset 8 the inputs
-// broadcast numpy-style; before that they must all have the same shape.
+// broadcast numpy-style; before that they must all have the same shape. float16 and bfloat16 use
+// Eigen's half types, which compute each step in float and round the result back.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -13,12 +14,21 @@
 namespace vn::ops {
 namespace {
 
+template <typename T>
+constexpr bool kIsFloat =
+    std::is_floating_point_v<T> || std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
+
+using MaxMinTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
+                             Eigen::half, Eigen::bfloat16>;
+using SumTypes = TypeList<float, double, Eigen::half, Eigen::bfloat16>;
+
 // Max and Min propagate NaN like numpy.maximum/minimum; std::max would depend on argument order.
 struct MaxOp {
   template <typename T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+    if constexpr (kIsFloat<T>) {
+      if (Eigen::numext::isnan(a)) return a;
+      if (Eigen::numext::isnan(b)) return b;
     }
     return a < b ? b : a;
   }
@@ -27,8 +37,9 @@ struct MaxOp {
 struct MinOp {
   template <typename T>
   T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+    if constexpr (kIsFloat<T>) {
+      if (Eigen::numext::isnan(a)) return a;
+      if (Eigen::numext::isnan(b)) return b;
     }
     return b < a ? b : a;
   }
@@ -84,18 +95,18 @@ Status variadic(KernelContext& ctx) {
 
 void register_variadic_ops(OpRegistry& registry) {
   for (int64_t v : {1, 6}) {
-    registry.add("Max", v, variadic<MaxOp, NumericTypes, false, false>);
-    registry.add("Min", v, variadic<MinOp, NumericTypes, false, false>);
-    registry.add("Sum", v, variadic<SumOp, FloatTypes, false, false>);
-    registry.add("Mean", v, variadic<SumOp, FloatTypes, false, true>);
+    registry.add("Max", v, variadic<MaxOp, MaxMinTypes, false, false>);
+    registry.add("Min", v, variadic<MinOp, MaxMinTypes, false, false>);
+    registry.add("Sum", v, variadic<SumOp, SumTypes, false, false>);
+    registry.add("Mean", v, variadic<SumOp, SumTypes, false, true>);
   }
   for (int64_t v : {8, 12, 13}) {
-    registry.add("Max", v, variadic<MaxOp, NumericTypes, true, false>);
-    registry.add("Min", v, variadic<MinOp, NumericTypes, true, false>);
+    registry.add("Max", v, variadic<MaxOp, MaxMinTypes, true, false>);
+    registry.add("Min", v, variadic<MinOp, MaxMinTypes, true, false>);
   }
   for (int64_t v : {8, 13}) {
-    registry.add("Sum", v, variadic<SumOp, FloatTypes, true, false>);
-    registry.add("Mean", v, variadic<SumOp, FloatTypes, true, true>);
+    registry.add("Sum", v, variadic<SumOp, SumTypes, true, false>);
+    registry.add("Mean", v, variadic<SumOp, SumTypes, true, true>);
   }
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Conv for 1-D, 2-D and 3-D inputs with groups (depthwise included), strides, dilations, explicit
-// pads and auto_pad. Each (image, group) is one GEMM: W_g (M/g × C/g·K) times the im2col matrix
-// (C/g·K × output positions); 1×1 convolutions without stride or padding skip im2col and multiply
-// the input directly.
+// Conv, ConvInteger and ConvTranspose for 1-D, 2-D and 3-D inputs with groups (depthwise
+// included), strides, dilations, explicit pads and auto_pad. For Conv each (image, group) is one
+// GEMM: W_g (M/g × C/g·K) times the im2col matrix (C/g·K × output positions); 1×1 convolutions
+// without stride or padding skip im2col and multiply the input directly.
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ops/families.h"
@@ -64,12 +66,275 @@ void im2col_3d(const T* x, int64_t channels, const WindowGeometry& g, T* col) {
   }
 }
 
+/// Validated shapes of one Conv/ConvInteger node.
+struct ConvPlan {
+  int64_t group = 1, n = 0, c = 0, m = 0;
+  Shape kernel, in, out_shape;
+  WindowGeometry geo;
+};
+
+/// Checks X (N, C, D...) against W (M, C/group, k...) and computes the output geometry. Element
+/// types are the caller's to check.
+Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tensor& w) {
+  if (x.rank() < 3) {
+    return ctx.fail(StatusCode::kShapeMismatch, "X must be (N, C, D1, ...) with at least one spatial dim, got {}",
+                    shape_to_string(x.shape()));
+  }
+  if (w.rank() != x.rank()) {
+    return ctx.fail(StatusCode::kShapeMismatch, "W {} must have the rank of X {}", shape_to_string(w.shape()),
+                    shape_to_string(x.shape()));
+  }
+  const size_t spatial = static_cast<size_t>(x.rank() - 2);
+  if (spatial > 3) {
+    return ctx.fail(StatusCode::kUnsupportedAttr, "{}-D convolution is not supported (1-D to 3-D are)", spatial);
+  }
+  ConvPlan p;
+  p.group = ctx.attr_int("group", 1);
+  p.n = x.dim(0);
+  p.c = x.dim(1);
+  p.m = w.dim(0);
+  if (p.group < 1) return ctx.fail(StatusCode::kInvalidModel, "group {} must be positive", p.group);
+  if (w.dim(1) * p.group != p.c) {
+    return ctx.fail(StatusCode::kShapeMismatch,
+                    "X has {} input channels but W {} with group={} expects W[1]*group = {}", p.c,
+                    shape_to_string(w.shape()), p.group, w.dim(1) * p.group);
+  }
+  if (p.m % p.group != 0) {
+    return ctx.fail(StatusCode::kShapeMismatch, "W has {} output channels, not divisible by group={}", p.m, p.group);
+  }
+  p.kernel.assign(w.shape().begin() + 2, w.shape().end());
+  if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape") != p.kernel) {
+    return ctx.fail(StatusCode::kShapeMismatch, "kernel_shape attribute disagrees with W's spatial dims {}",
+                    shape_to_string(p.kernel));
+  }
+  p.in.assign(x.shape().begin() + 2, x.shape().end());
+  VN_ASSIGN_OR_RETURN(p.geo, window_geometry(ctx, p.in, p.kernel, false, true));
+  p.out_shape = {p.n, p.m};
+  p.out_shape.insert(p.out_shape.end(), p.geo.out.begin(), p.geo.out.end());
+  return p;
+}
+
+/// y = conv(x, w) (+ bias when pb is non-null) for dense buffers laid out as the plan says.
+template <typename T>
+void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* py) {
+  const WindowGeometry g3 = lift_to_3d(p.geo);
+  const int64_t cg = p.c / p.group, mg = p.m / p.group;
+  const int64_t k_size = shape_numel(p.kernel);
+  const int64_t rows = cg * k_size;
+  const int64_t in_size = shape_numel(p.in);
+  const int64_t out_size = shape_numel(p.geo.out);
+  bool pointwise = k_size == 1;
+  for (size_t i = 0; i < p.geo.rank(); ++i) {
+    pointwise = pointwise && p.geo.strides[i] == 1 && p.geo.pads_begin[i] == 0 && p.geo.pads_end[i] == 0;
+  }
+  std::vector<T> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
+  for (int64_t img = 0; img < p.n; ++img) {
+    for (int64_t gi = 0; gi < p.group; ++gi) {
+      const T* xg = px + (img * p.c + gi * cg) * in_size;
+      const T* col_data = xg;
+      if (!pointwise) {
+        im2col_3d(xg, cg, g3, col.data());
+        col_data = col.data();
+      }
+      const ConstMatrixMap<T> wm(pw + gi * mg * rows, mg, rows);
+      const ConstMatrixMap<T> cm(col_data, rows, out_size);
+      MatrixMap<T> ym(py + (img * p.m + gi * mg) * out_size, mg, out_size);
+      ym.noalias() = wm * cm;
+    }
+    if (pb) {
+      for (int64_t oc = 0; oc < p.m; ++oc) ArrayMap<T>(py + (img * p.m + oc) * out_size, out_size) += pb[oc];
+    }
+  }
+}
+
 Status conv(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(1);
-  if (x.rank() < 3) {
-    return ctx.fail(StatusCode::kShapeMismatch, "X must be (N, C, D1, ...) with at least one spatial dim, got {}",
+  VN_ASSIGN_OR_RETURN(ConvPlan plan, conv_plan(ctx, x, w));
+  if (w.dtype() != x.dtype()) {
+    return ctx.fail(StatusCode::kInvalidModel, "W ({}) must have the type of X ({})", dtype_name(w.dtype()),
+                    dtype_name(x.dtype()));
+  }
+  const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+  if (bias && (bias->shape() != Shape{plan.m} || bias->dtype() != x.dtype())) {
+    return ctx.fail(StatusCode::kShapeMismatch, "B must be a 1-D {} tensor of {} elements, got {} {}",
+                    dtype_name(x.dtype()), plan.m, dtype_name(bias->dtype()), shape_to_string(bias->shape()));
+  }
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), plan.out_shape));
+    if (y->numel() == 0) return Status::OK();
+    conv_compute<T>(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>());
+    return Status::OK();
+  });
+}
+
+// ---- ConvInteger -------------------------------------------------------------------------------
+
+/// `t` (int8 or uint8) minus its zero point(s) as int32: `zp` is null (zero), a scalar, or (when
+/// `per_row` > 0) one value per leading-dim slice of `t`.
+Result<std::vector<int32_t>> centered_int32(const KernelContext& ctx, const Tensor& t, const Tensor* zp,
+                                            int64_t per_row, std::string_view what) {
+  if (t.dtype() != DType::kInt8 && t.dtype() != DType::kUInt8) {
+    return unsupported_dtype(ctx, t.dtype(), {DType::kInt8, DType::kUInt8});
+  }
+  std::vector<int32_t> zero(1, 0);
+  if (zp) {
+    if (zp->dtype() != t.dtype()) {
+      return ctx.fail(StatusCode::kInvalidModel, "{} zero point ({}) must have the type of {} ({})", what,
+                      dtype_name(zp->dtype()), what, dtype_name(t.dtype()));
+    }
+    const bool scalar = zp->numel() == 1 && zp->rank() <= 1;
+    const bool per = per_row > 0 && zp->rank() == 1 && zp->dim(0) == per_row;
+    if (!scalar && !per) {
+      return ctx.fail(StatusCode::kShapeMismatch, "{} zero point of shape {} must be a scalar{}", what,
+                      shape_to_string(zp->shape()),
+                      per_row > 0 ? fmt::format(" or a 1-D tensor of {} elements", per_row) : std::string());
+    }
+    VN_ASSIGN_OR_RETURN(std::vector<int64_t> z, tensor_to_int64s(*zp));
+    zero.assign(z.begin(), z.end());
+  }
+  VN_ASSIGN_OR_RETURN(std::vector<int64_t> v, tensor_to_int64s(t));
+  std::vector<int32_t> out(v.size());
+  const size_t row = zero.size() > 1 ? v.size() / zero.size() : v.size() + 1;
+  for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<int32_t>(v[i] - zero[zero.size() > 1 ? i / row : 0]);
+  return out;
+}
+
+// ConvInteger-10: Conv of (x - x_zero_point) and (w - w_zero_point) in int32. Padding reads as
+// the zero point, i.e. 0 after centering. w_zero_point may be per output channel.
+Status conv_integer(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  VN_ASSIGN_OR_RETURN(ConvPlan plan, conv_plan(ctx, x, w));
+  VN_ASSIGN_OR_RETURN(std::vector<int32_t> xc,
+                      centered_int32(ctx, x, ctx.has_input(2) ? &ctx.input(2) : nullptr, 0, "x"));
+  VN_ASSIGN_OR_RETURN(std::vector<int32_t> wc,
+                      centered_int32(ctx, w, ctx.has_input(3) ? &ctx.input(3) : nullptr, plan.m, "w"));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DType::kInt32, plan.out_shape));
+  if (y->numel() == 0) return Status::OK();
+  conv_compute<int32_t>(plan, xc.data(), wc.data(), nullptr, y->mutable_data<int32_t>());
+  return Status::OK();
+}
+
+// ---- ConvTranspose -----------------------------------------------------------------------------
+
+/// Output geometry of ConvTranspose along each spatial dim. Pads may come out negative when an
+/// explicit output_shape exceeds the natural size: the extra positions receive only the bias.
+struct TransposeGeometry {
+  Shape in, kernel, strides, dilations, pads_begin, out;
+};
+
+/// floor(a / 2), as Python's `//` (the ONNX formulas use it and total padding may be negative).
+int64_t floor_half(int64_t a) { return a >= 0 ? a / 2 : -((-a + 1) / 2); }
+
+Result<TransposeGeometry> transpose_geometry(const KernelContext& ctx, const Shape& in, const Shape& kernel) {
+  const size_t k = in.size();
+  TransposeGeometry g;
+  g.in = in;
+  g.kernel = kernel;
+  auto positive = [](const Shape& v) { return std::all_of(v.begin(), v.end(), [](int64_t d) { return d >= 1; }); };
+  g.strides = ctx.attr_ints("strides", Shape(k, 1));
+  g.dilations = ctx.attr_ints("dilations", Shape(k, 1));
+  const Shape output_padding = ctx.attr_ints("output_padding", Shape(k, 0));
+  if (g.strides.size() != k || !positive(g.strides) || g.dilations.size() != k || !positive(g.dilations)) {
+    return ctx.fail(StatusCode::kInvalidModel, "strides and dilations must have {} positive entries", k);
+  }
+  if (output_padding.size() != k ||
+      std::any_of(output_padding.begin(), output_padding.end(), [](int64_t v) { return v < 0; })) {
+    return ctx.fail(StatusCode::kInvalidModel, "output_padding must have {} non-negative entries", k);
+  }
+  const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
+    return ctx.fail(StatusCode::kInvalidModel, "auto_pad '{}' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID",
+                    auto_pad);
+  }
+  // The natural size with no padding: stride * (in - 1) + output_padding + dilated kernel.
+  Shape full(k);
+  for (size_t i = 0; i < k; ++i) {
+    full[i] = g.strides[i] * (in[i] - 1) + output_padding[i] + (kernel[i] - 1) * g.dilations[i] + 1;
+  }
+  g.pads_begin.assign(k, 0);
+  g.out.assign(k, 0);
+  Shape target;
+  if (ctx.has_attr("output_shape")) {
+    target = ctx.attr_ints("output_shape");
+    if (target.size() == k + 2) target.erase(target.begin(), target.begin() + 2);
+    if (target.size() != k) {
+      return ctx.fail(StatusCode::kInvalidModel, "output_shape has {} entries but X has {} spatial dims", target.size(),
+                      k);
+    }
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < k; ++i) target.push_back(in[i] * g.strides[i]);
+  }
+  if (!target.empty()) {
+    // ONNX ConvTranspose: total_padding = full - output_shape, split with the odd cell at the end
+    // for SAME_UPPER and at the beginning otherwise.
+    for (size_t i = 0; i < k; ++i) {
+      const int64_t total = full[i] - target[i];
+      g.pads_begin[i] = auto_pad == "SAME_UPPER" ? floor_half(total) : total - floor_half(total);
+      g.out[i] = target[i];
+    }
+  } else {
+    const Shape pads = auto_pad == "VALID" ? Shape(2 * k, 0) : ctx.attr_ints("pads", Shape(2 * k, 0));
+    if (pads.size() != 2 * k || std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) {
+      return ctx.fail(StatusCode::kInvalidModel, "pads must have {} non-negative entries (begins, then ends)", 2 * k);
+    }
+    for (size_t i = 0; i < k; ++i) {
+      g.pads_begin[i] = pads[i];
+      g.out[i] = full[i] - pads[i] - pads[k + i];
+    }
+  }
+  for (size_t i = 0; i < k; ++i) {
+    if (g.out[i] < 0) {
+      return ctx.fail(StatusCode::kShapeMismatch, "spatial dim {} has a negative output size {}", i, g.out[i]);
+    }
+  }
+  return g;
+}
+
+/// Scatters `cols` ((mg·K) × in_size, one row per (output channel, kernel offset)) into the
+/// output planes y (mg × out_size): the col2im of a transposed convolution, 3-D geometry.
+template <typename T>
+void col2im_3d(const T* cols, int64_t channels, const TransposeGeometry& g, T* y) {
+  const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
+  for (int64_t oc = 0; oc < channels; ++oc) {
+    T* yc = y + oc * out_size;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          const T* row = cols;
+          cols += in_size;
+          for (int64_t id = 0; id < g.in[0]; ++id) {
+            const int64_t od = id * g.strides[0] + kd * g.dilations[0] - g.pads_begin[0];
+            if (od < 0 || od >= g.out[0]) continue;
+            for (int64_t ih = 0; ih < g.in[1]; ++ih) {
+              const int64_t oh = ih * g.strides[1] + kh * g.dilations[1] - g.pads_begin[1];
+              if (oh < 0 || oh >= g.out[1]) continue;
+              const T* src = row + (id * g.in[1] + ih) * g.in[2];
+              T* dst = yc + (od * g.out[1] + oh) * g.out[2];
+              for (int64_t iw = 0; iw < g.in[2]; ++iw) {
+                const int64_t ow = iw * g.strides[2] + kw * g.dilations[2] - g.pads_begin[2];
+                if (ow >= 0 && ow < g.out[2]) dst[ow] += src[iw];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// ConvTranspose-1/11: the gradient of Conv. W is (C, M/group, k...). Each (image, group) is one
+// GEMM, W_g^T (M/g·K × C/g) times X_g (C/g × input positions), followed by col2im.
+Status conv_transpose(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  if (x.rank() < 3 || x.rank() > 5) {
+    return ctx.fail(StatusCode::kShapeMismatch, "X must be (N, C, D1, ...) with 1 to 3 spatial dims, got {}",
                     shape_to_string(x.shape()));
   }
   if (w.rank() != x.rank()) {
@@ -80,25 +345,22 @@ Status conv(KernelContext& ctx) {
     return ctx.fail(StatusCode::kInvalidModel, "W ({}) must have the type of X ({})", dtype_name(w.dtype()),
                     dtype_name(x.dtype()));
   }
-  const size_t spatial = static_cast<size_t>(x.rank() - 2);
-  if (spatial > 3) {
-    return ctx.fail(StatusCode::kUnsupportedAttr, "{}-D convolution is not supported (1-D to 3-D are)", spatial);
-  }
   const int64_t group = ctx.attr_int("group", 1);
-  const int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0);
   if (group < 1) return ctx.fail(StatusCode::kInvalidModel, "group {} must be positive", group);
-  if (w.dim(1) * group != c) {
+  const int64_t n = x.dim(0), c = x.dim(1);
+  if (w.dim(0) != c || c % group != 0) {
     return ctx.fail(StatusCode::kShapeMismatch,
-                    "X has {} input channels but W {} with group={} expects W[1]*group = {}", c,
-                    shape_to_string(w.shape()), group, w.dim(1) * group);
+                    "X has {} input channels but W {} must be (C, M/group, k...) with C divisible by group={}", c,
+                    shape_to_string(w.shape()), group);
   }
-  if (m % group != 0) {
-    return ctx.fail(StatusCode::kShapeMismatch, "W has {} output channels, not divisible by group={}", m, group);
-  }
+  const int64_t m = w.dim(1) * group;
   const Shape kernel(w.shape().begin() + 2, w.shape().end());
   if (ctx.has_attr("kernel_shape") && ctx.attr_ints("kernel_shape") != kernel) {
     return ctx.fail(StatusCode::kShapeMismatch, "kernel_shape attribute disagrees with W's spatial dims {}",
                     shape_to_string(kernel));
+  }
+  if (std::any_of(kernel.begin(), kernel.end(), [](int64_t d) { return d < 1; })) {
+    return ctx.fail(StatusCode::kShapeMismatch, "W {} has an empty kernel", shape_to_string(w.shape()));
   }
   const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
   if (bias && (bias->shape() != Shape{m} || bias->dtype() != x.dtype())) {
@@ -106,39 +368,33 @@ Status conv(KernelContext& ctx) {
                     dtype_name(x.dtype()), m, dtype_name(bias->dtype()), shape_to_string(bias->shape()));
   }
   const Shape in(x.shape().begin() + 2, x.shape().end());
-  VN_ASSIGN_OR_RETURN(WindowGeometry geo, window_geometry(ctx, in, kernel, false, true));
+  VN_ASSIGN_OR_RETURN(TransposeGeometry geo, transpose_geometry(ctx, in, kernel));
   Shape out_shape{n, m};
   out_shape.insert(out_shape.end(), geo.out.begin(), geo.out.end());
+  // Lift to 3-D with leading unit dims, as the Conv loops do.
+  TransposeGeometry g3 = geo;
+  const size_t lead = 3 - in.size();
+  for (Shape* v : {&g3.in, &g3.kernel, &g3.strides, &g3.dilations, &g3.out}) v->insert(v->begin(), lead, 1);
+  g3.pads_begin.insert(g3.pads_begin.begin(), lead, 0);
 
   return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
     if (y->numel() == 0) return Status::OK();
-    const WindowGeometry g3 = lift_to_3d(geo);
     const int64_t cg = c / group, mg = m / group;
     const int64_t k_size = shape_numel(kernel);
-    const int64_t rows = cg * k_size;
     const int64_t in_size = shape_numel(in);
     const int64_t out_size = shape_numel(geo.out);
-    bool pointwise = k_size == 1;
-    for (size_t i = 0; i < spatial; ++i) {
-      pointwise = pointwise && geo.strides[i] == 1 && geo.pads_begin[i] == 0 && geo.pads_end[i] == 0;
-    }
-    std::vector<T> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
+    std::vector<T> cols(static_cast<size_t>(mg * k_size * in_size));
     const T* px = x.data<T>();
     const T* pw = w.data<T>();
     T* py = y->mutable_data<T>();
     for (int64_t img = 0; img < n; ++img) {
       for (int64_t gi = 0; gi < group; ++gi) {
-        const T* xg = px + (img * c + gi * cg) * in_size;
-        const T* col_data = xg;
-        if (!pointwise) {
-          im2col_3d(xg, cg, g3, col.data());
-          col_data = col.data();
-        }
-        const ConstMatrixMap<T> wm(pw + gi * mg * rows, mg, rows);
-        const ConstMatrixMap<T> cm(col_data, rows, out_size);
-        MatrixMap<T> ym(py + (img * m + gi * mg) * out_size, mg, out_size);
-        ym.noalias() = wm * cm;
+        const ConstMatrixMap<T> wm(pw + gi * cg * mg * k_size, cg, mg * k_size);
+        const ConstMatrixMap<T> xm(px + (img * c + gi * cg) * in_size, cg, in_size);
+        MatrixMap<T> cm(cols.data(), mg * k_size, in_size);
+        cm.noalias() = wm.transpose() * xm;
+        col2im_3d(cols.data(), mg, g3, py + (img * m + gi * mg) * out_size);
       }
       if (bias) {
         const T* pb = bias->data<T>();
@@ -153,6 +409,8 @@ Status conv(KernelContext& ctx) {
 
 void register_conv_ops(OpRegistry& registry) {
   for (int64_t v : {1, 11}) registry.add("Conv", v, conv);
+  registry.add("ConvInteger", 10, conv_integer);
+  for (int64_t v : {1, 11}) registry.add("ConvTranspose", v, conv_transpose);
 }
 
 }  // namespace vn::ops

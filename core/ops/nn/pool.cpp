@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Pooling: MaxPool (with the optional Indices output), AveragePool, GlobalAveragePool and
-// GlobalMaxPool over 1-D to 3-D spatial dims.
+// Pooling: MaxPool (with the optional Indices output), AveragePool, LpPool, GlobalAveragePool,
+// GlobalMaxPool and GlobalLpPool over 1-D to 3-D spatial dims, and MaxUnpool.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -193,6 +194,164 @@ Status global_pool(KernelContext& ctx) {
   });
 }
 
+// ---- LpPool ------------------------------------------------------------------------------------
+
+/// The p attribute: a float in LpPool-1/GlobalLpPool-1, an int from version 2.
+template <bool kFloatP>
+Result<double> read_p(const KernelContext& ctx) {
+  const double p = kFloatP ? static_cast<double>(ctx.attr_float("p", 2.0f)) : static_cast<double>(ctx.attr_int("p", 2));
+  if (!(p > 0.0) || std::isinf(p)) return ctx.fail(StatusCode::kInvalidModel, "p must be positive and finite, got {}", p);
+  return p;
+}
+
+/// (sum |x|^p)^(1/p) accumulated in double; p = 1 and 2 avoid pow.
+struct LpAccumulator {
+  double p;
+  double sum = 0.0;
+  void add(double v) {
+    const double a = std::abs(v);
+    sum += p == 1.0 ? a : (p == 2.0 ? a * a : std::pow(a, p));
+  }
+  double result() const { return p == 1.0 ? sum : (p == 2.0 ? std::sqrt(sum) : std::pow(sum, 1.0 / p)); }
+};
+
+// LpPool-1/2/11: padded cells count as 0 and add nothing. No dilations or ceil_mode before opset 18.
+template <bool kFloatP>
+Status lp_pool(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(const double p, read_p<kFloatP>(ctx));
+  VN_ASSIGN_OR_RETURN(PoolSetup s, pool_setup(ctx, false));
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out_shape));
+    if (y->numel() == 0) return Status::OK();
+    const WindowGeometry& g = s.g3;
+    const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+    const T* px = x.data<T>();
+    T* py = y->mutable_data<T>();
+    int64_t o = 0;
+    for (int64_t plane = 0; plane < s.planes; ++plane) {
+      const T* xp = px + plane * in_size;
+      for_each_window(g, [&](const int64_t* start) {
+        int64_t lo[3], hi[3];
+        for (int i = 0; i < 3; ++i) {
+          lo[i] = std::max<int64_t>(start[i], 0);
+          hi[i] = std::min<int64_t>(start[i] + g.kernel[i], g.in[i]);
+        }
+        LpAccumulator acc{p};
+        for (int64_t id = lo[0]; id < hi[0]; ++id) {
+          for (int64_t ih = lo[1]; ih < hi[1]; ++ih) {
+            const T* row = xp + (id * g.in[1] + ih) * g.in[2];
+            for (int64_t iw = lo[2]; iw < hi[2]; ++iw) acc.add(static_cast<double>(row[iw]));
+          }
+        }
+        py[o++] = static_cast<T>(acc.result());
+      });
+    }
+    return Status::OK();
+  });
+}
+
+template <bool kFloatP>
+Status global_lp_pool(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(const double p, read_p<kFloatP>(ctx));
+  if (x.rank() < 2) {
+    return ctx.fail(StatusCode::kShapeMismatch, "X must be (N, C, D1, ...), got {}", shape_to_string(x.shape()));
+  }
+  Shape out_shape = x.shape();
+  std::fill(out_shape.begin() + 2, out_shape.end(), 1);
+  const int64_t planes = x.dim(0) * x.dim(1);
+  const int64_t size = shape_product(x.shape(), 2, x.shape().size());
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+    const T* px = x.data<T>();
+    T* py = planes > 0 ? y->mutable_data<T>() : nullptr;
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      LpAccumulator acc{p};
+      for (int64_t i = 0; i < size; ++i) acc.add(static_cast<double>(px[plane * size + i]));
+      py[plane] = static_cast<T>(acc.result());
+    }
+    return Status::OK();
+  });
+}
+
+// ---- MaxUnpool ---------------------------------------------------------------------------------
+
+// MaxUnpool-9/11: scatters X into a zero tensor at the flat positions in I (MaxPool's Indices,
+// which count over the whole tensor, N and C included). The positions refer to the inferred shape,
+// (in - 1) * stride + kernel - pad_begin - pad_end per dim. An optional output_shape input (no
+// smaller than the inferred shape, which is then computed without pads) pads that result with
+// zeros at the end of each spatial dim, as the ONNX reference implementation does.
+Status max_unpool(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  const Tensor& indices = ctx.input(1);
+  if (x.rank() < 3) {
+    return ctx.fail(StatusCode::kShapeMismatch, "X must be (N, C, D1, ...) with at least one spatial dim, got {}",
+                    shape_to_string(x.shape()));
+  }
+  if (indices.dtype() != DType::kInt64 || indices.shape() != x.shape()) {
+    return ctx.fail(StatusCode::kShapeMismatch, "I must be an int64 tensor of X's shape {}, got {} {}",
+                    shape_to_string(x.shape()), dtype_name(indices.dtype()), shape_to_string(indices.shape()));
+  }
+  if (!ctx.has_attr("kernel_shape")) return ctx.fail(StatusCode::kInvalidModel, "attribute kernel_shape is required");
+  const size_t k = static_cast<size_t>(x.rank() - 2);
+  const Shape kernel = ctx.attr_ints("kernel_shape");
+  const Shape strides = ctx.attr_ints("strides", Shape(k, 1));
+  const bool has_output_shape = ctx.input_count() > 2 && ctx.has_input(2);
+  const Shape pads = has_output_shape ? Shape(2 * k, 0) : ctx.attr_ints("pads", Shape(2 * k, 0));
+  if (kernel.size() != k || strides.size() != k || pads.size() != 2 * k) {
+    return ctx.fail(StatusCode::kInvalidModel,
+                    "kernel_shape ({} values), strides ({}) and pads ({}) must match X's {} spatial dims", kernel.size(),
+                    strides.size(), pads.size(), k);
+  }
+  Shape inferred = {x.dim(0), x.dim(1)};
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t d = (x.dim(static_cast<int64_t>(i + 2)) - 1) * strides[i] + kernel[i] - pads[i] - pads[k + i];
+    if (kernel[i] < 1 || strides[i] < 1 || d < 0) {
+      return ctx.fail(StatusCode::kInvalidModel,
+                      "spatial dim {}: kernel {}, stride {} and pads ({}, {}) give no valid output size", i, kernel[i],
+                      strides[i], pads[i], pads[k + i]);
+    }
+    inferred.push_back(d);
+  }
+  Shape out_shape = inferred;
+  if (has_output_shape) {
+    VN_ASSIGN_OR_RETURN(out_shape, input_int64s(ctx, 2, "output_shape"));
+    bool fits = out_shape.size() == inferred.size() && out_shape[0] == x.dim(0) && out_shape[1] == x.dim(1);
+    for (size_t i = 2; fits && i < out_shape.size(); ++i) fits = out_shape[i] >= inferred[i];
+    if (!fits) {
+      return ctx.fail(StatusCode::kShapeMismatch,
+                      "output_shape {} must have X's rank, N and C, and be no smaller than the inferred shape {}",
+                      shape_to_string(out_shape), shape_to_string(inferred));
+    }
+  }
+  const int64_t inferred_numel = shape_numel(inferred);
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+    const T* px = x.data<T>();
+    const int64_t* pi = indices.data<int64_t>();
+    T* py = y->numel() > 0 ? y->mutable_data<T>() : nullptr;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      if (pi[i] < 0 || pi[i] >= inferred_numel) {
+        return ctx.fail(StatusCode::kInvalidModel, "index I[{}] = {} is outside the unpooled shape {} of {} elements", i,
+                        pi[i], shape_to_string(inferred), inferred_numel);
+      }
+      // Re-linearize the index from the inferred shape into the (possibly larger) output shape.
+      int64_t rem = pi[i], flat = 0, scale = 1;
+      for (size_t d = inferred.size(); d-- > 0;) {
+        flat += (rem % inferred[d]) * scale;
+        rem /= inferred[d];
+        scale *= out_shape[d];
+      }
+      py[flat] = px[i];
+    }
+    return Status::OK();
+  });
+}
+
 }  // namespace
 
 void register_pool_ops(OpRegistry& registry) {
@@ -200,6 +359,11 @@ void register_pool_ops(OpRegistry& registry) {
   for (int64_t v : {1, 7, 10, 11}) registry.add("AveragePool", v, average_pool);
   registry.add("GlobalAveragePool", 1, global_pool<false>);
   registry.add("GlobalMaxPool", 1, global_pool<true>);
+  registry.add("LpPool", 1, lp_pool<true>);
+  for (int64_t v : {2, 11}) registry.add("LpPool", v, lp_pool<false>);
+  registry.add("GlobalLpPool", 1, global_lp_pool<true>);
+  registry.add("GlobalLpPool", 2, global_lp_pool<false>);
+  for (int64_t v : {9, 11}) registry.add("MaxUnpool", v, max_unpool);
 }
 
 }  // namespace vn::ops

@@ -112,5 +112,68 @@ TEST(Logical, ComparisonErrors) {
   str.expect_failure(StatusCode::kUnsupportedDType, "bool");
 }
 
+TEST(Logical, GreaterOrEqualAndLessOrEqual) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t opset : {12, 16}) {
+    OpTester ge("GreaterOrEqual", opset);
+    ge.input<float>({2, 3}, {1, 2, 3, 4, 5, nan}).input<float>({3}, {2, 2, 2});
+    ge.output<bool>({2, 3}, {false, true, true, true, true, false});
+    ge.run();
+    OpTester le("LessOrEqual", opset);
+    le.input<int64_t>({4}, {-1, 0, 1, 2}).input<int64_t>({}, {1});
+    le.output<bool>({4}, {true, true, true, false});
+    le.run();
+  }
+  OpTester h("LessOrEqual", 16);
+  h.input(Tensor::from_vector<Eigen::half>({2}, {Eigen::half(1.5f), Eigen::half(2.5f)}));
+  h.input(Tensor::from_vector<Eigen::half>({2}, {Eigen::half(1.5f), Eigen::half(2.0f)}));
+  h.output<bool>({2}, {true, false});
+  h.run();
+}
+
+TEST(Logical, XorWithBroadcastAndLegacyAxis) {
+  OpTester x("Xor", 7);
+  x.input<bool>({2, 2}, {true, true, false, false}).input<bool>({2}, {true, false});
+  x.output<bool>({2, 2}, {false, true, true, false});
+  x.run();
+  OpTester l("Xor", 1);
+  l.attr("broadcast", int64_t{1}).attr("axis", int64_t{0});
+  l.input<bool>({2, 2}, {true, true, false, false}).input<bool>({2}, {true, false});
+  l.output<bool>({2, 2}, {false, false, false, false});
+  l.run();
+  OpTester f("Xor", 7);
+  f.input<int32_t>({1}, {1}).input<int32_t>({1}, {1});
+  f.expect_failure(StatusCode::kUnsupportedDType, "input of type int32 is not supported (supported: bool)");
+}
+
+TEST(Logical, BitShiftBothDirections) {
+  OpTester l("BitShift", 11);
+  l.attr("direction", "LEFT");
+  l.input<uint8_t>({4}, {1, 255, 3, 1}).input<uint8_t>({4}, {7, 1, 0, 8});
+  l.output<uint8_t>({4}, {128, 254, 3, 0});
+  l.run();
+  OpTester r("BitShift", 11);
+  r.attr("direction", "RIGHT");
+  r.input<uint64_t>({3}, {0xFFFFFFFFFFFFFFFFull, 16, 5}).input<uint64_t>({}, {4});
+  r.output<uint64_t>({3}, {0x0FFFFFFFFFFFFFFFull, 1, 0});
+  r.run();
+  OpTester w("BitShift", 11);
+  w.attr("direction", "RIGHT");
+  w.input<uint32_t>({2}, {0x80000000u, 7}).input<uint32_t>({2}, {31, 40});
+  w.output<uint32_t>({2}, {1, 0});
+  w.run();
+}
+
+TEST(Logical, BitShiftErrors) {
+  OpTester d("BitShift", 11);
+  d.attr("direction", "UP");
+  d.input<uint8_t>({1}, {1}).input<uint8_t>({1}, {1});
+  d.expect_failure(StatusCode::kInvalidModel, "attribute direction must be \"LEFT\" or \"RIGHT\", got \"UP\"");
+  OpTester s("BitShift", 11);
+  s.attr("direction", "LEFT");
+  s.input<int32_t>({1}, {1}).input<int32_t>({1}, {1});
+  s.expect_failure(StatusCode::kUnsupportedDType, "int32");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -191,6 +192,91 @@ TEST(Clip, Opset11OmittedMinOrMax) {
   u.input<float>({}, {-1});
   u.output<float>({3}, {-1, 0, 10});
   u.run();
+}
+
+TEST(Activations, SoftsignSweep) {
+  unary_sweep("Softsign", 1, [](double x) { return std::isinf(x) ? std::copysign(1.0, x) : x / (1.0 + std::abs(x)); });
+}
+
+TEST(Activations, ThresholdedReluSweep) {
+  unary_sweep("ThresholdedRelu", 10, [](double x) { return x > 1.0 || std::isnan(x) ? x : 0.0; });
+  unary_sweep(
+      "ThresholdedRelu", 10, [](double x) { return x > -0.5 || std::isnan(x) ? x : 0.0; },
+      [](OpTester& t) { t.attr("alpha", -0.5f); });
+}
+
+TEST(Activations, CeluSweep) {
+  unary_sweep("Celu", 12, [](double x) { return std::max(0.0, x) + std::min(0.0, std::expm1(x)); });
+  unary_sweep(
+      "Celu", 12, [](double x) { return std::max(0.0, x) + std::min(0.0, 2.0 * std::expm1(x / 2.0)); },
+      [](OpTester& t) { t.attr("alpha", 2.0f); });
+}
+
+TEST(Activations, CeluRejectsZeroAlpha) {
+  OpTester t("Celu", 12);
+  t.attr("alpha", 0.0f);
+  t.input<float>({1}, {1.0f});
+  t.expect_failure(StatusCode::kInvalidModel, "alpha must be non-zero");
+}
+
+TEST(Activations, ShrinkHardSoftAndIntegers) {
+  OpTester hard("Shrink", 9);
+  hard.attr("lambd", 1.5f);
+  hard.input<float>({5}, {-2, -1.5f, 0, 1.5f, 2});
+  hard.output<float>({5}, {-2, 0, 0, 0, 2});
+  hard.run();
+  OpTester soft("Shrink", 9);
+  soft.attr("lambd", 1.5f).attr("bias", 1.5f);
+  soft.input<float>({5}, {-2, -1, 0, 1, 2});
+  soft.output<float>({5}, {-0.5f, 0, 0, 0, 0.5f});
+  soft.run();
+  OpTester ints("Shrink", 9);
+  ints.attr("lambd", 1.0f).attr("bias", 2.0f);
+  ints.input<int8_t>({5}, {-128, -2, 1, 2, 127});
+  ints.output<int8_t>({5}, {-126, 0, 0, 0, 125});
+  ints.run();
+  OpTester u("Shrink", 9);
+  u.attr("lambd", 1.0f).attr("bias", 5.0f);
+  u.input<uint8_t>({3}, {1, 3, 200});
+  u.output<uint8_t>({3}, {0, 0, 195});  // 3 - 5 saturates at 0
+  u.run();
+}
+
+TEST(Activations, PReluBroadcastsTheSlope) {
+  OpTester t("PRelu", 16);
+  t.input<float>({2, 3}, {-1, 2, -3, 4, -5, 6});
+  t.input<float>({3}, {0.5f, 0.25f, 2});
+  t.output<float>({2, 3}, {-0.5f, 2, -6, 4, -1.25f, 6});
+  t.run();
+  OpTester s("PRelu", 7);
+  s.input<double>({3}, {-4, 0, 4});
+  s.input<double>({1}, {0.25});
+  s.output<double>({3}, {-1, 0, 4});
+  s.run();
+  OpTester i("PRelu", 9);
+  i.input<int32_t>({3}, {-4, 0, 4});
+  i.input<int32_t>({}, {3});
+  i.output<int32_t>({3}, {-12, 0, 4});
+  i.run();
+}
+
+TEST(Activations, PRelu6SlopePerChannel) {
+  // Caffe2 semantics before opset 7: a 1-D slope of C values applies along dim 1.
+  OpTester t("PRelu", 6);
+  t.input<float>({1, 2, 2}, {-1, -2, -3, 4});
+  t.input<float>({2}, {0.5f, 2});
+  t.output<float>({1, 2, 2}, {-0.5f, -1, -6, 4});
+  t.run();
+}
+
+TEST(Activations, PReluSlopeMustBroadcastToX) {
+  OpTester t("PRelu", 16);
+  t.input<float>({2, 3}, {-1, 2, -3, 4, -5, 6});
+  t.input<float>({2}, {0.5f, 0.25f});
+  t.expect_failure(StatusCode::kShapeMismatch, "slope of shape (2,) does not broadcast to X's shape (2, 3)");
+  OpTester u("PRelu", 16);
+  u.input<float>({2}, {1, 2}).input<float>({1, 2}, {1, 2});
+  u.expect_failure(StatusCode::kShapeMismatch, "does not broadcast");
 }
 
 TEST(Clip, Opset11IgnoresAttributes) {

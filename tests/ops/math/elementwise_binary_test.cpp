@@ -235,5 +235,52 @@ TEST(Pow, Opset1LegacyBroadcast) {
   t.run();
 }
 
+TEST(Mod, IntegerSignFollowsTheDivisorUnlessFmod) {
+  const std::vector<int32_t> a = {-4, 7, 5, 4, -7, 8, -2147483647 - 1};
+  const std::vector<int32_t> b = {2, -3, 8, -2, 3, 5, -1};
+  OpTester t("Mod", 13);
+  t.input<int32_t>({7}, a).input<int32_t>({7}, b);
+  t.output<int32_t>({7}, {0, -2, 5, 0, 2, 3, 0});
+  t.run();
+  OpTester f("Mod", 10);
+  f.attr("fmod", int64_t{1});
+  f.input<int32_t>({7}, a).input<int32_t>({7}, b);
+  f.output<int32_t>({7}, {0, 1, 5, 0, -1, 3, 0});
+  f.run();
+}
+
+TEST(Mod, UnsignedAndBroadcast) {
+  OpTester t("Mod", 13);
+  t.input<uint8_t>({2, 2}, {250, 7, 9, 0}).input<uint8_t>({2}, {7, 4});
+  t.output<uint8_t>({2, 2}, {5, 3, 2, 0});
+  t.run();
+}
+
+TEST(Mod, FloatFmodKeepsTheDividendSign) {
+  OpTester t("Mod", 13);
+  t.attr("fmod", int64_t{1});
+  t.input<float>({4}, {-4.3f, 7.2f, 5.0f, -0.0f}).input<float>({4}, {2.1f, -3.4f, 8.0f, 1.0f});
+  t.output<float>({4}, {std::fmod(-4.3f, 2.1f), std::fmod(7.2f, -3.4f), 5.0f, -0.0f});
+  t.run();
+  OpTester h("Mod", 13);
+  h.attr("fmod", int64_t{1});
+  h.input(Tensor::from_vector<Eigen::half>({3}, {Eigen::half(-4.5f), Eigen::half(7.0f), Eigen::half(3.0f)}));
+  h.input(Tensor::from_vector<Eigen::half>({3}, {Eigen::half(2.0f), Eigen::half(-3.0f), Eigen::half(-2.5f)}));
+  h.output(Tensor::from_vector<Eigen::half>({3}, {Eigen::half(-0.5f), Eigen::half(1.0f), Eigen::half(0.5f)}));
+  h.run();
+}
+
+TEST(Mod, ErrorsNameTheProblem) {
+  OpTester f("Mod", 13);
+  f.input<float>({1}, {1}).input<float>({1}, {1});
+  f.expect_failure(StatusCode::kInvalidModel, "fmod must be 1 for floating-point inputs (float32), got 0");
+  OpTester z("Mod", 13);
+  z.input<int64_t>({2}, {1, 2}).input<int64_t>({2}, {3, 0});
+  z.expect_failure(StatusCode::kNumericFailure, "integer division by zero (divisor B is 0 at flat index 1)");
+  OpTester m("Mod", 13);
+  m.input<int64_t>({1}, {1}).input<int32_t>({1}, {1});
+  m.expect_failure(StatusCode::kInvalidModel, "must have the same type");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

@@ -97,6 +97,91 @@ TEST(UnaryMath, FloatOnlyOpsNameTheRejectedType) {
   }
 }
 
+TEST(UnaryMath, TrigonometricSweeps) {
+  unary_sweep("Sin", 7, [](double x) { return std::sin(x); });
+  unary_sweep("Cos", 7, [](double x) { return std::cos(x); });
+  unary_sweep("Tan", 7, [](double x) { return std::tan(x); });
+  unary_sweep("Atan", 7, [](double x) { return std::atan(x); });
+  // asin/acos are NaN outside [-1, 1], acosh below 1 and atanh outside (-1, 1): the sweep covers
+  // both sides of each domain edge.
+  unary_sweep("Asin", 7, [](double x) { return std::asin(x); });
+  unary_sweep("Acos", 7, [](double x) { return std::acos(x); });
+}
+
+TEST(UnaryMath, HyperbolicSweeps) {
+  unary_sweep("Sinh", 9, [](double x) { return std::sinh(x); });
+  unary_sweep("Cosh", 9, [](double x) { return std::cosh(x); });
+  unary_sweep("Asinh", 9, [](double x) { return std::asinh(x); });
+  unary_sweep("Acosh", 9, [](double x) { return std::acosh(x); });
+  unary_sweep("Atanh", 9, [](double x) { return std::atanh(x); });
+}
+
+TEST(UnaryMath, TrigonometricDouble) {
+  OpTester t("Atanh", 9);
+  t.input<double>({3}, {0.0, 0.5, -0.999});
+  t.output<double>({3}, {0.0, std::atanh(0.5), std::atanh(-0.999)});
+  t.run();
+}
+
+TEST(UnaryMath, RoundHalvesToEven) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTester t("Round", 11);
+  t.input<float>({11}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4f, -2.6f, nan, inf, -0.0f});
+  t.output<float>({11}, {0.0f, 2.0f, 2.0f, -0.0f, -2.0f, -2.0f, 2.0f, -3.0f, nan, inf, -0.0f});
+  t.tolerance(0, 0);
+  t.run();
+}
+
+TEST(UnaryMath, SignOnFloatsAndIntegers) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester f("Sign", 13);
+  f.input<float>({5}, {-3.5f, 0.0f, 2.0f, nan, -0.0f});
+  f.output<float>({5}, {-1.0f, 0.0f, 1.0f, nan, 0.0f});
+  f.run();
+  OpTester i("Sign", 9);
+  i.input<int8_t>({4}, {-128, 0, 5, 127});
+  i.output<int8_t>({4}, {-1, 0, 1, 1});
+  i.run();
+  OpTester u("Sign", 13);
+  u.input<uint32_t>({2}, {0, 4000000000u});
+  u.output<uint32_t>({2}, {0, 1});
+  u.run();
+}
+
+TEST(UnaryMath, IsNaNAndIsInf) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {1.0f, nan, inf, -inf, -0.0f};
+  OpTester n("IsNaN", 13);
+  n.input<float>({5}, x);
+  n.output<bool>({5}, {false, true, false, false, false});
+  n.run();
+  OpTester both("IsInf", 10);
+  both.input<float>({5}, x);
+  both.output<bool>({5}, {false, false, true, true, false});
+  both.run();
+  OpTester pos("IsInf", 10);
+  pos.attr("detect_negative", int64_t{0});
+  pos.input<float>({5}, x);
+  pos.output<bool>({5}, {false, false, true, false, false});
+  pos.run();
+  OpTester neg("IsInf", 10);
+  neg.attr("detect_positive", int64_t{0});
+  neg.input<double>({3}, {-INFINITY, INFINITY, 0.0});
+  neg.output<bool>({3}, {true, false, false});
+  neg.run();
+}
+
+TEST(UnaryMath, NewFloatOpsRejectIntegers) {
+  for (const char* op : {"Sin", "Acos", "Atanh", "Round", "IsNaN", "IsInf"}) {
+    OpTester t(op, 13);
+    t.input<int32_t>({2}, {1, 2});
+    t.expect_failure(StatusCode::kUnsupportedDType,
+                     "input of type int32 is not supported (supported: float32, float64)");
+  }
+}
+
 TEST(UnaryMath, KeepsShapeIncludingScalarsAndEmpty) {
   OpTester s("Abs", 13);
   s.input<float>({}, {-2.5f});

@@ -223,5 +223,42 @@ TEST(MatMul, MismatchedInnerAndBatchFail) {
   s.expect_failure(StatusCode::kShapeMismatch, "rank >= 1");
 }
 
+TEST(MatMulInteger, ZeroPointsScalarPerRowAndPerColumn) {
+  // A = [[11, 7, 3], [10, 6, 2]] uint8, B = [[1, 4], [2, 5], [3, 6]] uint8.
+  const std::vector<uint8_t> a = {11, 7, 3, 10, 6, 2};
+  const std::vector<uint8_t> b = {1, 4, 2, 5, 3, 6};
+  OpTester plain("MatMulInteger", 10);
+  plain.input<uint8_t>({2, 3}, a).input<uint8_t>({3, 2}, b);
+  plain.output<int32_t>({2, 2}, {34, 97, 28, 82});
+  plain.run();
+  // a_zero_point 2 per tensor, b_zero_point per column (1, 4).
+  OpTester zp("MatMulInteger", 10);
+  zp.input<uint8_t>({2, 3}, a).input<uint8_t>({3, 2}, b);
+  zp.input<uint8_t>({}, {2}).input<uint8_t>({2}, {1, 4});
+  // (A - 2) = [[9, 5, 1], [8, 4, 0]], (B - zp) = [[0, 0], [1, 1], [2, 2]].
+  zp.output<int32_t>({2, 2}, {7, 7, 4, 4});
+  zp.run();
+  // a_zero_point per row (1, 0) with int8 inputs and a batch.
+  OpTester row("MatMulInteger", 10);
+  row.input<int8_t>({2, 1, 2}, {3, -1, -128, 127}).input<int8_t>({2, 1}, {2, -1});
+  row.input<int8_t>({1}, {1});
+  row.output<int32_t>({2, 1, 1}, {6, -384});
+  row.run();
+}
+
+TEST(MatMulInteger, RejectsFloatsAndBadZeroPoints) {
+  OpTester f("MatMulInteger", 10);
+  f.input<float>({1, 1}, {1}).input<float>({1, 1}, {1});
+  f.expect_failure(StatusCode::kUnsupportedDType, "input of type float32 is not supported (supported: int8, uint8)");
+  OpTester z("MatMulInteger", 10);
+  z.input<uint8_t>({2, 2}, {1, 2, 3, 4}).input<uint8_t>({2, 2}, {1, 2, 3, 4});
+  z.input<uint8_t>({3}, {1, 2, 3});
+  z.expect_failure(StatusCode::kShapeMismatch, "a_zero_point of shape (3,) must be a scalar or hold 2 values");
+  OpTester t("MatMulInteger", 10);
+  t.input<uint8_t>({1, 1}, {1}).input<uint8_t>({1, 1}, {1});
+  t.input<int8_t>({}, {1});
+  t.expect_failure(StatusCode::kInvalidModel, "a_zero_point (int8) must have the type of a (uint8)");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

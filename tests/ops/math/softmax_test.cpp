@@ -135,5 +135,41 @@ TEST(Softmax, RejectsIntegers) {
   t.expect_failure(StatusCode::kUnsupportedDType, "int32");
 }
 
+TEST(Hardmax, OneHotOfTheFirstMaximum) {
+  OpTester t("Hardmax", 13);
+  t.input<float>({2, 4}, {3, 0, 1, 3, -1, -5, 7, 2});
+  t.output<float>({2, 4}, {1, 0, 0, 0, 0, 0, 1, 0});
+  t.run();
+  OpTester a("Hardmax", 13);
+  a.attr("axis", int64_t{0});
+  a.input<double>({2, 2}, {1, 5, 2, 5});
+  a.output<double>({2, 2}, {0, 1, 1, 0});
+  a.run();
+}
+
+TEST(Hardmax, Opset11CoercesTo2DAndNaNWins) {
+  // axis=1 of (2, 2, 2) flattens to rows of 4 before opset 13.
+  OpTester t("Hardmax", 11);
+  t.input<float>({2, 2, 2}, {1, 2, 3, 0, 9, 8, 7, 6});
+  t.output<float>({2, 2, 2}, {0, 0, 1, 0, 1, 0, 0, 0});
+  t.run();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester n("Hardmax", 1);
+  n.input<float>({1, 3}, {5, nan, 9});
+  n.output<float>({1, 3}, {0, 1, 0});
+  n.run();
+}
+
+TEST(Hardmax, EmptyAndBadAxis) {
+  OpTester e("Hardmax", 13);
+  e.input<float>({0, 3}, {});
+  e.output<float>({0, 3}, {});
+  e.run();
+  OpTester b("Hardmax", 13);
+  b.attr("axis", int64_t{2});
+  b.input<float>({2, 2}, {1, 2, 3, 4});
+  b.expect_failure(StatusCode::kInvalidModel, "axis 2 is not in valid range [-2, 1]");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

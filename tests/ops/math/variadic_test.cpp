@@ -99,5 +99,30 @@ TEST(Variadic, SumRejectsIntegers) {
   t.expect_failure(StatusCode::kUnsupportedDType, "int32");
 }
 
+TEST(Variadic, Float16MaxMinSumMean) {
+  auto half = [](std::vector<float> v) {
+    std::vector<Eigen::half> h;
+    for (float f : v) h.push_back(Eigen::half(f));
+    return Tensor::from_vector<Eigen::half>({static_cast<int64_t>(h.size())}, h);
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester mx("Max", 13);
+  mx.input(half({1, 5, -2, nan})).input(half({3, 4, -1, 0}));
+  mx.output(half({3, 5, -1, nan}));
+  mx.run();
+  OpTester mn("Min", 8);
+  mn.input(half({1, 5, -2, 0})).input(half({3, 4, -1, nan}));
+  mn.output(half({1, 4, -2, nan}));
+  mn.run();
+  OpTester sum("Sum", 13);
+  sum.input(half({1, 0.5f})).input(half({2, 0.25f})).input(half({4, 0.125f}));
+  sum.output(half({7, 0.875f}));
+  sum.run();
+  OpTester mean("Mean", 13);
+  mean.input(half({1, 3})).input(half({2, 5}));
+  mean.output(half({1.5f, 4}));
+  mean.run();
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

@@ -88,13 +88,35 @@ TEST(BatchNormalization, StatisticsOutputsPassRunningStatsThrough) {
   t.run();
 }
 
-TEST(BatchNormalization, TrainingModeIsRefused) {
+TEST(BatchNormalization, TrainingModeUsesBatchStatistics) {
+  // Channel 0 holds 1, 3, 5, 7 over the batch: mean 4, biased variance 5.
+  const double r5 = std::sqrt(5.0);
+  OpTester t("BatchNormalization", 15);
+  t.attr("training_mode", int64_t{1}).attr("epsilon", 0.0f);
+  t.input<float>({2, 1, 2}, {1, 3, 5, 7});
+  t.input<float>({1}, {2}).input<float>({1}, {1}).input<float>({1}, {0}).input<float>({1}, {1});
+  t.output<float>({2, 1, 2}, {static_cast<float>(-6 / r5 + 1), static_cast<float>(-2 / r5 + 1),
+                              static_cast<float>(2 / r5 + 1), static_cast<float>(6 / r5 + 1)});
+  // running = input * 0.9 + batch * 0.1 (default momentum).
+  t.output<float>({1}, {0.4f});
+  t.output<float>({1}, {1.4f});
+  t.run();
+  OpTester m("BatchNormalization", 14);
+  m.attr("training_mode", int64_t{1}).attr("momentum", 0.5f).attr("epsilon", 0.0f);
+  m.input<double>({2, 2}, {1, 10, 3, 20});
+  m.input<double>({2}, {1, 1}).input<double>({2}, {0, 0}).input<double>({2}, {0, 0}).input<double>({2}, {1, 1});
+  m.output<double>({2, 2}, {-1, -1, 1, 1});
+  m.omitted_output().omitted_output();
+  m.run();
+}
+
+TEST(BatchNormalization, TrainingModeNeedsABatch) {
   OpTester t("BatchNormalization", 14);
   t.attr("training_mode", int64_t{1});
-  t.input<float>({1, 1, 1}, {3});
+  t.input<float>({0, 1, 1}, {});
   t.input<float>({1}, {1}).input<float>({1}, {0}).input<float>({1}, {1}).input<float>({1}, {4});
   t.unchecked_output();
-  t.expect_failure(StatusCode::kUnsupportedAttr, "training_mode=1");
+  t.expect_failure(StatusCode::kShapeMismatch, "training_mode=1 needs a non-empty batch");
 }
 
 TEST(BatchNormalization, SpatialZeroIsRefused) {
@@ -117,6 +139,154 @@ TEST(BatchNormalization, ParameterShapeMismatchFails) {
   m.input<float>({2}, {1, 1}).input<float>({2}, {0, 0}).input<float>({2}, {0, 0});
   m.unchecked_output();
   m.expect_failure(StatusCode::kInvalidModel, "expects at least 5 inputs, got 4");
+}
+
+// ---- InstanceNormalization ---------------------------------------------------------------------
+
+TEST(InstanceNormalization, PerImageAndChannel) {
+  // Plane (0, 0) = 1, 2, 3, 6 (mean 3, var 3.5); plane (0, 1) = 2, 2, 2, 2 (var 0).
+  OpTester t("InstanceNormalization", 6);
+  t.attr("epsilon", 0.5f);
+  t.input<float>({1, 2, 2, 2}, {1, 2, 3, 6, 2, 2, 2, 2});
+  t.input<float>({2}, {2, 1}).input<float>({2}, {0, 5});
+  const double s = 2.0 / std::sqrt(4.0);
+  t.output<float>({1, 2, 2, 2}, {static_cast<float>(-2 * s), static_cast<float>(-1 * s), 0, static_cast<float>(3 * s),
+                                 5, 5, 5, 5});
+  t.run();
+}
+
+TEST(InstanceNormalization, AgainstOracleAndErrors) {
+  const int64_t n = 2, c = 3, inner = 10;
+  const std::vector<float> x = random_floats(n * c * inner, 31, -3, 3);
+  const std::vector<float> scale = random_floats(c, 32), bias = random_floats(c, 33);
+  std::vector<float> y(x.size());
+  for (int64_t p = 0; p < n * c; ++p) {
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < inner; ++i) mean += x[p * inner + i];
+    mean /= inner;
+    for (int64_t i = 0; i < inner; ++i) var += (x[p * inner + i] - mean) * (x[p * inner + i] - mean);
+    var /= inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      y[p * inner + i] =
+          static_cast<float>((x[p * inner + i] - mean) / std::sqrt(var + 1e-5) * scale[p % c] + bias[p % c]);
+    }
+  }
+  for (int64_t opset : {1, 6}) {
+    OpTester t("InstanceNormalization", opset);
+    t.input<float>({n, c, 2, 5}, x).input<float>({c}, scale).input<float>({c}, bias);
+    t.output<float>({n, c, 2, 5}, y);
+    t.run();
+  }
+  OpTester e("InstanceNormalization", 6);
+  e.input<float>({1, 2, 2}, {1, 2, 3, 4}).input<float>({3}, {1, 1, 1}).input<float>({2}, {0, 0});
+  e.expect_failure(StatusCode::kShapeMismatch, "scale must have shape (2,), got (3,)");
+}
+
+// ---- LayerNormalization ------------------------------------------------------------------------
+
+TEST(LayerNormalization, AxisScaleBiasAndStatistics) {
+  // Rows (axis -1) of (2, 3): [1, 2, 3] (mean 2, var 2/3) and [2, 2, 8] (mean 4, var 8).
+  const double eps = 1e-5;
+  const double i0 = 1 / std::sqrt(2.0 / 3 + eps), i1 = 1 / std::sqrt(8 + eps);
+  OpTester t("LayerNormalization", 17);
+  t.input<float>({2, 3}, {1, 2, 3, 2, 2, 8}).input<float>({3}, {1, 2, 3}).input<float>({3}, {0, 0, 1});
+  t.output<float>({2, 3}, {static_cast<float>(-i0), 0, static_cast<float>(3 * i0 + 1), static_cast<float>(-2 * i1),
+                           static_cast<float>(-4 * i1), static_cast<float>(12 * i1 + 1)});
+  t.output<float>({2, 1}, {2, 4});
+  t.output<float>({2, 1}, {static_cast<float>(i0), static_cast<float>(i1)});
+  t.run();
+}
+
+TEST(LayerNormalization, LeadingAxisBroadcastScaleAndNoBias) {
+  // axis 0 normalizes the whole tensor; a scalar-like Scale of shape (1,) broadcasts.
+  OpTester t("LayerNormalization", 17);
+  t.attr("axis", int64_t{0}).attr("epsilon", 0.0f);
+  t.input<double>({2, 2}, {1, 3, 5, 7}).input<double>({1}, {2});
+  const double inv = 1 / std::sqrt(5.0);
+  t.output<double>({2, 2}, {-6 * inv, -2 * inv, 2 * inv, 6 * inv});
+  t.omitted_output();
+  t.output<float>({1, 1}, {static_cast<float>(inv)});
+  t.run();
+}
+
+TEST(LayerNormalization, Errors) {
+  OpTester s("LayerNormalization", 17);
+  s.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({2}, {1, 1});
+  s.expect_failure(StatusCode::kShapeMismatch, "Scale of shape (2,) does not broadcast to the normalized shape (3,)");
+  OpTester a("LayerNormalization", 17);
+  a.attr("axis", int64_t{2});
+  a.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<float>({3}, {1, 1, 1});
+  a.expect_failure(StatusCode::kInvalidModel, "axis 2 is not in valid range [-2, 1]");
+  OpTester st("LayerNormalization", 17);
+  st.attr("stash_type", int64_t{11});
+  st.input<float>({3}, {1, 2, 3}).input<float>({3}, {1, 1, 1});
+  st.expect_failure(StatusCode::kUnsupportedAttr, "stash_type 11 is not supported");
+}
+
+// ---- MeanVarianceNormalization -----------------------------------------------------------------
+
+TEST(MeanVarianceNormalization, DefaultAxesAndCustomAxes) {
+  // Default axes (0, 2, 3): per channel over N, H, W. Channel 0 = 1, 3, 5, 7 (mean 4, std sqrt 5).
+  OpTester t("MeanVarianceNormalization", 13);
+  t.input<float>({2, 2, 1, 2}, {1, 3, 0, 0, 5, 7, 0, 0});
+  const double s = std::sqrt(5.0) + 1e-9;
+  t.output<float>({2, 2, 1, 2}, {static_cast<float>(-3 / s), static_cast<float>(-1 / s), 0, 0,
+                                 static_cast<float>(1 / s), static_cast<float>(3 / s), 0, 0});
+  t.run();
+  OpTester a("MeanVarianceNormalization", 9);
+  a.attr("axes", Shape{1});
+  a.input<double>({2, 2}, {1, 3, 10, 10});
+  a.output<double>({2, 2}, {-1 / (1 + 1e-9), 1 / (1 + 1e-9), 0, 0});
+  a.run();
+  OpTester e("MeanVarianceNormalization", 13);
+  e.input<float>({2, 2}, {1, 2, 3, 4});
+  e.expect_failure(StatusCode::kInvalidModel, "axis 2 is not in valid range [-2, 1]");
+}
+
+// ---- LpNormalization ---------------------------------------------------------------------------
+
+TEST(LpNormalization, L1AndL2AlongAnAxis) {
+  OpTester l2("LpNormalization", 1);
+  l2.input<float>({2, 2}, {3, 4, 0, 0});
+  l2.output<float>({2, 2}, {0.6f, 0.8f, 0, 0});  // a zero row stays zero
+  l2.run();
+  OpTester l1("LpNormalization", 1);
+  l1.attr("p", int64_t{1}).attr("axis", int64_t{0});
+  l1.input<double>({2, 2}, {1, -2, 3, 2});
+  l1.output<double>({2, 2}, {0.25, -0.5, 0.75, 0.5});
+  l1.run();
+  OpTester p("LpNormalization", 1);
+  p.attr("p", int64_t{3});
+  p.input<float>({2}, {1, 2});
+  p.expect_failure(StatusCode::kInvalidModel, "p must be 1 or 2, got 3");
+}
+
+// ---- LRN ---------------------------------------------------------------------------------------
+
+TEST(LRN, AgainstOracle) {
+  const int64_t n = 1, c = 5, inner = 3;
+  const std::vector<float> x = random_floats(n * c * inner, 41, -2, 2);
+  const double alpha = 2e-2, beta = 0.6, bias = 1.5;
+  for (int64_t size : {1, 2, 3, 4}) {
+    std::vector<float> y(x.size());
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t i = 0; i < inner; ++i) {
+        double sq = 0;
+        for (int64_t k = ch - (size - 1) / 2; k <= ch + size / 2; ++k) {
+          if (k >= 0 && k < c) sq += double(x[k * inner + i]) * x[k * inner + i];
+        }
+        y[ch * inner + i] = static_cast<float>(x[ch * inner + i] / std::pow(bias + alpha / size * sq, beta));
+      }
+    OpTester t("LRN", 13);
+    t.attr("size", size).attr("alpha", static_cast<float>(alpha)).attr("beta", static_cast<float>(beta));
+    t.attr("bias", static_cast<float>(bias));
+    t.input<float>({n, c, 1, inner}, x);
+    t.output<float>({n, c, 1, inner}, y);
+    t.run();
+  }
+  OpTester e("LRN", 1);
+  e.input<float>({1, 1, 1}, {1});
+  e.expect_failure(StatusCode::kInvalidModel, "attribute size is required");
 }
 
 }  // namespace

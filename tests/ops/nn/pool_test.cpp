@@ -283,5 +283,102 @@ TEST(GlobalPool, RankAndEmptyErrors) {
   e.expect_failure(StatusCode::kShapeMismatch, "empty spatial dims");
 }
 
+// ---- LpPool ------------------------------------------------------------------------------------
+
+TEST(LpPool, P2AndP1WithPadsAndStrides) {
+  // x (1, 1, 3, 3) = 1..9; 2x2 windows with stride 1.
+  OpTester t("LpPool", 11);
+  t.attr("kernel_shape", Shape{2, 2});
+  t.input<float>({1, 1, 3, 3}, iota_floats(9));
+  t.output<float>({1, 1, 2, 2}, {std::sqrt(1.0f + 4 + 16 + 25), std::sqrt(4.0f + 9 + 25 + 36),
+                                 std::sqrt(16.0f + 25 + 49 + 64), std::sqrt(25.0f + 36 + 64 + 81)});
+  t.run();
+  // p = 1, stride 2 and one cell of padding on each side: padded cells add nothing.
+  OpTester p("LpPool", 2);
+  p.attr("kernel_shape", Shape{2, 2}).attr("p", int64_t{1}).attr("strides", Shape{2, 2});
+  p.attr("pads", Shape{1, 1, 1, 1});
+  p.input<float>({1, 1, 3, 3}, {1, -2, 3, -4, 5, -6, 7, -8, 9});
+  p.output<float>({1, 1, 2, 2}, {1, 2 + 3, 4 + 7, 5 + 6 + 8 + 9});
+  p.run();
+}
+
+TEST(LpPool, Opset1FloatPAndOneDimensional) {
+  OpTester t("LpPool", 1);
+  t.attr("kernel_shape", Shape{3}).attr("p", 3.0f).attr("strides", Shape{2});
+  t.input<double>({1, 1, 5}, {1, -1, 2, 0, -2});
+  t.output<double>({1, 1, 2}, {std::cbrt(10.0), std::cbrt(16.0)});
+  t.run();
+}
+
+TEST(LpPool, Errors) {
+  OpTester k("LpPool", 11);
+  k.input<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  k.expect_failure(StatusCode::kInvalidModel, "attribute kernel_shape is required");
+  OpTester p("LpPool", 11);
+  p.attr("kernel_shape", Shape{2, 2}).attr("p", int64_t{0});
+  p.input<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  p.expect_failure(StatusCode::kInvalidModel, "p must be positive and finite, got 0");
+}
+
+TEST(GlobalLpPool, DefaultP2AndOpset1FloatP) {
+  OpTester t("GlobalLpPool", 2);
+  t.input<float>({1, 2, 2}, {3, 4, 1, 0});
+  t.output<float>({1, 2, 1}, {5, 1});
+  t.run();
+  OpTester o("GlobalLpPool", 1);
+  o.attr("p", 1.0f);
+  o.input<float>({2, 1, 2, 2}, {1, -2, 3, -4, 0, 0, 0, 0});
+  o.output<float>({2, 1, 1, 1}, {10, 0});
+  o.run();
+  OpTester r("GlobalLpPool", 2);
+  r.input<float>({3}, {1, 2, 3});
+  r.expect_failure(StatusCode::kShapeMismatch, "X must be (N, C, D1, ...), got (3,)");
+}
+
+// ---- MaxUnpool ---------------------------------------------------------------------------------
+
+TEST(MaxUnpool, InvertsMaxPoolIndices) {
+  // MaxPool 2x2/2 of a 4x4 picks these values at these flat indices.
+  OpTester t("MaxUnpool", 11);
+  t.attr("kernel_shape", Shape{2, 2}).attr("strides", Shape{2, 2});
+  t.input<float>({1, 1, 2, 2}, {6, 8, 14, 16}).input<int64_t>({1, 1, 2, 2}, {5, 7, 13, 15});
+  t.output<float>({1, 1, 4, 4}, {0, 0, 0, 0, 0, 6, 0, 8, 0, 0, 0, 0, 0, 14, 0, 16});
+  t.run();
+  // An explicit output_shape (5x5) pads the 4x4 result at the end; the indices keep referring to
+  // the 4x4 layout (the ONNX reference and backend test).
+  OpTester s("MaxUnpool", 9);
+  s.attr("kernel_shape", Shape{2, 2}).attr("strides", Shape{2, 2});
+  s.input<float>({1, 1, 2, 2}, {5, 6, 7, 8}).input<int64_t>({1, 1, 2, 2}, {5, 7, 13, 15});
+  s.input<int64_t>({4}, {1, 1, 5, 5});
+  std::vector<float> y(25, 0.0f);
+  y[6] = 5, y[8] = 6, y[16] = 7, y[18] = 8;
+  s.output<float>({1, 1, 5, 5}, y);
+  s.run();
+}
+
+TEST(MaxUnpool, IndicesAcrossChannelsAndErrors) {
+  OpTester t("MaxUnpool", 11);
+  t.attr("kernel_shape", Shape{2});
+  t.input<double>({1, 2, 1}, {7, 9}).input<int64_t>({1, 2, 1}, {1, 2});
+  t.output<double>({1, 2, 2}, {0, 7, 9, 0});
+  t.run();
+  OpTester o("MaxUnpool", 11);
+  o.attr("kernel_shape", Shape{2});
+  o.input<float>({1, 1, 1}, {7}).input<int64_t>({1, 1, 1}, {2});
+  o.expect_failure(StatusCode::kInvalidModel, "index I[0] = 2 is outside the unpooled shape (1, 1, 2) of 2 elements");
+  OpTester i("MaxUnpool", 11);
+  i.attr("kernel_shape", Shape{2});
+  i.input<float>({1, 1, 1}, {7}).input<int32_t>({1, 1, 1}, {0});
+  i.expect_failure(StatusCode::kShapeMismatch, "I must be an int64 tensor of X's shape");
+  OpTester s("MaxUnpool", 11);
+  s.attr("kernel_shape", Shape{2});
+  s.input<float>({1, 1, 1}, {7}).input<int64_t>({1, 1, 1}, {0}).input<int64_t>({3}, {1, 2, 2});
+  s.expect_failure(StatusCode::kShapeMismatch, "output_shape (1, 2, 2) must have X's rank, N and C");
+  OpTester m("MaxUnpool", 11);
+  m.attr("kernel_shape", Shape{2});
+  m.input<float>({1, 1, 2}, {7, 8}).input<int64_t>({1, 1, 2}, {0, 1}).input<int64_t>({3}, {1, 1, 2});
+  m.expect_failure(StatusCode::kShapeMismatch, "be no smaller than the inferred shape (1, 1, 3)");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

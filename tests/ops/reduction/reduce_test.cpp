@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "tests/ops/op_tester.h"
@@ -197,6 +198,134 @@ TEST(Reduce, ErrorsNameTheProblem) {
   OpTester b("ReduceMax", 13);
   b.input<bool>({1}, {true});
   b.expect_failure(StatusCode::kUnsupportedDType, "bool");
+}
+
+TEST(Reduce, ProdL1L2SumSquareLogSumLogSumExpAgainstOracle) {
+  const std::vector<float> x = random_floats(2 * 3 * 4, 21, -2.0f, 2.0f);
+  struct Case {
+    const char* op;
+    double (*init)();
+    double (*step)(double acc, double v);
+    double (*finish)(double acc);
+  };
+  const Case cases[] = {
+      {"ReduceProd", [] { return 1.0; }, [](double a, double v) { return a * v; }, [](double a) { return a; }},
+      {"ReduceL1", [] { return 0.0; }, [](double a, double v) { return a + std::abs(v); }, [](double a) { return a; }},
+      {"ReduceL2", [] { return 0.0; }, [](double a, double v) { return a + v * v; }, [](double a) { return std::sqrt(a); }},
+      {"ReduceSumSquare", [] { return 0.0; }, [](double a, double v) { return a + v * v; }, [](double a) { return a; }},
+      {"ReduceLogSum", [] { return 0.0; }, [](double a, double v) { return a + std::abs(v); },
+       [](double a) { return std::log(a); }},
+      {"ReduceLogSumExp", [] { return 0.0; }, [](double a, double v) { return a + std::exp(v); },
+       [](double a) { return std::log(a); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    // LogSum of |x| keeps the argument positive; the kernel sees the same |x| values.
+    std::vector<float> in = x;
+    if (std::string(c.op) == "ReduceLogSum") {
+      for (float& v : in) v = std::abs(v);
+    }
+    // Reduce axes 0 and 2 of (2, 3, 4) with keepdims: output (1, 3, 1).
+    std::vector<float> y;
+    for (int j = 0; j < 3; ++j) {
+      double acc = c.init();
+      for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 4; ++k) acc = c.step(acc, in[static_cast<size_t>((i * 3 + j) * 4 + k)]);
+      y.push_back(static_cast<float>(c.finish(acc)));
+    }
+    for (int64_t opset : {1, 11, 13}) {
+      OpTester t(c.op, opset);
+      t.attr("axes", Shape{0, -1});
+      t.input<float>({2, 3, 4}, in);
+      t.output<float>({1, 3, 1}, y);
+      t.run();
+    }
+  }
+}
+
+TEST(Reduce, LogSumExpIsStableForLargeInputs) {
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTester t("ReduceLogSumExp", 13);
+  t.attr("axes", Shape{1}).attr("keepdims", int64_t{0});
+  t.input<float>({4, 2}, {1000, 1000, -1000, -1000, inf, 1, -inf, -inf});
+  t.output<float>({4}, {1000 + std::log(2.0f), -1000 + std::log(2.0f), inf, -inf});
+  t.run();
+}
+
+TEST(Reduce, NewReductionsOnIntegersAndEmptySets) {
+  OpTester p("ReduceProd", 13);
+  p.attr("keepdims", int64_t{0});
+  p.input<int32_t>({4}, {-2, 3, 65536, 65536});
+  p.output<int32_t>({}, {0});  // -6 * 2^32 wraps to 0 modulo 2^32
+  p.run();
+  OpTester l1("ReduceL1", 13);
+  l1.attr("axes", Shape{1});
+  l1.input<int64_t>({2, 2}, {-3, 4, 5, -6});
+  l1.output<int64_t>({2, 1}, {7, 11});
+  l1.run();
+  OpTester l2("ReduceL2", 13);
+  l2.input<int32_t>({2}, {3, -4});
+  l2.output<int32_t>({1}, {5});
+  l2.run();
+  const float inf = std::numeric_limits<float>::infinity();
+  const struct {
+    const char* op;
+    float value;
+  } empty[] = {{"ReduceProd", 1}, {"ReduceL1", 0}, {"ReduceL2", 0}, {"ReduceSumSquare", 0}, {"ReduceLogSum", -inf},
+               {"ReduceLogSumExp", -inf}};
+  for (const auto& e : empty) {
+    OpTester t(e.op, 13);
+    t.attr("axes", Shape{1});
+    t.input<float>({2, 0}, {});
+    t.output<float>({2, 1}, {e.value, e.value});
+    t.run();
+  }
+}
+
+TEST(ArgMaxMin, AxisKeepdimsAndSelectLastIndex) {
+  // x (2, 3) = [[2, 7, 7], [5, 1, 5]]
+  const std::vector<float> x = {2, 7, 7, 5, 1, 5};
+  OpTester a("ArgMax", 13);
+  a.attr("axis", int64_t{1});
+  a.input<float>({2, 3}, x);
+  a.output<int64_t>({2, 1}, {1, 0});
+  a.run();
+  OpTester last("ArgMax", 12);
+  last.attr("axis", int64_t{-1}).attr("select_last_index", int64_t{1}).attr("keepdims", int64_t{0});
+  last.input<float>({2, 3}, x);
+  last.output<int64_t>({2}, {2, 2});
+  last.run();
+  OpTester mn("ArgMin", 11);
+  mn.input<float>({2, 3}, x);  // default axis 0
+  mn.output<int64_t>({1, 3}, {0, 1, 1});
+  mn.run();
+  OpTester mi("ArgMin", 1);
+  mi.attr("axis", int64_t{1}).attr("keepdims", int64_t{0});
+  mi.input<int32_t>({2, 3}, {4, -9, -9, 0, 0, 0});
+  mi.output<int64_t>({2}, {1, 0});
+  mi.run();
+}
+
+TEST(ArgMaxMin, NaNWinsAndErrors) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester a("ArgMax", 13);
+  a.attr("keepdims", int64_t{0});
+  a.input<float>({4}, {1, nan, 9, nan});
+  a.output<int64_t>({}, {1});
+  a.run();
+  OpTester m("ArgMin", 13);
+  m.attr("keepdims", int64_t{0}).attr("select_last_index", int64_t{1});
+  m.input<float>({4}, {1, nan, -9, nan});
+  m.output<int64_t>({}, {3});
+  m.run();
+  OpTester e("ArgMax", 13);
+  e.attr("axis", int64_t{1});
+  e.input<float>({2, 0}, {});
+  e.expect_failure(StatusCode::kShapeMismatch, "cannot take ArgMax over the empty axis 1 of (2, 0)");
+  OpTester r("ArgMin", 13);
+  r.attr("axis", int64_t{3});
+  r.input<float>({2, 2}, {1, 2, 3, 4});
+  r.expect_failure(StatusCode::kInvalidModel, "axis 3 is not in valid range [-2, 1]");
 }
 
 }  // namespace
