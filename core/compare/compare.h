@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/ir/tensor.h"
+#include "core/ir/tensor_map.h"
+
+namespace vn {
+
+/// Which statistic of the error is checked against the tolerances (Polygraphy's
+/// --check-error-stat). kElemwise checks every element.
+enum class ErrorStat { kElemwise, kMax, kMean, kMedian, kQuantile };
+
+std::string_view error_stat_name(ErrorStat stat);
+std::optional<ErrorStat> error_stat_from_name(std::string_view name);
+
+/// The tolerance applied to one tensor.
+struct Tolerance {
+  double atol = 1e-5;
+  double rtol = 1e-5;
+  ErrorStat stat = ErrorStat::kElemwise;
+  double quantile = 0.99;  ///< for kQuantile
+};
+
+/// Comparison settings with per-tensor overrides, as Polygraphy's `--atol 1e-5 out0:1e-3`: the ""
+/// key of each map is the default for tensors not listed; without it Polygraphy's defaults apply
+/// (atol = rtol = 1e-5, elemwise, quantile 0.99).
+struct CompareConfig {
+  std::map<std::string, double, std::less<>> atol;
+  std::map<std::string, double, std::less<>> rtol;
+  std::map<std::string, ErrorStat, std::less<>> stat;
+  std::map<std::string, double, std::less<>> quantile;
+  /// Matching infinities count as equal (absolute error 0) instead of NaN.
+  bool infinities_compare_equal = false;
+
+  Tolerance tolerance_for(std::string_view tensor_name) const;
+};
+
+/// Everything measured about one pair of tensors. `test` is the tensor under test, `ref` the one
+/// it is measured against (the denominator of relative errors). Statistics are over all
+/// elements; errors involving NaN are NaN and make every statistic that sees them NaN, as in
+/// Polygraphy, so a NaN can never pass.
+struct TensorComparison {
+  std::string name;
+  bool passed = false;
+  std::string mismatch;  ///< non-empty when the tensors cannot be compared (dtype, shape)
+  Tolerance tolerance;
+  int64_t count = 0;
+
+  double abs_max = 0, abs_mean = 0, abs_median = 0, abs_quantile = 0;
+  double rel_max = 0, rel_mean = 0, rel_median = 0, rel_quantile = 0;
+  int64_t worst_index = -1;  ///< flat index of the largest absolute error (first NaN if any)
+  double worst_test = 0, worst_ref = 0;
+
+  double cosine = 1;     ///< cosine similarity over finite pairs (1 when both are zero)
+  double nmse = 0;       ///< sum (test - ref)^2 / sum ref^2 over finite pairs
+  double snr_db = 0;     ///< 10 log10(sum ref^2 / sum (test - ref)^2); +inf when identical
+
+  int64_t nan_test = 0, nan_ref = 0;
+  int64_t inf_test = 0, inf_ref = 0;
+  int64_t mismatch_count = 0;  ///< elements failing both tolerances (elemwise rule)
+
+  /// The smallest tolerance that would make this tensor pass with the other left as set:
+  /// min_atol keeps rtol, min_rtol keeps atol. Infinite when no value suffices (NaN).
+  double min_atol = 0, min_rtol = 0;
+};
+
+/// Compares `test` against `ref` with Polygraphy's `simple` rule: an element fails only when it
+/// exceeds both atol and rtol (or its error is NaN); statistic modes compare the chosen statistic
+/// of the absolute and of the relative error. Relative error divides by |ref|, with exact zeros of
+/// floating-point refs replaced by 2.22e-16 (numpy's float64 epsilon, Polygraphy's choice).
+/// Integer and bool tensors are compared exactly through their values (bool: XOR). Different
+/// dtypes or shapes fail with `mismatch` set; strings compare for equality only.
+TensorComparison compare_tensors(std::string_view name, const Tensor& test, const Tensor& ref,
+                                 const Tolerance& tolerance, bool infinities_compare_equal);
+
+/// The comparison of two sets of results, paired by exact tensor name only.
+struct ResultsComparison {
+  std::vector<TensorComparison> tensors;  ///< in `test` order
+  std::vector<std::string> only_in_test;  ///< never compared: no tensor of that name in ref
+  std::vector<std::string> only_in_ref;
+  bool passed() const;
+};
+
+/// Compares every tensor of `test` with the tensor of the same name in `ref`. `fail_fast` stops
+/// after the first failing tensor.
+ResultsComparison compare_results(const TensorMap& test, const TensorMap& ref, const CompareConfig& config,
+                                  bool fail_fast = false);
+
+}  // namespace vn

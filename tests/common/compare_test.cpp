@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// Polygraphy's `simple` comparison semantics (polygraphy-notes §3.4), checked case by case.
+#include "core/compare/compare.h"
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+namespace vn {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+TensorComparison cmp(std::vector<float> test, std::vector<float> ref, Tolerance tol = {}, bool inf_equal = false) {
+  const auto n = static_cast<int64_t>(test.size());
+  return compare_tensors("t", Tensor::from_vector<float>({n}, test), Tensor::from_vector<float>({n}, ref), tol,
+                         inf_equal);
+}
+
+TEST(Compare, AnElementPassesWhenEitherToleranceHolds) {
+  Tolerance tol{1e-3, 1e-3};
+  // abs 0.01 > atol but rel 0.01/100 = 1e-4 <= rtol: passes.
+  EXPECT_TRUE(cmp({100.01f}, {100.0f}, tol).passed);
+  // rel 1 > rtol but abs 1e-4 <= atol: passes.
+  EXPECT_TRUE(cmp({2e-4f}, {1e-4f}, tol).passed);
+  // Both exceeded: fails, and is counted.
+  TensorComparison c = cmp({1.0f, 2.0f, 3.5f}, {1.0f, 2.0f, 3.0f}, tol);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.mismatch_count, 1);
+  EXPECT_EQ(c.worst_index, 2);
+  EXPECT_FLOAT_EQ(c.worst_test, 3.5f);
+  EXPECT_DOUBLE_EQ(c.abs_max, 0.5);
+}
+
+TEST(Compare, NanAlwaysFails) {
+  EXPECT_FALSE(cmp({std::nanf("")}, {std::nanf("")}, Tolerance{1e9, 1e9}).passed);
+  EXPECT_FALSE(cmp({1.0f}, {std::nanf("")}, Tolerance{1e9, 1e9}).passed);
+  TensorComparison c = cmp({std::nanf(""), 1.0f}, {1.0f, 1.0f});
+  EXPECT_EQ(c.nan_test, 1);
+  EXPECT_TRUE(std::isnan(c.abs_max));
+  EXPECT_EQ(c.worst_index, 0);
+  EXPECT_TRUE(std::isinf(c.min_atol));
+}
+
+TEST(Compare, InfinitiesCompareEqualOnlyWhenAsked) {
+  EXPECT_FALSE(cmp({kInf}, {kInf}).passed);  // inf - inf is NaN
+  EXPECT_TRUE(cmp({kInf}, {kInf}, {}, true).passed);
+  EXPECT_FALSE(cmp({kInf}, {-kInf}, {}, true).passed);
+  EXPECT_EQ(cmp({kInf}, {1.0f}).inf_test, 1);
+}
+
+TEST(Compare, ZeroDenominatorsUseNumpyEpsilon) {
+  TensorComparison c = cmp({1e-6f}, {0.0f});
+  EXPECT_NEAR(c.rel_max, 1e-6 / 2.220446049250313e-16, 1e2);
+  EXPECT_TRUE(c.passed);  // abs 1e-6 is within atol 1e-5
+}
+
+TEST(Compare, IntegersCastUpAndDivideByTheirZeros) {
+  Tensor a = Tensor::from_vector<uint8_t>({2}, {0, 5});
+  Tensor b = Tensor::from_vector<uint8_t>({2}, {1, 0});
+  TensorComparison c = compare_tensors("u", a, b, {}, false);
+  EXPECT_DOUBLE_EQ(c.abs_max, 5.0);  // no wrap-around: 0 - 1 is 1 in absolute value
+  EXPECT_TRUE(std::isinf(c.rel_max));
+  EXPECT_FALSE(c.passed);
+  Tensor t = Tensor::from_vector<bool>({3}, {true, false, true});
+  Tensor f = Tensor::from_vector<bool>({3}, {true, true, true});
+  EXPECT_EQ(compare_tensors("b", t, f, {}, false).mismatch_count, 1);
+}
+
+TEST(Compare, StatisticModesCompareOneNumberPerError) {
+  // abs errors 0, 0, 0, 1: max 1, mean 0.25, median 0.
+  std::vector<float> test{1, 2, 3, 5}, ref{1, 2, 3, 4};
+  Tolerance median{0.1, 0.1, ErrorStat::kMedian};
+  EXPECT_TRUE(cmp(test, ref, median).passed);
+  Tolerance mean{0.1, 0.01, ErrorStat::kMean};  // rel errors 0, 0, 0, 0.25: mean 0.0625
+  TensorComparison m = cmp(test, ref, mean);
+  EXPECT_FALSE(m.passed);
+  EXPECT_DOUBLE_EQ(m.abs_mean, 0.25);
+  EXPECT_DOUBLE_EQ(m.min_atol, 0.25);
+  EXPECT_DOUBLE_EQ(m.min_rtol, 0.0625);
+  Tolerance q{0.5, 0.5, ErrorStat::kQuantile, 0.5};
+  EXPECT_TRUE(cmp(test, ref, q).passed);
+  // numpy.quantile([0, 0, 0, 1], 0.9) = 0.7
+  EXPECT_NEAR(cmp(test, ref, Tolerance{1e-5, 1e-5, ErrorStat::kQuantile, 0.9}).abs_quantile, 0.7, 1e-12);
+  // The mean of an empty tensor is NaN in Polygraphy, so it fails; elemwise passes trivially.
+  EXPECT_FALSE(cmp({}, {}, mean).passed);
+  EXPECT_TRUE(cmp({}, {}).passed);
+}
+
+TEST(Compare, MinimumTolerancesAreTight) {
+  Tolerance tol{1e-3, 1e-2};
+  // Element 0: abs 0.5, rel 0.05. Element 1: abs 0.002, rel 0.0002 (covered by rtol).
+  TensorComparison c = cmp({10.5f, 10.002f}, {10.0f, 10.0f}, tol);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NEAR(c.min_atol, 0.5, 1e-6);   // with rtol 1e-2 kept, atol must cover element 0
+  EXPECT_NEAR(c.min_rtol, 0.05, 1e-6);  // with atol 1e-3 kept, rtol must cover element 0 (element 1 needs 2e-4)
+  EXPECT_TRUE(cmp({10.5f, 10.002f}, {10.0f, 10.0f}, Tolerance{c.min_atol, 1e-2}).passed);
+  EXPECT_TRUE(cmp({10.5f, 10.002f}, {10.0f, 10.0f}, Tolerance{1e-3, c.min_rtol}).passed);
+  EXPECT_FALSE(cmp({10.5f, 10.002f}, {10.0f, 10.0f}, Tolerance{1e-3, c.min_rtol * 0.99}).passed);
+}
+
+TEST(Compare, SignalMetrics) {
+  TensorComparison same = cmp({1, 2, 3}, {1, 2, 3});
+  EXPECT_DOUBLE_EQ(same.cosine, 1.0);
+  EXPECT_EQ(same.nmse, 0.0);
+  EXPECT_TRUE(std::isinf(same.snr_db));
+  // ref (1, 0), test (1, 1): cosine 1/sqrt(2), nmse 1, snr 0 dB.
+  TensorComparison c = cmp({1, 1}, {1, 0});
+  EXPECT_NEAR(c.cosine, 1 / std::sqrt(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(c.nmse, 1.0);
+  EXPECT_DOUBLE_EQ(c.snr_db, 0.0);
+}
+
+TEST(Compare, MismatchedTensorsFailWithAReason) {
+  TensorComparison shape = compare_tensors("x", Tensor(DType::kFloat32, {2}), Tensor(DType::kFloat32, {1, 2}), {}, false);
+  EXPECT_FALSE(shape.passed);
+  EXPECT_EQ(shape.mismatch, "shapes differ: (2,) vs (1, 2)");
+  TensorComparison dtype = compare_tensors("x", Tensor(DType::kFloat32, {2}), Tensor(DType::kFloat16, {2}), {}, false);
+  EXPECT_EQ(dtype.mismatch, "dtypes differ: float32 vs float16");
+}
+
+TEST(Compare, PerTensorTolerancesFallBackToTheDefaultKey) {
+  CompareConfig config;
+  config.atol[""] = 1e-3;
+  config.atol["big"] = 1.0;
+  config.stat["big"] = ErrorStat::kMax;
+  EXPECT_DOUBLE_EQ(config.tolerance_for("big").atol, 1.0);
+  EXPECT_EQ(config.tolerance_for("big").stat, ErrorStat::kMax);
+  EXPECT_DOUBLE_EQ(config.tolerance_for("other").atol, 1e-3);
+  EXPECT_DOUBLE_EQ(config.tolerance_for("other").rtol, 1e-5);
+}
+
+TEST(Compare, ResultsArePairedByExactNameOnly) {
+  TensorMap test{{"a", Tensor::scalar<float>(1)}, {"B", Tensor::scalar<float>(2)}, {"c", Tensor::scalar<float>(9)}};
+  TensorMap ref{{"a", Tensor::scalar<float>(1)}, {"b", Tensor::scalar<float>(2)}, {"c", Tensor::scalar<float>(3)}};
+  ResultsComparison r = compare_results(test, ref, {});
+  ASSERT_EQ(r.tensors.size(), 2u);
+  EXPECT_EQ(r.only_in_test, std::vector<std::string>{"B"});
+  EXPECT_EQ(r.only_in_ref, std::vector<std::string>{"b"});
+  EXPECT_FALSE(r.passed());
+  ResultsComparison fast = compare_results(TensorMap{{"c", Tensor::scalar<float>(9)}, {"a", Tensor::scalar<float>(1)}},
+                                           ref, {}, true);
+  EXPECT_EQ(fast.tensors.size(), 1u);
+}
+
+}  // namespace
+}  // namespace vn
