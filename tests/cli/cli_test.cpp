@@ -203,3 +203,49 @@ TEST(Cli, DemoRunsTheBundledModel) {
 
 }  // namespace
 }  // namespace vn
+
+namespace vn {
+namespace {
+
+TEST(CliCompare, LoadedResultsAreComparedWithTheLiveRun) {
+  TempDir dir;
+  const std::string golden = (dir / "golden.json").string();
+  ASSERT_EQ(run_vernier({"run", kDemo, "--ref", "--mark-all", "--save-outputs", golden}).exit_code, 0);
+  auto same = run_vernier({"run", kDemo, "--ref", "--mark-all", "--load-outputs", golden, "--report-json",
+                           (dir / "report.json").string()});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_THAT(same.out, HasSubstr("PASSED | all 10 tensor(s) matched"));
+  const std::string report = test::read_file(dir / "report.json");
+  EXPECT_THAT(report, HasSubstr("\"min_passing\""));
+  EXPECT_THAT(report, HasSubstr("\"passed\": true"));
+
+  // Other inputs change every tensor: the comparison fails with exit code 1 and names the culprits.
+  auto other = run_vernier({"run", kDemo, "--ref", "--seed", "2", "--mark-all", "--load-outputs", golden});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_THAT(other.out, HasSubstr("conv1   FAILED"));
+  EXPECT_THAT(other.out, HasSubstr("To pass        | atol >= "));
+  EXPECT_THAT(other.out, HasSubstr("FAILED | 10 of 10 tensor(s) mismatched"));
+
+  // A per-tensor tolerance and a statistic mode let the small softmax differences through.
+  auto loose = run_vernier({"run", kDemo, "--ref", "--seed", "2", "--load-outputs", golden, "--atol", "probs:1",
+                            "--check-error-stat", "max"});
+  EXPECT_EQ(loose.exit_code, 0) << loose.out;
+}
+
+TEST(CliCompare, ComparesPolygraphyFilesWithoutRunning) {
+  const std::string golden = std::string(VN_SOURCE_DIR) + "/tests/data/polygraphy/02b_golden.json";
+  auto r = run_vernier({"run", kDemo, "--load-outputs", golden, golden});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("t_scale"));
+  // Names are paired exactly: nothing in the demo model is called like the Polygraphy sample's tensors.
+  auto unpaired = run_vernier({"run", kDemo, "--ref", "--load-outputs", golden});
+  EXPECT_EQ(unpaired.exit_code, 1);
+  EXPECT_THAT(unpaired.out, HasSubstr("no tensor name appears on both sides"));
+  const std::string two_iterations = std::string(VN_SOURCE_DIR) + "/tests/data/polygraphy/19c_id_outputs.json";
+  expect_bad_input(run_vernier({"run", kDemo, "--ref", "--load-outputs", two_iterations}), "2 iteration(s)");
+  expect_bad_input(run_vernier({"run", kDemo, "--ref", "--atol", "x:abc"}), "--atol");
+  expect_bad_input(run_vernier({"run", kDemo, "--ref", "--check-error-stat", "p50"}), "--check-error-stat");
+}
+
+}  // namespace
+}  // namespace vn

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "views/report/compare_report.h"
 #include "views/report/tensor_report.h"
 #include "views/report/text_table.h"
 
@@ -38,6 +39,28 @@ TEST(TensorReport, ValuesNestLikeNumpy) {
   EXPECT_EQ(format_values(Tensor::from_vector<int64_t>({5}, {1, 2, 3, 4, 5}), 3), "[1, 2, 3, ...]");
   EXPECT_EQ(format_values(Tensor::scalar<bool>(true), 10), "True");
   EXPECT_EQ(format_values(Tensor(DType::kFloat32, {0}), 10), "[]");
+}
+
+}  // namespace
+}  // namespace vn::views
+
+namespace vn::views {
+namespace {
+
+TEST(CompareReport, SummaryFirstThenDetailsOfFailures) {
+  TensorMap test{{"a", Tensor::from_vector<float>({2}, {1, 2})}, {"b", Tensor::from_vector<float>({2}, {1, 3})}};
+  TensorMap ref{{"a", Tensor::from_vector<float>({2}, {1, 2})}, {"b", Tensor::from_vector<float>({2}, {1, 2})},
+                {"c", Tensor::scalar<float>(0)}};
+  const std::string text = format_comparison("x vs y", compare_results(test, ref, {}), false);
+  EXPECT_THAT(text, HasSubstr("==== x vs y ====\n    tensor  result  max abs  max rel  min atol  min rtol   cosine"));
+  EXPECT_THAT(text, HasSubstr("    a       PASSED        0        0         0         0        1         0/2\n"));
+  EXPECT_THAT(text, HasSubstr("    b       FAILED        1      0.5         1       0.5  0.98995         1/2\n"));
+  EXPECT_THAT(text, HasSubstr("    b | FAILED | Tolerance: [abs=1e-05, rel=1e-05] | Checking elemwise error\n"));
+  EXPECT_EQ(text.find("    a | PASSED"), std::string::npos);  // passing tensors get details only with -v
+  EXPECT_THAT(text, HasSubstr("To pass        | atol >= 1 (keeping rtol=1e-05) or rtol >= 0.5 (keeping atol=1e-05)"));
+  EXPECT_THAT(text, HasSubstr("Not compared, missing from the results under test: 'c'"));
+  EXPECT_THAT(text, HasSubstr("FAILED | 1 of 2 tensor(s) mismatched"));
+  EXPECT_THAT(format_comparison("t", compare_results(test, ref, {}), true), HasSubstr("    a | PASSED"));
 }
 
 }  // namespace

@@ -140,6 +140,52 @@ void OutputOptions::add_to(CLI::App& app) {
       ->group(group);
 }
 
+void CompareOptions::add_to(CLI::App& app) {
+  const char* group = "Comparison";
+  app.add_option("--atol", atol, "Absolute tolerance [NAME:]V (default 1e-5); no name = every tensor")->group(group);
+  app.add_option("--rtol", rtol, "Relative tolerance [NAME:]V (default 1e-5); no name = every tensor")->group(group);
+  app.add_option("--check-error-stat", check_error_stat,
+                 "[NAME:]elemwise|max|mean|median|quantile: which error statistic must be within tolerance")
+      ->group(group);
+  app.add_option("--error-quantile", error_quantile, "[NAME:]Q for --check-error-stat quantile (default 0.99)")
+      ->group(group);
+  app.add_flag("--infinities-compare-equal", infinities_compare_equal, "Matching infinities count as equal")
+      ->group(group);
+  app.add_flag("--fail-fast", fail_fast, "Stop at the first mismatched tensor")->group(group);
+  app.add_option("--report-json", report_json, "Write the full comparison report as JSON")->group(group);
+}
+
+Result<CompareConfig> CompareOptions::config() const {
+  CompareConfig config;
+  config.infinities_compare_equal = infinities_compare_equal;
+  auto numbers = [](const std::vector<std::string>& items, const char* flag,
+                    std::map<std::string, double, std::less<>>& out) -> Status {
+    for (const std::string& item : items) {
+      auto [name, value] = split_name_value(item);
+      VN_ASSIGN_OR_RETURN(double v, parse_double(value, flag));
+      if (!(v >= 0)) return make_error(StatusCode::kInvalidArgument, "{} '{}': must not be negative", flag, item);
+      out[name] = v;
+    }
+    return Status::OK();
+  };
+  VN_RETURN_IF_ERROR(numbers(atol, "--atol", config.atol));
+  VN_RETURN_IF_ERROR(numbers(rtol, "--rtol", config.rtol));
+  VN_RETURN_IF_ERROR(numbers(error_quantile, "--error-quantile", config.quantile));
+  for (const auto& [name, q] : config.quantile) {
+    if (q > 1) return make_error(StatusCode::kInvalidArgument, "--error-quantile {}: must be in [0, 1]", q);
+  }
+  for (const std::string& item : check_error_stat) {
+    auto [name, value] = split_name_value(item);
+    std::optional<ErrorStat> stat = error_stat_from_name(value);
+    if (!stat) {
+      return make_error(StatusCode::kInvalidArgument,
+                        "--check-error-stat '{}': expected elemwise, max, mean, median or quantile", item);
+    }
+    config.stat[name] = *stat;
+  }
+  return config;
+}
+
 std::filesystem::path assets_dir() {
   if (const char* env = std::getenv("VERNIER_ASSETS"); env && *env) return env;
   std::error_code ec;

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/common/status.h"
+#include "core/compare/compare.h"
 #include "core/data/synthetic.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
@@ -49,6 +50,21 @@ struct OutputOptions {
   std::string save_outputs;
 
   void add_to(CLI::App& app);
+};
+
+/// The comparison option group of CLI.md.
+struct CompareOptions {
+  std::vector<std::string> atol;
+  std::vector<std::string> rtol;
+  std::vector<std::string> check_error_stat;
+  std::vector<std::string> error_quantile;
+  bool infinities_compare_equal = false;
+  bool fail_fast = false;
+  std::string report_json;
+
+  void add_to(CLI::App& app);
+  /// The CompareConfig these flags describe; fails naming a malformed value.
+  Result<CompareConfig> config() const;
 };
 
 /// Where the bundled assets live: $VERNIER_ASSETS, else the source tree's assets/ (for a build

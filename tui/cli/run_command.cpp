@@ -7,12 +7,15 @@
 #include <memory>
 
 #include "core/common/logging.h"
+#include "core/compare/compare_json.h"
+#include "core/ir/mapped_file.h"
 #include "core/io/npz.h"
 #include "core/io/polygraphy_json.h"
 #include "core/ir/onnx_import.h"
 #include "core/ref/reference_backend.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
+#include "views/report/compare_report.h"
 #include "views/report/tensor_report.h"
 
 namespace vn::cli {
@@ -21,11 +24,13 @@ namespace {
 struct RunArgs {
   std::string model;
   bool ref = false;
+  std::vector<std::string> load_outputs;
   int threads = 0;
   int warm_up = 0;
   bool verbose = false;
   DataOptions data;
   OutputOptions outputs;
+  CompareOptions compare;
 };
 
 // Polygraphy names runners "<prefix>-N<k>-<%x>-<%X>"; Vernier follows it so saved files read the
@@ -59,38 +64,31 @@ Status save_outputs(const std::string& path, const io::RunResults& results) {
   return make_error(StatusCode::kInvalidArgument, "--save-outputs {}: expected a .json or .npz file name", path);
 }
 
-int run(const RunArgs& args) {
-  if (!args.ref) {
-    return report_error(make_error(StatusCode::kInvalidArgument, "choose a backend: --ref"));
-  }
-  Result<Model> model = load_model(args.model);
-  if (!model.ok()) return report_error(model.status());
-  Result<std::vector<TensorMap>> feeds = args.data.make_feeds(model->graph);
-  if (!feeds.ok()) return report_error(feeds.status());
-
-  auto backend = std::make_unique<ref::ReferenceBackend>();
+// Runs the reference backend over every feed and prints each output's statistics.
+Result<io::RunnerResults> run_reference(const RunArgs& args, const Model& model, const std::vector<TensorMap>& feeds) {
+  ref::ReferenceBackend backend;
   PrepareOptions prep;
   prep.outputs = args.outputs.outputs;
   prep.mark_all = args.outputs.mark_all;
   prep.num_threads = args.threads;
-  if (Status s = backend->prepare(*model, prep); !s.ok()) return report_error(s.with_context(args.model));
+  if (Status s = backend.prepare(model, prep); !s.ok()) return s.with_context(args.model);
 
-  for (int i = 0; i < args.warm_up && !feeds->empty(); ++i) {
-    Result<TensorMap> out = backend->run(feeds->front());
-    if (!out.ok()) return report_error(out.status().with_context(args.model));
+  for (int i = 0; i < args.warm_up && !feeds.empty(); ++i) {
+    Result<TensorMap> out = backend.run(feeds.front());
+    if (!out.ok()) return out.status().with_context(args.model);
   }
 
   io::RunnerResults runner;
-  runner.runner_name = runner_name(backend->name(), 0);
-  fmt::print("[I] {:<35} | Running {} iteration(s) of {}\n", runner.runner_name, feeds->size(), args.model);
+  runner.runner_name = runner_name(backend.name(), 0);
+  fmt::print("[I] {:<35} | Running {} iteration(s) of {}\n", runner.runner_name, feeds.size(), args.model);
   double total_ms = 0;
-  for (size_t it = 0; it < feeds->size(); ++it) {
+  for (size_t it = 0; it < feeds.size(); ++it) {
     const auto start = std::chrono::steady_clock::now();
-    Result<TensorMap> out = backend->run((*feeds)[it]);
+    Result<TensorMap> out = backend.run(feeds[it]);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (!out.ok()) return report_error(out.status().with_context(args.model));
+    if (!out.ok()) return out.status().with_context(args.model);
     total_ms += ms;
-    if (feeds->size() > 1) fmt::print("[I] Iteration {}\n", it);
+    if (feeds.size() > 1) fmt::print("[I] Iteration {}\n", it);
     for (const NamedTensor& t : *out) {
       fmt::print("[I]     {}\n", views::format_tensor_summary(t.name, t.tensor));
       if (args.verbose) fmt::print("{}\n", views::format_values(t.tensor, 100));
@@ -99,14 +97,84 @@ int run(const RunArgs& args) {
   }
   fmt::print("[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms | "
              "Peak memory: {:.1f} MiB\n",
-             runner.runner_name, feeds->size(), total_ms, total_ms / static_cast<double>(feeds->size()),
+             runner.runner_name, feeds.size(), total_ms, total_ms / static_cast<double>(feeds.size()),
              peak_rss_mib());
-  if (!args.outputs.save_outputs.empty()) {
-    io::RunResults results{std::move(runner)};
-    if (Status s = save_outputs(args.outputs.save_outputs, results); !s.ok()) return report_error(s);
-    fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
+  return runner;
+}
+
+// Compares every backend after the first with the first, iteration by iteration. Returns whether
+// everything matched; the JSON report collects every comparison.
+Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, const io::RunResults& results,
+                              nlohmann::ordered_json& report) {
+  bool all_passed = true;
+  const io::RunnerResults& ref = results.front();
+  for (size_t k = 1; k < results.size(); ++k) {
+    const io::RunnerResults& test = results[k];
+    if (test.iterations.size() != ref.iterations.size()) {
+      return make_error(StatusCode::kInvalidArgument,
+                        "'{}' holds {} iteration(s) but '{}' has {}; feed the inputs that produced it with "
+                        "--load-inputs",
+                        test.runner_name, test.iterations.size(), ref.runner_name, ref.iterations.size());
+    }
+    for (size_t it = 0; it < ref.iterations.size(); ++it) {
+      ResultsComparison cmp = compare_results(test.iterations[it].outputs, ref.iterations[it].outputs, config,
+                                              args.compare.fail_fast);
+      const std::string title =
+          fmt::format("{} vs. {} | Iteration {}", test.runner_name, ref.runner_name, it);
+      fmt::print("{}", views::format_comparison(title, cmp, args.verbose));
+      all_passed = all_passed && cmp.passed();
+      nlohmann::ordered_json entry;
+      entry["test"] = test.runner_name;
+      entry["reference"] = ref.runner_name;
+      entry["iteration"] = it;
+      entry["comparison"] = results_comparison_json(cmp);
+      report["comparisons"].push_back(std::move(entry));
+      if (args.compare.fail_fast && !cmp.passed()) return false;
+    }
   }
-  return kExitOk;
+  return all_passed;
+}
+
+int run(const RunArgs& args) {
+  if (!args.ref && args.load_outputs.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "choose a backend: --ref, or --load-outputs FILE"));
+  }
+  Result<CompareConfig> config = args.compare.config();
+  if (!config.ok()) return report_error(config.status());
+
+  io::RunResults results;
+  if (args.ref) {
+    Result<Model> model = load_model(args.model);
+    if (!model.ok()) return report_error(model.status());
+    Result<std::vector<TensorMap>> feeds = args.data.make_feeds(model->graph);
+    if (!feeds.ok()) return report_error(feeds.status());
+    Result<io::RunnerResults> runner = run_reference(args, *model, *feeds);
+    if (!runner.ok()) return report_error(runner.status());
+    results.push_back(std::move(*runner));
+    if (!args.outputs.save_outputs.empty()) {
+      if (Status s = save_outputs(args.outputs.save_outputs, results); !s.ok()) return report_error(s);
+      fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
+    }
+  }
+  for (const std::string& path : args.load_outputs) {
+    Result<io::RunResults> loaded = io::load_run_results(path);
+    if (!loaded.ok()) return report_error(loaded.status());
+    fmt::print("[I] Loaded {} runner(s) from {}\n", loaded->size(), path);
+    for (io::RunnerResults& r : *loaded) results.push_back(std::move(r));
+  }
+  if (results.size() < 2) return kExitOk;
+
+  nlohmann::ordered_json report;
+  report["comparisons"] = nlohmann::ordered_json::array();
+  Result<bool> passed = compare_backends(args, *config, results, report);
+  if (!passed.ok()) return report_error(passed.status());
+  report["passed"] = *passed;
+  if (!args.compare.report_json.empty()) {
+    if (Status s = file_write_atomic(args.compare.report_json, report.dump(2) + "\n"); !s.ok()) return report_error(s);
+    fmt::print("[I] Wrote the comparison report to {}\n", args.compare.report_json);
+  }
+  fmt::print("{} | {} comparison(s)\n", *passed ? "PASSED" : "FAILED", report["comparisons"].size());
+  return *passed ? kExitOk : kExitFailed;
 }
 
 }  // namespace
@@ -116,6 +184,9 @@ void add_run_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("run", "Run a model on one or more backends and compare their outputs");
   cmd->add_option("model", args->model, "ONNX model")->required();
   cmd->add_flag("--ref", args->ref, "Run the reference backend (the oracle)")->group("Backends");
+  cmd->add_option("--load-outputs", args->load_outputs,
+                  "Results saved by Vernier or Polygraphy (RunResults .json), compared after the live backend")
+      ->group("Backends");
   cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--warm-up", args->warm_up, "Untimed runs on the first feed before timing")
@@ -123,6 +194,7 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_flag("-v,--verbose", args->verbose, "Also print output values");
   args->data.add_to(*cmd);
   args->outputs.add_to(*cmd);
+  args->compare.add_to(*cmd);
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }
 
