@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/io/npy.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -14,6 +12,7 @@
 #include <optional>
 #include <utility>
 #include <vector>
+#include "core/ir/mapped_file.h"
 
 namespace vn::io {
 namespace {
@@ -454,7 +453,7 @@ Result<Tensor> npy_load(const std::filesystem::path& path) {
 Status npy_save(const Tensor& tensor, const std::filesystem::path& path) {
   Result<std::string> bytes = npy_encode(tensor);
   if (!bytes.ok()) return bytes.status().with_context(path.string());
-  return write_file_atomic(path, *bytes);
+  return file_write_atomic(path, *bytes);
 }
 
 Result<std::string> read_file_bytes(const std::filesystem::path& path) {
@@ -481,30 +480,6 @@ Result<std::string> read_file_bytes(const std::filesystem::path& path) {
     return make_error(StatusCode::kIoError, "{}: read error: {}", path.string(), errno_text(errno));
   }
   return bytes;
-}
-
-Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
-  std::filesystem::path tmp = path;
-  tmp += fmt::format(".tmp-{}", static_cast<long>(::getpid()));
-  FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (!file) return make_error(StatusCode::kIoError, "{}: cannot create: {}", tmp.string(), errno_text(errno));
-  const size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), file);
-  int err = written == bytes.size() ? 0 : errno;
-  if (std::fflush(file) != 0 && err == 0) err = errno;
-  if (std::fclose(file) != 0 && err == 0) err = errno;
-  std::error_code ec;
-  if (written != bytes.size() || err != 0) {
-    std::filesystem::remove(tmp, ec);
-    return make_error(StatusCode::kIoError, "{}: write failed: {}", tmp.string(), errno_text(err ? err : EIO));
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    return make_error(StatusCode::kIoError, "{}: cannot rename {} into place: {}", path.string(),
-                      tmp.filename().string(), ec.message());
-  }
-  return Status::OK();
 }
 
 }  // namespace vn::io

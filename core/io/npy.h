@@ -36,15 +36,12 @@ Result<std::string> npy_encode(const Tensor& tensor);
 /// Reads and decodes a .npy file; errors carry the path.
 Result<Tensor> npy_load(const std::filesystem::path& path);
 
-/// Encodes `tensor` and writes it atomically (see write_file_atomic); errors carry the path.
+/// Encodes `tensor` and writes it atomically (core/ir/mapped_file.h file_write_atomic); errors carry the path.
 Status npy_save(const Tensor& tensor, const std::filesystem::path& path);
 
 /// Reads a whole file into memory. A missing, unreadable or directory path is a kIoError of the form
 /// "<path>: cannot open: <reason>". Shared by the io readers.
 Result<std::string> read_file_bytes(const std::filesystem::path& path);
 
-/// Writes `bytes` to "<path>.tmp-<pid>" and renames it over `path`, so that readers never see a partial
-/// file. On failure the temporary file is removed and `path` is left untouched. Errors carry the path.
-Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
 }  // namespace vn::io

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/io/npy.h"
+#include "core/ir/mapped_file.h"
 
 namespace vn::io {
 namespace {
@@ -492,7 +493,7 @@ Result<TensorMap> npz_load(const std::filesystem::path& path) {
 Status npz_save(const TensorMap& tensors, const std::filesystem::path& path, bool compress) {
   Result<std::string> bytes = npz_encode(tensors, compress);
   if (!bytes.ok()) return bytes.status().with_context(path.string());
-  return write_file_atomic(path, *bytes);
+  return file_write_atomic(path, *bytes);
 }
 
 }  // namespace vn::io

@@ -31,7 +31,7 @@ Result<TensorMap> npz_load(const std::filesystem::path& path);
 /// Fails like npy_encode for tensors numpy cannot represent (bfloat16, strings).
 Result<std::string> npz_encode(const TensorMap& tensors, bool compress = false);
 
-/// Encodes and writes atomically (see write_file_atomic); errors carry the path.
+/// Encodes and writes atomically (file_write_atomic); errors carry the path.
 Status npz_save(const TensorMap& tensors, const std::filesystem::path& path, bool compress = false);
 
 }  // namespace vn::io

@@ -10,6 +10,7 @@
 
 #include "core/io/base64.h"
 #include "core/io/npy.h"
+#include "core/ir/mapped_file.h"
 #include "core/io/npz.h"
 
 namespace vn::io {
@@ -631,7 +632,7 @@ Result<std::string> run_results_to_json(const RunResults& results) {
 Status save_run_results(const RunResults& results, const std::filesystem::path& path) {
   Result<std::string> text = run_results_to_json(results);
   if (!text.ok()) return text.status().with_context(path.string());
-  return write_file_atomic(path, *text);
+  return file_write_atomic(path, *text);
 }
 
 Result<std::vector<TensorMap>> feed_list_from_json(std::string_view text) {
@@ -655,7 +656,7 @@ Result<std::string> feed_list_to_json(const std::vector<TensorMap>& feeds) {
 Status save_feed_list(const std::vector<TensorMap>& feeds, const std::filesystem::path& path) {
   Result<std::string> text = feed_list_to_json(feeds);
   if (!text.ok()) return text.status().with_context(path.string());
-  return write_file_atomic(path, *text);
+  return file_write_atomic(path, *text);
 }
 
 }  // namespace vn::io

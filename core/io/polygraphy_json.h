@@ -49,7 +49,7 @@ Result<RunResults> load_run_results(const std::filesystem::path& path);
 /// Fails for tensors numpy cannot hold (bfloat16, strings) and for names that are not valid UTF-8.
 Result<std::string> run_results_to_json(const RunResults& results);
 
-/// Serializes and writes atomically (see write_file_atomic); errors carry the path.
+/// Serializes and writes atomically (file_write_atomic); errors carry the path.
 Status save_run_results(const RunResults& results, const std::filesystem::path& path);
 
 /// Parses a feed list (Polygraphy --save-inputs, --load-inputs, data to-input): a JSON list with one
@@ -62,7 +62,7 @@ Result<std::vector<TensorMap>> load_feed_list(const std::filesystem::path& path)
 /// Writes a feed list byte for byte as Polygraphy does: plain ndarray objects, json.dumps(indent=4) layout.
 Result<std::string> feed_list_to_json(const std::vector<TensorMap>& feeds);
 
-/// Serializes and writes atomically (see write_file_atomic); errors carry the path.
+/// Serializes and writes atomically (file_write_atomic); errors carry the path.
 Status save_feed_list(const std::vector<TensorMap>& feeds, const std::filesystem::path& path);
 
 /// Decodes one Polygraphy-encoded array object:
