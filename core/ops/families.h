@@ -10,6 +10,8 @@ namespace vn::ops {
 
 // generator/
 void register_constant_ops(OpRegistry& registry);  ///< Constant, ConstantOfShape, Range
+void register_eye_like_ops(OpRegistry& registry);  ///< EyeLike
+void register_random_ops(OpRegistry& registry);    ///< RandomUniform(Like), RandomNormal(Like), Bernoulli, Multinomial
 // logical/
 void register_logical_ops(OpRegistry& registry);  ///< Equal, Less, Greater, *OrEqual, Not, And, Or, Xor, BitShift
 // math/
@@ -29,17 +31,37 @@ void register_pool_ops(OpRegistry& registry);           ///< MaxPool, AveragePoo
 void register_normalization_ops(OpRegistry& registry);  ///< BatchNormalization, LayerNormalization, LRN, ...
 void register_dropout_ops(OpRegistry& registry);        ///< Dropout
 void register_text_ops(OpRegistry& registry);           ///< StringNormalizer, TfIdfVectorizer
+// object_detection/
+void register_roi_align_ops(OpRegistry& registry);            ///< RoiAlign
+void register_non_max_suppression_ops(OpRegistry& registry);  ///< NonMaxSuppression
+// quantization/
+void register_quantize_linear_ops(OpRegistry& registry);  ///< QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+void register_qlinear_ops(OpRegistry& registry);          ///< QLinearConv, QLinearMatMul
 // reduction/
 void register_reduce_ops(OpRegistry& registry);  ///< Reduce* (Sum, Mean, Max, Min, Prod, L1, L2, ...), ArgMax, ArgMin
+// signal/
+void register_window_ops(OpRegistry& registry);             ///< HannWindow, HammingWindow, BlackmanWindow
+void register_dft_ops(OpRegistry& registry);                ///< DFT, STFT
+void register_mel_weight_matrix_ops(OpRegistry& registry);  ///< MelWeightMatrix
 // tensor/
 void register_shape_ops(OpRegistry& registry);         ///< Reshape, Flatten, Squeeze, Unsqueeze, Shape, Size, Identity
 void register_transpose_ops(OpRegistry& registry);     ///< Transpose
 void register_concat_split_ops(OpRegistry& registry);  ///< Concat, Split
-void register_gather_ops(OpRegistry& registry);        ///< Gather
+void register_gather_ops(OpRegistry& registry);        ///< Gather, GatherElements, GatherND
 void register_slice_ops(OpRegistry& registry);         ///< Slice
-void register_cast_ops(OpRegistry& registry);          ///< Cast
+void register_cast_ops(OpRegistry& registry);          ///< Cast, CastLike
 void register_expand_ops(OpRegistry& registry);        ///< Expand
 void register_where_ops(OpRegistry& registry);         ///< Where
 void register_pad_ops(OpRegistry& registry);           ///< Pad
+void register_tile_ops(OpRegistry& registry);              ///< Tile
+void register_trilu_ops(OpRegistry& registry);             ///< Trilu
+void register_onehot_ops(OpRegistry& registry);            ///< OneHot
+void register_nonzero_ops(OpRegistry& registry);           ///< NonZero, Compress
+void register_space_depth_ops(OpRegistry& registry);       ///< DepthToSpace, SpaceToDepth
+void register_reverse_sequence_ops(OpRegistry& registry);  ///< ReverseSequence
+void register_scatter_ops(OpRegistry& registry);           ///< ScatterElements, ScatterND, Scatter
+void register_unique_ops(OpRegistry& registry);            ///< Unique
+void register_resize_ops(OpRegistry& registry);            ///< Resize, Upsample
+void register_grid_sample_ops(OpRegistry& registry);       ///< GridSample
 
 }  // namespace vn::ops

@@ -10,6 +10,8 @@ namespace vn::ops {
 
 void register_all_ops(OpRegistry& registry) {
   register_constant_ops(registry);
+  register_eye_like_ops(registry);
+  register_random_ops(registry);
   register_logical_ops(registry);
   register_activation_ops(registry);
   register_elementwise_unary_ops(registry);
@@ -26,7 +28,14 @@ void register_all_ops(OpRegistry& registry) {
   register_normalization_ops(registry);
   register_dropout_ops(registry);
   register_text_ops(registry);
+  register_roi_align_ops(registry);
+  register_non_max_suppression_ops(registry);
+  register_quantize_linear_ops(registry);
+  register_qlinear_ops(registry);
   register_reduce_ops(registry);
+  register_window_ops(registry);
+  register_dft_ops(registry);
+  register_mel_weight_matrix_ops(registry);
   register_shape_ops(registry);
   register_transpose_ops(registry);
   register_concat_split_ops(registry);
@@ -36,6 +45,16 @@ void register_all_ops(OpRegistry& registry) {
   register_expand_ops(registry);
   register_where_ops(registry);
   register_pad_ops(registry);
+  register_tile_ops(registry);
+  register_trilu_ops(registry);
+  register_onehot_ops(registry);
+  register_nonzero_ops(registry);
+  register_space_depth_ops(registry);
+  register_reverse_sequence_ops(registry);
+  register_scatter_ops(registry);
+  register_unique_ops(registry);
+  register_resize_ops(registry);
+  register_grid_sample_ops(registry);
 }
 
 }  // namespace vn::ops

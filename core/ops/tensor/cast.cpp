@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Cast between numeric and bool types with numpy astype semantics (float to int truncates toward
-// zero, NaN and out-of-range values saturate, anything to bool is "non-zero"). Strings are not
-// converted.
+// Cast and CastLike between numeric, bool and string types with numpy astype semantics (float to
+// int truncates toward zero, NaN and out-of-range values saturate, anything to bool is "non-zero").
+// Floats narrow to float16/bfloat16 with one round-to-nearest-even step; numbers print as numpy's
+// str() does and strings parse as decimal or scientific literals, INF and NaN included.
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "core/ops/families.h"
@@ -13,12 +21,213 @@
 namespace vn::ops {
 namespace {
 
-Status cast_to(KernelContext& ctx, DType to) {
-  const Tensor& x = ctx.input(0);
-  Result<Tensor> y = tensor_cast(x, to);
-  if (!y.ok()) return y.status().with_node(ctx.node().ref(ctx.node_index()));
-  ctx.set_output(0, std::move(y).value());
-  return Status::OK();
+// ---------------------------------------------------------------------------------------------
+// Narrowing to float16/bfloat16 without double rounding.
+
+/// `d` rounded to float with round-to-odd: an inexact result gets its last mantissa bit set, so
+/// that a second rounding to a type with at least two fewer mantissa bits (float16, bfloat16)
+/// equals a single correct rounding of `d`.
+float round_to_odd_float(double d) {
+  float f = static_cast<float>(d);
+  if (!std::isfinite(f) || static_cast<double>(f) == d) return f;
+  if (std::abs(static_cast<double>(f)) > std::abs(d)) f = std::nextafter(f, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits |= 1u;
+  std::memcpy(&f, &bits, sizeof bits);
+  return f;
+}
+
+template <typename To, typename From>
+To narrow_float(From v) {
+  return To(round_to_odd_float(static_cast<double>(v)));
+}
+
+/// True for casts that tensor_cast would round twice (through float) into float16/bfloat16.
+bool needs_direct_narrowing(DType from, DType to) {
+  if (to != DType::kFloat16 && to != DType::kBFloat16) return false;
+  return from == DType::kFloat64 || from == DType::kInt32 || from == DType::kInt64 || from == DType::kUInt32 ||
+         from == DType::kUInt64;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers to strings, as numpy's str() of one element.
+
+/// Shortest scientific digits of v that read back to the same T: {"47892547", -1} for 0.47892547.
+template <typename T>
+std::pair<std::string, int> shortest_digits(T v) {
+  char buf[64];
+  std::string s;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    s.assign(buf, r.ptr);
+  } else {
+    // float16/bfloat16: the fewest significant digits that round-trip through the type.
+    const float f = static_cast<float>(v);
+    for (int precision = 0; precision < 9; ++precision) {
+      const auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific, precision);
+      s.assign(buf, r.ptr);
+      if (static_cast<float>(T(std::strtof(s.c_str(), nullptr))) == f) break;
+    }
+  }
+  const size_t e = s.find('e');
+  const int exponent = std::atoi(s.c_str() + e + 1);
+  std::string digits;
+  for (size_t i = 0; i < e; ++i) {
+    if (s[i] >= '0' && s[i] <= '9') digits += s[i];
+  }
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  return {digits, exponent};
+}
+
+// numpy prints floats positionally for 1e-4 <= |v| < 1e16 (with at least one decimal, "100.0")
+// and in scientific notation otherwise ("1e-05", "1.5e+16").
+template <typename T>
+std::string float_to_string(T value) {
+  const auto v = static_cast<double>(value);
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::string out = std::signbit(v) ? "-" : "";
+  if (v == 0.0) return out + "0.0";
+  const auto [digits, exponent] = shortest_digits(value);
+  const double magnitude = std::abs(v);
+  if (magnitude >= 1e16 || magnitude < 1e-4) {
+    out.append(digits, 0, 1);
+    if (digits.size() > 1) out.append(".").append(digits, 1, std::string::npos);
+    out.append(exponent < 0 ? "e-" : "e+");
+    const int e = std::abs(exponent);
+    if (e < 10) out.push_back('0');
+    return out.append(std::to_string(e));
+  }
+  const auto n = static_cast<int>(digits.size());
+  if (exponent < 0) {
+    out.append("0.").append(static_cast<size_t>(-exponent - 1), '0').append(digits);
+  } else if (exponent + 1 >= n) {
+    out.append(digits).append(static_cast<size_t>(exponent + 1 - n), '0').append(".0");
+  } else {
+    const auto point = static_cast<size_t>(exponent + 1);
+    out.append(digits, 0, point).append(".").append(digits, point, std::string::npos);
+  }
+  return out;
+}
+
+template <typename T>
+std::string to_string_element(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "True" : "False";
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::to_string(v);
+  } else {
+    return float_to_string(v);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strings to numbers.
+
+std::string_view trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t\n\r");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\n\r") - b + 1);
+}
+
+/// Parses a decimal/scientific literal, "INF"/"+INF"/"-INF"/"NaN" in any case; nullopt otherwise.
+std::optional<double> parse_double(std::string_view text) {
+  const std::string s(trim(text));
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+template <typename T>
+std::optional<T> from_string_element(const std::string& s) {
+  if constexpr (std::is_same_v<T, float>) {
+    const std::string t(trim(s));
+    char* end = nullptr;
+    const float v = std::strtof(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) return std::nullopt;
+    return v;
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Integer literals parse exactly; "100.5" follows the float path and truncates (numpy).
+    const std::string_view t = trim(s);
+    T v{};
+    const char* first = t.data() + (!t.empty() && t[0] == '+' ? 1 : 0);
+    const auto r = std::from_chars(first, t.data() + t.size(), v);
+    if (r.ec == std::errc() && r.ptr == t.data() + t.size()) return v;
+    const std::optional<double> d = parse_double(s);
+    if (!d) return std::nullopt;
+    return saturate_cast<T>(*d);
+  } else {
+    const std::optional<double> d = parse_double(s);
+    if (!d) return std::nullopt;
+    if constexpr (std::is_same_v<T, bool>) {
+      return *d != 0.0;
+    } else if constexpr (std::is_same_v<T, double>) {
+      return *d;
+    } else {
+      return narrow_float<T>(*d);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Status cast_to(KernelContext& ctx, const Tensor& x, DType to) {
+  const DType from = x.dtype();
+  if (from == to) {
+    ctx.set_output(0, x);
+    return Status::OK();
+  }
+  if (from != DType::kString && to != DType::kString && !needs_direct_narrowing(from, to)) {
+    Result<Tensor> y = tensor_cast(x, to);
+    if (!y.ok()) return y.status().with_node(ctx.node().ref(ctx.node_index()));
+    ctx.set_output(0, std::move(y).value());
+    return Status::OK();
+  }
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, to, x.shape()));
+  const int64_t n = x.numel();
+  if (to == DType::kString) {
+    std::string* out = y->mutable_data<std::string>();
+    using Sources = TypeList<float, double, Eigen::half, Eigen::bfloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                             uint16_t, uint32_t, uint64_t, bool>;
+    return dispatch_types(Sources{}, ctx, from, [&]<typename T>() {
+      const T* in = x.data<T>();
+      for (int64_t i = 0; i < n; ++i) out[i] = to_string_element(in[i]);
+      return Status::OK();
+    });
+  }
+  using Targets = TypeList<float, double, Eigen::half, Eigen::bfloat16, int8_t, int16_t, int32_t, int64_t, uint8_t,
+                           uint16_t, uint32_t, uint64_t, bool>;
+  if (from == DType::kString) {
+    const std::string* in = x.data<std::string>();
+    return dispatch_types(Targets{}, ctx, to, [&]<typename T>() {
+      T* out = y->mutable_data<T>();
+      for (int64_t i = 0; i < n; ++i) {
+        const std::optional<T> v = from_string_element<T>(in[i]);
+        if (!v) {
+          return ctx.fail(StatusCode::kInvalidArgument,
+                          "string '{}' at flat position {} is not a number (expected e.g. 3.14, 1e-5, INF or NaN)",
+                          in[i], i);
+        }
+        out[i] = *v;
+      }
+      return Status::OK();
+    });
+  }
+  using Sources = TypeList<double, int32_t, int64_t, uint32_t, uint64_t>;
+  return dispatch_types(Sources{}, ctx, from, [&]<typename From>() {
+    const From* in = x.data<From>();
+    if (to == DType::kFloat16) {
+      Eigen::half* out = y->mutable_data<Eigen::half>();
+      for (int64_t i = 0; i < n; ++i) out[i] = narrow_float<Eigen::half>(in[i]);
+    } else {
+      Eigen::bfloat16* out = y->mutable_data<Eigen::bfloat16>();
+      for (int64_t i = 0; i < n; ++i) out[i] = narrow_float<Eigen::bfloat16>(in[i]);
+    }
+    return Status::OK();
+  });
 }
 
 // Cast-1: `to` is the TensorProto data type name as a string.
@@ -32,7 +241,7 @@ Status cast_1(KernelContext& ctx) {
       {"UINT64", DType::kUInt64},   {"BFLOAT16", DType::kBFloat16}};
   const std::string to = ctx.attr_string("to", "");
   for (const auto& [name, dtype] : kNames) {
-    if (name == to) return cast_to(ctx, dtype);
+    if (name == to) return cast_to(ctx, ctx.input(0), dtype);
   }
   return ctx.fail(StatusCode::kInvalidModel, "attribute to='{}' is not a known data type name", to);
 }
@@ -44,7 +253,13 @@ Status cast_6(KernelContext& ctx) {
   const int64_t to = ctx.attr_int("to", 0);
   const std::optional<DType> dtype = dtype_from_onnx(static_cast<int32_t>(to));
   if (!dtype) return ctx.fail(StatusCode::kUnsupportedDType, "cast to ONNX data type {} is not supported", to);
-  return cast_to(ctx, *dtype);
+  return cast_to(ctx, ctx.input(0), *dtype);
+}
+
+// CastLike-15: the target type is that of input 1, whose values are not read.
+Status cast_like(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  return cast_to(ctx, ctx.input(0), ctx.input(1).dtype());
 }
 
 }  // namespace
@@ -52,6 +267,7 @@ Status cast_6(KernelContext& ctx) {
 void register_cast_ops(OpRegistry& registry) {
   registry.add("Cast", 1, cast_1);
   for (int64_t v : {6, 9, 13}) registry.add("Cast", v, cast_6);
+  registry.add("CastLike", 15, cast_like);
 }
 
 }  // namespace vn::ops

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -78,13 +79,84 @@ TEST(Cast, UnsupportedTargetsFail) {
   c.attr("to", int64_t{14});  // complex128
   c.input<float>({1}, {1});
   c.expect_failure(StatusCode::kUnsupportedDType, "cast to ONNX data type 14 is not supported");
-  OpTester s("Cast", 13);
-  s.attr("to", onnx_type(DType::kString));
-  s.input<float>({1}, {1});
-  s.expect_failure(StatusCode::kUnsupportedDType, "cannot cast float32 to string");
   OpTester m("Cast", 13);
   m.input<float>({1}, {1});
   m.expect_failure(StatusCode::kInvalidModel, "attribute to is required");
+}
+
+TEST(Cast, NumbersToStringsPrintAsNumpyStr) {
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTester f("Cast", 13);
+  f.attr("to", onnx_type(DType::kString));
+  f.input<float>(
+      {9}, {0.47892547f, 100.0f, -2.5f, 1e-5f, 1.5e16f, 0.0f, -inf, std::numeric_limits<float>::quiet_NaN(), 0.0001f});
+  // numpy switches to scientific notation below 1e-4, and 0.0001f is just below it.
+  f.output<std::string>({9}, {"0.47892547", "100.0", "-2.5", "1e-05", "1.5e+16", "0.0", "-inf", "nan", "1e-04"});
+  f.run();
+  OpTester d("Cast", 13);
+  d.attr("to", onnx_type(DType::kString));
+  d.input<double>({2}, {0.1, 123456789.125});
+  d.output<std::string>({2}, {"0.1", "123456789.125"});
+  d.run();
+  OpTester i("Cast", 13);
+  i.attr("to", onnx_type(DType::kString));
+  i.input<int64_t>({2}, {-42, 9007199254740993});
+  i.output<std::string>({2}, {"-42", "9007199254740993"});
+  i.run();
+  OpTester h("Cast", 13);
+  h.attr("to", onnx_type(DType::kString));
+  h.input(Tensor::from_vector<Eigen::half>({1}, {Eigen::half(0.1f)}));
+  h.output<std::string>({1}, {"0.1"});  // the shortest digits that read back to the same half
+  h.run();
+}
+
+TEST(Cast, StringsParseDecimalScientificAndSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTester f("Cast", 13);
+  f.attr("to", onnx_type(DType::kFloat32));
+  f.input<std::string>({7}, {"3.14", "1e-5", "1E8", "INF", "+inf", "-INF", "NaN"});
+  f.output<float>({7}, {3.14f, 1e-5f, 1e8f, inf, inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+  f.run();
+  OpTester i("Cast", 13);
+  i.attr("to", onnx_type(DType::kInt64));
+  i.input<std::string>({3}, {"1000", "-7", "100.5"});
+  i.output<int64_t>({3}, {1000, -7, 100});
+  i.run();
+  OpTester bad("Cast", 13);
+  bad.attr("to", onnx_type(DType::kFloat32));
+  bad.input<std::string>({2}, {"1", "Hello World!"});
+  bad.expect_failure(StatusCode::kInvalidArgument, "string 'Hello World!' at flat position 1 is not a number");
+}
+
+TEST(Cast, NarrowsToHalfTypesWithOneRounding) {
+  // 1 + 2^-11 + 2^-40 lies just above the float16 midpoint between 1 and 1 + 2^-10: one correct
+  // rounding goes up, while rounding through float32 first lands on the midpoint and ties to even (1).
+  const double above_tie = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  OpTester h("Cast", 13);
+  h.attr("to", onnx_type(DType::kFloat16));
+  h.input<double>({2}, {above_tie, 65520.0});
+  h.output(Tensor::from_vector<Eigen::half>(
+      {2}, {Eigen::half(1.0f + std::ldexp(1.0f, -10)), Eigen::half(std::numeric_limits<float>::infinity())}));
+  h.run();
+  OpTester b("Cast", 13);
+  b.attr("to", onnx_type(DType::kBFloat16));
+  b.input<float>({2}, {0.48033667f, 1.00390625f});  // 0x3ef5eeb0 rounds up; 1 + 2^-8 is a tie, to even
+  b.output(Tensor::from_vector<Eigen::bfloat16>({2}, {Eigen::bfloat16(0.48046875f), Eigen::bfloat16(1.0f)}));
+  b.run();
+}
+
+TEST(CastLike, TakesTheTargetTypeFromInput1) {
+  OpTester t("CastLike", 15);
+  t.input<float>({3}, {1.9f, -1.9f, 2.0f}).input<int32_t>({1}, {0});
+  t.output<int32_t>({3}, {1, -1, 2});
+  t.run();
+  OpTester s("CastLike", 15);
+  s.input<std::string>({1}, {"2.5"}).input<double>({0}, {});
+  s.output<double>({1}, {2.5});
+  s.run();
+  OpTester m("CastLike", 15);
+  m.input<float>({1}, {1});
+  m.expect_failure(StatusCode::kInvalidModel, "expects at least 2 inputs, got 1");
 }
 
 }  // namespace

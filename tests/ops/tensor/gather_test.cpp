@@ -66,5 +66,74 @@ TEST(Gather, ErrorsNameTheProblem) {
   scalar.expect_failure(StatusCode::kShapeMismatch, "data must have rank >= 1");
 }
 
+// ---- GatherElements ----------------------------------------------------------------------------
+
+TEST(GatherElements, PicksOneElementPerIndexAlongTheAxis) {
+  for (int64_t opset : {11, 13}) {
+    OpTester t("GatherElements", opset);
+    t.attr("axis", int64_t{1});
+    t.input<float>({2, 2}, {1, 2, 3, 4}).input<int64_t>({2, 2}, {0, 0, 1, 0});
+    t.output<float>({2, 2}, {1, 1, 4, 3});
+    t.run();
+  }
+  // axis 0 with negative indices and an index tensor smaller than the data on the other axis.
+  OpTester t("GatherElements", 13);
+  t.input<int32_t>({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}).input<int32_t>({2, 2}, {-1, 0, 1, -3});
+  t.output<int32_t>({2, 2}, {7, 2, 4, 2});
+  t.run();
+}
+
+TEST(GatherElements, ErrorsNameTheProblem) {
+  OpTester rank("GatherElements", 13);
+  rank.input<float>({2, 2}, {1, 2, 3, 4}).input<int64_t>({2}, {0, 1});
+  rank.expect_failure(StatusCode::kShapeMismatch, "indices (2,) must have the rank of data (2, 2)");
+  OpTester bounds("GatherElements", 13);
+  bounds.input<float>({2, 2}, {1, 2, 3, 4}).input<int64_t>({1, 2}, {0, 2});
+  bounds.expect_failure(StatusCode::kInvalidModel,
+                        "index 2 (at flat position 1) is out of bounds for axis 0 of size 2");
+}
+
+// ---- GatherND ----------------------------------------------------------------------------------
+
+TEST(GatherND, GathersElementsAndSlices) {
+  for (int64_t opset : {11, 12, 13}) {
+    OpTester t("GatherND", opset);
+    t.input<int32_t>({2, 2}, {0, 1, 2, 3}).input<int64_t>({2, 2}, {0, 0, 1, 1});
+    t.output<int32_t>({2}, {0, 3});
+    t.run();
+  }
+  OpTester rows("GatherND", 13);
+  rows.input<float>({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}).input<int64_t>({2, 1, 2}, {0, 1, -1, 0});
+  rows.output<float>({2, 1, 2}, {2, 3, 4, 5});
+  rows.run();
+}
+
+TEST(GatherND, BatchDims) {
+  // batch_dims = 1: each batch entry indexes its own data[b].
+  OpTester t("GatherND", 12);
+  t.attr("batch_dims", int64_t{1});
+  t.input<float>({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}).input<int64_t>({2, 1}, {1, 0});
+  t.output<float>({2, 2}, {2, 3, 4, 5});
+  t.run();
+  OpTester e("GatherND", 13);
+  e.attr("batch_dims", int64_t{1});
+  e.input<float>({2, 3}, {0, 1, 2, 3, 4, 5}).input<int64_t>({2, 0, 1}, {});
+  e.output<float>({2, 0}, {});
+  e.run();
+}
+
+TEST(GatherND, ErrorsNameTheProblem) {
+  OpTester k("GatherND", 13);
+  k.input<float>({2, 2}, {1, 2, 3, 4}).input<int64_t>({1, 3}, {0, 0, 0});
+  k.expect_failure(StatusCode::kShapeMismatch, "the last indices dimension (3) must be in [1, 2]");
+  OpTester bounds("GatherND", 13);
+  bounds.input<float>({2, 2}, {1, 2, 3, 4}).input<int64_t>({1, 2}, {0, -3});
+  bounds.expect_failure(StatusCode::kInvalidModel, "index -3 (tuple 0, entry 1) is out of bounds for axis 1 of size 2");
+  OpTester batch("GatherND", 12);
+  batch.attr("batch_dims", int64_t{1});
+  batch.input<float>({2, 2}, {1, 2, 3, 4}).input<int64_t>({3, 1}, {0, 0, 0});
+  batch.expect_failure(StatusCode::kShapeMismatch, "batch dimension 0 differs");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

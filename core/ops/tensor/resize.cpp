@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: Apache-2.0
+// Resize (opsets 10, 11, 13) and the deprecated Upsample (7, 9) on N-D tensors.
+//
+// Every axis maps each output index to a set of input taps with weights (one tap for nearest, two
+// for linear, four for cubic), following the ONNX reference implementation (onnx/backend/test/
+// case/node/resize.py): the coordinate transform gives x_original, neighbours outside the input
+// repeat the edge (or get weight 0 with exclude_outside), and tf_crop_and_resize samples outside
+// [0, length - 1] take extrapolation_value. Nearest mode copies elements of any type; linear and
+// cubic interpolate one axis at a time in double precision, innermost axis first as the reference
+// does, skipping axes whose mapping is the identity.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/ops/families.h"
+#include "core/ops/kernel_util.h"
+
+namespace vn::ops {
+namespace {
+
+enum class Mode { kNearest, kLinear, kCubic };
+enum class Coord { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kTfHalfPixelForNn, kTfCropAndResize };
+enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+
+struct Params {
+  Mode mode = Mode::kNearest;
+  Coord coord = Coord::kHalfPixel;
+  Nearest nearest = Nearest::kRoundPreferFloor;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  double extrapolation = 0.0;
+};
+
+/// The resampling of one axis: for output index j, taps [begin[j], begin[j + 1]) of index/weight,
+/// or the extrapolation value when outside[j].
+struct AxisMap {
+  std::vector<int64_t> begin;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<uint8_t> outside;
+  bool identity = false;
+};
+
+/// One axis of the resize: input and output lengths, the scale and roi used by the transform.
+struct AxisSpec {
+  int64_t in = 0;
+  int64_t out = 0;
+  double scale = 1.0;
+  double length_resized = 0.0;  // in * scale (the reference's output_width), or `out` given sizes
+  double roi_start = 0.0;
+  double roi_end = 1.0;
+};
+
+double original_coordinate(const Params& p, const AxisSpec& a, int64_t j) {
+  const auto x = static_cast<double>(j);
+  const auto in = static_cast<double>(a.in);
+  switch (p.coord) {
+    case Coord::kHalfPixel:
+      return (x + 0.5) / a.scale - 0.5;
+    case Coord::kPytorchHalfPixel:
+      return a.length_resized > 1 ? (x + 0.5) / a.scale - 0.5 : 0.0;
+    case Coord::kAlignCorners:
+      return a.length_resized == 1 ? 0.0 : x * (in - 1) / (a.length_resized - 1);
+    case Coord::kAsymmetric:
+      return x / a.scale;
+    case Coord::kTfHalfPixelForNn:
+      return (x + 0.5) / a.scale;
+    case Coord::kTfCropAndResize:
+      return a.length_resized > 1
+                 ? a.roi_start * (in - 1) + x * (a.roi_end - a.roi_start) * (in - 1) / (a.length_resized - 1)
+                 : 0.5 * (a.roi_start + a.roi_end) * (in - 1);
+  }
+  return 0.0;
+}
+
+/// Keys' cubic convolution weights for the four taps floor(x) - 1 .. floor(x) + 2 at fraction r.
+void cubic_weights(double r, double A, double w[4]) {
+  const double s0 = r + 1, s1 = r, s2 = 1 - r, s3 = 2 - r;
+  w[0] = ((A * s0 - 5 * A) * s0 + 8 * A) * s0 - 4 * A;
+  w[1] = ((A + 2) * s1 - (A + 3)) * s1 * s1 + 1;
+  w[2] = ((A + 2) * s2 - (A + 3)) * s2 * s2 + 1;
+  w[3] = ((A * s3 - 5 * A) * s3 + 8 * A) * s3 - 4 * A;
+}
+
+AxisMap build_axis_map(const Params& p, const AxisSpec& a) {
+  AxisMap m;
+  m.begin.reserve(static_cast<size_t>(a.out) + 1);
+  m.outside.assign(static_cast<size_t>(a.out), 0);
+  m.identity = a.in == a.out;
+  const int64_t last = a.in - 1;
+  for (int64_t j = 0; j < a.out; ++j) {
+    m.begin.push_back(static_cast<int64_t>(m.index.size()));
+    const double x = original_coordinate(p, a, j);
+    if (p.coord == Coord::kTfCropAndResize && (x < 0 || x > static_cast<double>(last))) {
+      m.outside[static_cast<size_t>(j)] = 1;
+      m.identity = false;
+      continue;
+    }
+    const double fl = std::floor(x);
+    double r = x - fl;
+    auto base = static_cast<int64_t>(fl);
+    if (p.mode == Mode::kNearest) {
+      int64_t idx = base;
+      if (r > 0) {
+        switch (p.nearest) {
+          case Nearest::kRoundPreferFloor:
+            idx = r <= 0.5 ? base : base + 1;
+            break;
+          case Nearest::kRoundPreferCeil:
+            idx = r < 0.5 ? base : base + 1;
+            break;
+          case Nearest::kFloor:
+            break;
+          case Nearest::kCeil:
+            idx = base + 1;
+            break;
+        }
+      }
+      idx = std::clamp<int64_t>(idx, 0, last);
+      m.index.push_back(idx);
+      m.weight.push_back(1.0);
+      m.identity = m.identity && idx == j;
+      continue;
+    }
+    // The reference picks the neighbours below x first: an integral x uses fraction 1 from x - 1.
+    if (r == 0) {
+      r = 1;
+      --base;
+    }
+    double w[4];
+    int64_t first = 0;
+    int taps = 0;
+    if (p.mode == Mode::kLinear) {
+      w[0] = 1 - r;
+      w[1] = r;
+      first = base;
+      taps = 2;
+    } else {
+      cubic_weights(r, p.cubic_a, w);
+      first = base - 1;
+      taps = 4;
+    }
+    if (p.exclude_outside) {
+      double sum = 0;
+      for (int t = 0; t < taps; ++t) {
+        if (first + t < 0 || first + t > last) w[t] = 0;
+        sum += w[t];
+      }
+      for (int t = 0; t < taps; ++t) w[t] /= sum;
+    }
+    const size_t start = m.index.size();
+    for (int t = 0; t < taps; ++t) {
+      if (w[t] == 0) continue;  // weight-0 taps do not contribute; the edge repeats beyond the input
+      m.index.push_back(std::clamp<int64_t>(first + t, 0, last));
+      m.weight.push_back(w[t]);
+    }
+    m.identity = m.identity && m.index.size() == start + 1 && m.index[start] == j && m.weight[start] == 1.0;
+  }
+  m.begin.push_back(static_cast<int64_t>(m.index.size()));
+  return m;
+}
+
+/// Nearest resize: a gather of whole elements, any dtype.
+Status resize_nearest(KernelContext& ctx, const Tensor& x, const std::vector<AxisMap>& maps, const Shape& out_shape,
+                      const Params& p, Tensor* y) {
+  Tensor fill;
+  if (x.dtype() == DType::kString) {
+    fill = Tensor::scalar<std::string>("");
+  } else {
+    Result<Tensor> f = tensor_cast(Tensor::scalar<double>(p.extrapolation), x.dtype());
+    if (!f.ok()) return ctx.fail(StatusCode::kUnsupportedDType, "cannot resize {} data", dtype_name(x.dtype()));
+    fill = std::move(f).value();
+  }
+  const auto rank = static_cast<size_t>(x.rank());
+  std::vector<int64_t> in_strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * x.shape()[d];
+  return dispatch_by_size(x.dtype(), [&]<typename U>() {
+    const U* px = raw_data<U>(x);
+    U* py = raw_mutable_data<U>(*y);
+    const U extra = raw_data<U>(fill)[0];
+    std::vector<int64_t> pos(rank, 0);
+    for (int64_t o = 0; o < y->numel(); ++o) {
+      int64_t off = 0;
+      bool outside = false;
+      for (size_t d = 0; d < rank; ++d) {
+        const AxisMap& m = maps[d];
+        const auto j = static_cast<size_t>(pos[d]);
+        if (m.outside[j]) {
+          outside = true;
+          break;
+        }
+        off += m.index[static_cast<size_t>(m.begin[j])] * in_strides[d];
+      }
+      py[o] = outside ? extra : px[off];
+      for (size_t d = rank; d-- > 0;) {
+        if (++pos[d] < out_shape[d]) break;
+        pos[d] = 0;
+      }
+    }
+    return Status::OK();
+  });
+}
+
+/// Linear/cubic resize: separable passes over a double buffer, innermost axis first.
+Status resize_interpolate(KernelContext& ctx, const Tensor& x, const std::vector<AxisMap>& maps, const Shape& out_shape,
+                          const Params& p, Tensor* y) {
+  using Types = TypeList<float, double, Eigen::half, Eigen::bfloat16, int8_t, uint8_t, int32_t, int64_t>;
+  return dispatch_types(Types{}, ctx, x.dtype(), [&]<typename T>() {
+    std::vector<double> cur(static_cast<size_t>(x.numel()));
+    const T* px = x.data<T>();
+    for (size_t i = 0; i < cur.size(); ++i) cur[i] = static_cast<double>(px[i]);
+    Shape shape = x.shape();
+    for (size_t d = shape.size(); d-- > 0;) {
+      const AxisMap& m = maps[d];
+      if (m.identity) continue;
+      const int64_t outer = shape_product(shape, 0, d);
+      const int64_t inner = shape_product(shape, d + 1, shape.size());
+      const int64_t n_in = shape[d];
+      const int64_t n_out = out_shape[d];
+      std::vector<double> next(static_cast<size_t>(outer * n_out * inner), 0.0);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t j = 0; j < n_out; ++j) {
+          double* dst = next.data() + (o * n_out + j) * inner;
+          if (m.outside[static_cast<size_t>(j)]) {
+            std::fill_n(dst, inner, p.extrapolation);
+            continue;
+          }
+          for (int64_t t = m.begin[static_cast<size_t>(j)]; t < m.begin[static_cast<size_t>(j) + 1]; ++t) {
+            const double w = m.weight[static_cast<size_t>(t)];
+            const double* src = cur.data() + (o * n_in + m.index[static_cast<size_t>(t)]) * inner;
+            for (int64_t i = 0; i < inner; ++i) dst[i] += w * src[i];
+          }
+        }
+      }
+      cur = std::move(next);
+      shape[d] = n_out;
+    }
+    T* py = y->numel() > 0 ? y->mutable_data<T>() : nullptr;
+    for (size_t i = 0; i < cur.size(); ++i) {
+      if constexpr (std::is_integral_v<T>) {
+        py[i] = saturate_cast<T>(cur[i]);  // truncates toward zero, as numpy's astype
+      } else {
+        py[i] = static_cast<T>(cur[i]);
+      }
+    }
+    return Status::OK();
+  });
+}
+
+/// Runs a resize of input 0 given either per-axis scales or output sizes.
+Status resize_with(KernelContext& ctx, const Params& p, const std::optional<std::vector<double>>& scales,
+                   const std::optional<std::vector<int64_t>>& sizes, const std::vector<double>& roi) {
+  const Tensor& x = ctx.input(0);
+  const auto rank = static_cast<size_t>(x.rank());
+  if (rank == 0) return ctx.fail(StatusCode::kShapeMismatch, "input must have rank >= 1, got a scalar");
+  if (scales && scales->size() != rank) {
+    return ctx.fail(StatusCode::kShapeMismatch, "scales has {} entries but the input {} has rank {}", scales->size(),
+                    shape_to_string(x.shape()), rank);
+  }
+  if (sizes && sizes->size() != rank) {
+    return ctx.fail(StatusCode::kShapeMismatch, "sizes has {} entries but the input {} has rank {}", sizes->size(),
+                    shape_to_string(x.shape()), rank);
+  }
+  const bool use_roi = p.coord == Coord::kTfCropAndResize && !roi.empty();
+  if (use_roi && roi.size() != 2 * rank) {
+    return ctx.fail(StatusCode::kShapeMismatch, "roi has {} entries but the input needs 2 * rank = {}", roi.size(),
+                    2 * rank);
+  }
+  std::vector<AxisSpec> axes(rank);
+  Shape out_shape(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    AxisSpec& a = axes[d];
+    a.in = x.shape()[d];
+    if (use_roi) {
+      a.roi_start = roi[d];
+      a.roi_end = roi[rank + d];
+    }
+    if (sizes) {
+      a.out = (*sizes)[d];
+      if (a.out < 0) return ctx.fail(StatusCode::kInvalidModel, "sizes[{}] is negative ({})", d, a.out);
+      if (a.out > 0 && a.in == 0) {
+        return ctx.fail(StatusCode::kShapeMismatch, "axis {} is empty and cannot be resized to {}", d, a.out);
+      }
+      a.scale = a.in == 0 ? 1.0 : static_cast<double>(a.out) / static_cast<double>(a.in);
+      a.length_resized = static_cast<double>(a.out);
+    } else {
+      a.scale = (*scales)[d];
+      if (!(a.scale > 0) || !std::isfinite(a.scale)) {
+        return ctx.fail(StatusCode::kInvalidModel, "scales[{}] must be positive and finite, got {}", d, a.scale);
+      }
+      // ONNX Resize: output_dimension = floor(input_dimension * (roi_end - roi_start) * scale).
+      a.length_resized = static_cast<double>(a.in) * (a.roi_end - a.roi_start) * a.scale;
+      if (!(a.length_resized >= 0) || a.length_resized > static_cast<double>(kMaxTensorBytes)) {
+        return ctx.fail(StatusCode::kShapeMismatch, "axis {} of size {} resized by {} is out of range", d, a.in,
+                        a.scale);
+      }
+      a.out = static_cast<int64_t>(std::floor(a.length_resized));
+    }
+    out_shape[d] = a.out;
+  }
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+  if (y->numel() == 0) return Status::OK();
+  std::vector<AxisMap> maps(rank);
+  for (size_t d = 0; d < rank; ++d) maps[d] = build_axis_map(p, axes[d]);
+  if (p.mode == Mode::kNearest) return resize_nearest(ctx, x, maps, out_shape, p, y);
+  return resize_interpolate(ctx, x, maps, out_shape, p, y);
+}
+
+Result<Mode> read_mode(const KernelContext& ctx, bool allow_cubic) {
+  const std::string mode = ctx.attr_string("mode", "nearest");
+  if (mode == "nearest") return Mode::kNearest;
+  if (mode == "linear") return Mode::kLinear;
+  if (mode == "cubic" && allow_cubic) return Mode::kCubic;
+  return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not one of nearest, linear{}", mode,
+                  allow_cubic ? ", cubic" : "");
+}
+
+/// Reads a float tensor input (scales, roi) as doubles; empty when omitted.
+Result<std::vector<double>> float_input(const KernelContext& ctx, size_t i, std::string_view what) {
+  if (!ctx.has_input(i)) return std::vector<double>{};
+  const Tensor& t = ctx.input(i);
+  if (!dtype_is_float(t.dtype()) || t.rank() > 1) {
+    return ctx.fail(StatusCode::kInvalidModel, "{} must be a 1-D float tensor, got {} {}", what, dtype_name(t.dtype()),
+                    shape_to_string(t.shape()));
+  }
+  return tensor_to_doubles(t);
+}
+
+// Opset-10 Resize and Upsample are Resize-11 with coordinate_transformation_mode "asymmetric" and
+// nearest_mode "floor" (the semantics ONNX's 10 -> 11 version converter preserves).
+Params legacy_params(Mode mode) {
+  Params p;
+  p.mode = mode;
+  p.coord = Coord::kAsymmetric;
+  p.nearest = Nearest::kFloor;
+  return p;
+}
+
+Status upsample_with_scales(KernelContext& ctx, const std::vector<double>& scales) {
+  VN_ASSIGN_OR_RETURN(Mode mode, read_mode(ctx, false));
+  for (size_t d = 0; d < scales.size(); ++d) {
+    if (!(scales[d] >= 1)) return ctx.fail(StatusCode::kInvalidModel, "scales[{}] = {} is below 1", d, scales[d]);
+  }
+  return resize_with(ctx, legacy_params(mode), scales, std::nullopt, {});
+}
+
+// Upsample-7: scales is an attribute.
+Status upsample_7(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  if (!ctx.has_attr("scales")) return ctx.fail(StatusCode::kInvalidModel, "attribute scales is required");
+  const std::vector<float> s = ctx.attr_floats("scales");
+  return upsample_with_scales(ctx, std::vector<double>(s.begin(), s.end()));
+}
+
+// Upsample-9 and Resize-10: scales is input 1.
+Status upsample_9(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  VN_ASSIGN_OR_RETURN(std::vector<double> scales, float_input(ctx, 1, "scales"));
+  return upsample_with_scales(ctx, scales);
+}
+
+Status resize_10(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  VN_ASSIGN_OR_RETURN(Mode mode, read_mode(ctx, false));
+  VN_ASSIGN_OR_RETURN(std::vector<double> scales, float_input(ctx, 1, "scales"));
+  return resize_with(ctx, legacy_params(mode), scales, std::nullopt, {});
+}
+
+// Resize-11 and 13: roi, scales and sizes inputs; scales and sizes are exclusive (an empty
+// scales tensor counts as absent). Opset 13 made roi and scales optional and dropped
+// tf_half_pixel_for_nn, which this kernel still accepts.
+Status resize_11(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  Params p;
+  VN_ASSIGN_OR_RETURN(p.mode, read_mode(ctx, true));
+  const std::string coord = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
+  static constexpr std::pair<std::string_view, Coord> kCoords[] = {{"half_pixel", Coord::kHalfPixel},
+                                                                   {"pytorch_half_pixel", Coord::kPytorchHalfPixel},
+                                                                   {"align_corners", Coord::kAlignCorners},
+                                                                   {"asymmetric", Coord::kAsymmetric},
+                                                                   {"tf_half_pixel_for_nn", Coord::kTfHalfPixelForNn},
+                                                                   {"tf_crop_and_resize", Coord::kTfCropAndResize}};
+  bool found = false;
+  for (const auto& [name, value] : kCoords) {
+    if (name == coord) {
+      p.coord = value;
+      found = true;
+    }
+  }
+  if (!found) return ctx.fail(StatusCode::kInvalidModel, "coordinate_transformation_mode '{}' is not supported", coord);
+  const std::string nearest = ctx.attr_string("nearest_mode", "round_prefer_floor");
+  if (nearest == "round_prefer_floor") {
+    p.nearest = Nearest::kRoundPreferFloor;
+  } else if (nearest == "round_prefer_ceil") {
+    p.nearest = Nearest::kRoundPreferCeil;
+  } else if (nearest == "floor") {
+    p.nearest = Nearest::kFloor;
+  } else if (nearest == "ceil") {
+    p.nearest = Nearest::kCeil;
+  } else {
+    return ctx.fail(StatusCode::kInvalidModel,
+                    "nearest_mode '{}' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil", nearest);
+  }
+  p.cubic_a = ctx.attr_float("cubic_coeff_a", -0.75f);
+  p.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
+  p.extrapolation = ctx.attr_float("extrapolation_value", 0.0f);
+  VN_ASSIGN_OR_RETURN(std::vector<double> roi, float_input(ctx, 1, "roi"));
+  VN_ASSIGN_OR_RETURN(std::vector<double> scales, float_input(ctx, 2, "scales"));
+  VN_ASSIGN_OR_RETURN(auto sizes, optional_input_int64s(ctx, 3, "sizes"));
+  if (sizes && sizes->empty()) sizes.reset();
+  if (!scales.empty() && sizes) return ctx.fail(StatusCode::kInvalidModel, "only one of scales and sizes may be given");
+  if (scales.empty() && !sizes) return ctx.fail(StatusCode::kInvalidModel, "one of scales and sizes must be given");
+  std::optional<std::vector<double>> s;
+  if (!scales.empty()) s = scales;
+  return resize_with(ctx, p, s, sizes, roi);
+}
+
+}  // namespace
+
+void register_resize_ops(OpRegistry& registry) {
+  registry.add("Resize", 10, resize_10);
+  for (int64_t v : {11, 13}) registry.add("Resize", v, resize_11);
+  registry.add("Upsample", 7, upsample_7);
+  registry.add("Upsample", 9, upsample_9);
+}
+
+}  // namespace vn::ops
