@@ -5,8 +5,15 @@
 //
 // Every label gets one loop; an operand's stride for a label is the sum of its strides at the
 // positions carrying that label (which walks a diagonal for a repeated label) and 0 where an
-// ellipsis dimension of size 1 broadcasts. The output loops run outside, the summed labels inside.
-// Float products accumulate in double; integer ones wrap modulo 2^n.
+// ellipsis dimension of size 1 broadcasts or the label is absent from the operand.
+//
+// Two float operands (the common contraction, e.g. attention's "bhqd,bhkd->bhqk") become one
+// batched GEMM: the loops are sorted into batch (in both operands and the output), M (first
+// operand and output), N (second operand and output) and K (summed) groups, each operand is
+// gathered through its strides into [batch, M, K] / [batch, K, N] order, and the product is
+// scattered into the output order. Other cases run the loops directly, the output loops outside
+// and the summed ones inside; their float products accumulate in double and integer ones wrap
+// modulo 2^n.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -15,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/ops/broadcast.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
 
@@ -50,8 +58,8 @@ Result<std::vector<int>> parse_term(const KernelContext& ctx, std::string_view t
     }
     const int id = letter_id(term[i]);
     if (id < 0) {
-      return ctx.fail(StatusCode::kInvalidModel, "equation term '{}' has the character '{}'; labels are letters",
-                      term, term[i]);
+      return ctx.fail(StatusCode::kInvalidModel, "equation term '{}' has the character '{}'; labels are letters", term,
+                      term[i]);
     }
     labels.push_back(id);
   }
@@ -59,9 +67,10 @@ Result<std::vector<int>> parse_term(const KernelContext& ctx, std::string_view t
 }
 
 struct EinsumPlan {
-  std::vector<int64_t> dims;                 // one per loop: output labels first, then summed ones
-  size_t out_loops = 0;                      // the first out_loops loops index the output
+  std::vector<int64_t> dims;                  // one per loop: output labels first, then summed ones
+  size_t out_loops = 0;                       // the first out_loops loops index the output
   std::vector<std::vector<int64_t>> strides;  // [operand][loop]
+  std::vector<std::vector<bool>> present;     // [operand][loop]: the operand carries the label
   Shape out_shape;
 };
 
@@ -91,8 +100,8 @@ Result<EinsumPlan> plan_einsum(const KernelContext& ctx, std::string equation) {
     const bool has = std::find(terms[k].begin(), terms[k].end(), kEllipsis) != terms[k].end();
     const size_t letters = terms[k].size() - (has ? 1 : 0);
     if (has ? letters > rank : letters != rank) {
-      return ctx.fail(StatusCode::kShapeMismatch, "equation term {} has {} labels but input {} has rank {}", k,
-                      letters, k, rank);
+      return ctx.fail(StatusCode::kShapeMismatch, "equation term {} has {} labels but input {} has rank {}", k, letters,
+                      k, rank);
     }
     operand_ellipsis[k] = has ? rank - letters : 0;
     ellipsis_rank = std::max(ellipsis_rank, operand_ellipsis[k]);
@@ -122,8 +131,8 @@ Result<EinsumPlan> plan_einsum(const KernelContext& ctx, std::string equation) {
       if (s < 0 || (id >= kLetters && s == 1)) {
         s = dim;
       } else if (dim != s && !(id >= kLetters && dim == 1)) {
-        return ctx.fail(StatusCode::kShapeMismatch, "dimension {} of input {} has size {} but its label has size {}",
-                        d, k, dim, s);
+        return ctx.fail(StatusCode::kShapeMismatch, "dimension {} of input {} has size {} but its label has size {}", d,
+                        k, dim, s);
       }
     }
   }
@@ -165,12 +174,14 @@ Result<EinsumPlan> plan_einsum(const KernelContext& ctx, std::string equation) {
   for (int id : loops) p.dims.push_back(size[static_cast<size_t>(id)]);
   p.out_shape.assign(p.dims.begin(), p.dims.begin() + static_cast<std::ptrdiff_t>(p.out_loops));
   p.strides.assign(n, std::vector<int64_t>(loops.size(), 0));
+  p.present.assign(n, std::vector<bool>(loops.size(), false));
   for (size_t k = 0; k < n; ++k) {
     const Tensor& t = ctx.input(k);
     int64_t stride = 1;
     for (size_t d = labels[k].size(); d-- > 0;) {
       const int64_t dim = t.dim(static_cast<int64_t>(d));
       const size_t loop = static_cast<size_t>(std::find(loops.begin(), loops.end(), labels[k][d]) - loops.begin());
+      p.present[k][loop] = true;
       if (dim != 1 || p.dims[loop] == 1) p.strides[k][loop] += stride;
       stride *= dim;
     }
@@ -213,6 +224,77 @@ void run_einsum(const EinsumPlan& p, const std::vector<const T*>& in, T* out) {
   }
 }
 
+/// Copies the strided view (`shape`, element `strides`) of `src` into the dense buffer `dst`.
+template <typename T>
+void gather_view(const T* src, const Shape& shape, const Shape& strides, T* dst) {
+  const Shape all[] = {contiguous_strides(shape), strides};
+  const StridedLoop loop(shape, all);
+  const int64_t n = loop.row_size();
+  const int64_t step = loop.inner_stride(1);
+  loop.for_each_row([&](int64_t dense, const int64_t* off) {
+    const T* from = src + off[1];
+    T* to = dst + dense;
+    for (int64_t i = 0; i < n; ++i) to[i] = from[i * step];
+  });
+}
+
+/// The two-operand contraction as a batched GEMM (see the file comment).
+template <typename T>
+void run_einsum_gemm(const EinsumPlan& p, const T* a, const T* b, T* y) {
+  std::vector<size_t> batch, m, n, k;
+  for (size_t l = 0; l < p.dims.size(); ++l) {
+    if (l >= p.out_loops) {
+      k.push_back(l);
+    } else if (p.present[0][l] && p.present[1][l]) {
+      batch.push_back(l);
+    } else {
+      (p.present[0][l] ? m : n).push_back(l);
+    }
+  }
+  auto product = [&](const std::vector<size_t>& group) {
+    int64_t v = 1;
+    for (size_t l : group) v *= p.dims[l];
+    return v;
+  };
+  const int64_t bs = product(batch), ms = product(m), ns = product(n), ks = product(k);
+  // The view of operand `op` with its loops in the order of `groups`.
+  auto view = [&](size_t op, std::initializer_list<const std::vector<size_t>*> groups, Shape& shape, Shape& strides) {
+    for (const std::vector<size_t>* g : groups) {
+      for (size_t l : *g) {
+        shape.push_back(p.dims[l]);
+        strides.push_back(p.strides[op][l]);
+      }
+    }
+  };
+  std::vector<T> ap(static_cast<size_t>(bs * ms * ks)), bp(static_cast<size_t>(bs * ks * ns));
+  std::vector<T> r(static_cast<size_t>(bs * ms * ns), T(0));
+  Shape shape, strides;
+  view(0, {&batch, &m, &k}, shape, strides);
+  gather_view(a, shape, strides, ap.data());
+  shape.clear();
+  strides.clear();
+  view(1, {&batch, &k, &n}, shape, strides);
+  gather_view(b, shape, strides, bp.data());
+  if (ks > 0) {
+    for (int64_t i = 0; i < bs; ++i) {
+      MatrixMap<T> rm(r.data() + i * ms * ns, ms, ns);
+      rm.noalias() =
+          ConstMatrixMap<T>(ap.data() + i * ms * ks, ms, ks) * ConstMatrixMap<T>(bp.data() + i * ks * ns, ks, ns);
+    }
+  }
+  // r is dense [batch, M, N]; read it back in the output's loop order.
+  std::vector<int64_t> r_stride(p.dims.size(), 0);
+  int64_t stride = 1;
+  for (const std::vector<size_t>* g : {&n, &m, &batch}) {
+    for (size_t i = g->size(); i-- > 0;) {
+      r_stride[(*g)[i]] = stride;
+      stride *= p.dims[(*g)[i]];
+    }
+  }
+  Shape out_strides(r_stride.begin(), r_stride.begin() + static_cast<std::ptrdiff_t>(p.out_loops));
+  gather_view(r.data(), p.out_shape, out_strides, y);
+}
+
 Status einsum(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   if (!ctx.has_attr("equation")) return ctx.fail(StatusCode::kInvalidModel, "attribute equation is required");
@@ -229,6 +311,12 @@ Status einsum(KernelContext& ctx) {
     if (y->numel() == 0) return Status::OK();
     std::vector<const T*> in;
     for (size_t k = 0; k < ctx.input_count(); ++k) in.push_back(ctx.input(k).data<T>());
+    if constexpr (std::is_floating_point_v<T>) {
+      if (in.size() == 2) {
+        run_einsum_gemm<T>(plan, in[0], in[1], y->mutable_data<T>());
+        return Status::OK();
+      }
+    }
     run_einsum<T>(plan, in, y->mutable_data<T>());
     return Status::OK();
   });

@@ -137,9 +137,8 @@ Status is_inf(KernelContext& ctx) {
   const bool positive = ctx.attr_int("detect_positive", 1) != 0;
   const bool negative = ctx.attr_int("detect_negative", 1) != 0;
   return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    return unary_scalar<T>(ctx, [positive, negative](T v) {
-      return std::isinf(v) && (v > T(0) ? positive : negative);
-    });
+    return unary_scalar<T>(ctx,
+                           [positive, negative](T v) { return std::isinf(v) && (v > T(0) ? positive : negative); });
   });
 }
 

@@ -210,8 +210,8 @@ Status matmul_integer(KernelContext& ctx) {
   const int64_t k = a.dim(a.rank() - 1);
   const int64_t rows = a.rank() > 1 ? a.dim(a.rank() - 2) : 1;
   const int64_t cols = b.rank() > 1 ? b.dim(b.rank() - 1) : 1;
-  VN_ASSIGN_OR_RETURN(Tensor ac, centered(ctx, a, ctx.has_input(2) ? &ctx.input(2) : nullptr, rows,
-                                          std::max<int64_t>(k, 1), "a"));
+  VN_ASSIGN_OR_RETURN(Tensor ac,
+                      centered(ctx, a, ctx.has_input(2) ? &ctx.input(2) : nullptr, rows, std::max<int64_t>(k, 1), "a"));
   VN_ASSIGN_OR_RETURN(Tensor bc, centered(ctx, b, ctx.has_input(3) ? &ctx.input(3) : nullptr, cols, 1, "b"));
   return matmul_tensors<TypeList<int32_t>>(ctx, ac, bc);
 }

@@ -122,7 +122,8 @@ Status hardmax_13(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   VN_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis", -1), x.rank()));
   const auto a = static_cast<size_t>(axis);
-  return hardmax_run(ctx, shape_product(x.shape(), 0, a), x.dim(axis), shape_product(x.shape(), a + 1, x.shape().size()));
+  return hardmax_run(ctx, shape_product(x.shape(), 0, a), x.dim(axis),
+                     shape_product(x.shape(), a + 1, x.shape().size()));
 }
 
 }  // namespace

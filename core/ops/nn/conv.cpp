@@ -93,7 +93,9 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
   p.n = x.dim(0);
   p.c = x.dim(1);
   p.m = w.dim(0);
-  if (p.group < 1) return ctx.fail(StatusCode::kInvalidModel, "group {} must be positive", p.group);
+  if (p.group < 1 || p.group > std::max<int64_t>(p.c, 1)) {
+    return ctx.fail(StatusCode::kInvalidModel, "group {} must be in [1, C = {}]", p.group, p.c);
+  }
   if (w.dim(1) * p.group != p.c) {
     return ctx.fail(StatusCode::kShapeMismatch,
                     "X has {} input channels but W {} with group={} expects W[1]*group = {}", p.c,
@@ -346,8 +348,10 @@ Status conv_transpose(KernelContext& ctx) {
                     dtype_name(x.dtype()));
   }
   const int64_t group = ctx.attr_int("group", 1);
-  if (group < 1) return ctx.fail(StatusCode::kInvalidModel, "group {} must be positive", group);
   const int64_t n = x.dim(0), c = x.dim(1);
+  if (group < 1 || group > std::max<int64_t>(c, 1)) {
+    return ctx.fail(StatusCode::kInvalidModel, "group {} must be in [1, C = {}]", group, c);
+  }
   if (w.dim(0) != c || c % group != 0) {
     return ctx.fail(StatusCode::kShapeMismatch,
                     "X has {} input channels but W {} must be (C, M/group, k...) with C divisible by group={}", c,

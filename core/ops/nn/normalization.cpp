@@ -392,7 +392,8 @@ Status lrn(KernelContext& ctx) {
             sq += v * v;
           }
           const int64_t at = (n * channels + c) * inner + i;
-          py[at] = static_cast<T>(static_cast<double>(px[at]) / std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
+          py[at] = static_cast<T>(static_cast<double>(px[at]) /
+                                  std::pow(bias + alpha / static_cast<double>(size) * sq, beta));
         }
       }
     }

@@ -200,7 +200,8 @@ Status global_pool(KernelContext& ctx) {
 template <bool kFloatP>
 Result<double> read_p(const KernelContext& ctx) {
   const double p = kFloatP ? static_cast<double>(ctx.attr_float("p", 2.0f)) : static_cast<double>(ctx.attr_int("p", 2));
-  if (!(p > 0.0) || std::isinf(p)) return ctx.fail(StatusCode::kInvalidModel, "p must be positive and finite, got {}", p);
+  if (!(p > 0.0) || std::isinf(p))
+    return ctx.fail(StatusCode::kInvalidModel, "p must be positive and finite, got {}", p);
   return p;
 }
 
@@ -304,8 +305,8 @@ Status max_unpool(KernelContext& ctx) {
   const Shape pads = has_output_shape ? Shape(2 * k, 0) : ctx.attr_ints("pads", Shape(2 * k, 0));
   if (kernel.size() != k || strides.size() != k || pads.size() != 2 * k) {
     return ctx.fail(StatusCode::kInvalidModel,
-                    "kernel_shape ({} values), strides ({}) and pads ({}) must match X's {} spatial dims", kernel.size(),
-                    strides.size(), pads.size(), k);
+                    "kernel_shape ({} values), strides ({}) and pads ({}) must match X's {} spatial dims",
+                    kernel.size(), strides.size(), pads.size(), k);
   }
   Shape inferred = {x.dim(0), x.dim(1)};
   for (size_t i = 0; i < k; ++i) {
@@ -336,8 +337,8 @@ Status max_unpool(KernelContext& ctx) {
     T* py = y->numel() > 0 ? y->mutable_data<T>() : nullptr;
     for (int64_t i = 0; i < x.numel(); ++i) {
       if (pi[i] < 0 || pi[i] >= inferred_numel) {
-        return ctx.fail(StatusCode::kInvalidModel, "index I[{}] = {} is outside the unpooled shape {} of {} elements", i,
-                        pi[i], shape_to_string(inferred), inferred_numel);
+        return ctx.fail(StatusCode::kInvalidModel, "index I[{}] = {} is outside the unpooled shape {} of {} elements",
+                        i, pi[i], shape_to_string(inferred), inferred_numel);
       }
       // Re-linearize the index from the inferred shape into the (possibly larger) output shape.
       int64_t rem = pi[i], flat = 0, scale = 1;

@@ -99,7 +99,8 @@ Result<NgramPool<Token>> build_pool(const KernelContext& ctx, const std::vector<
     }
   }
   if (id != ngrams) {
-    return ctx.fail(StatusCode::kInvalidModel, "the pool holds {} n-grams but ngram_indexes has {} entries", id, ngrams);
+    return ctx.fail(StatusCode::kInvalidModel, "the pool holds {} n-grams but ngram_indexes has {} entries", id,
+                    ngrams);
   }
   return pool;
 }
@@ -143,8 +144,8 @@ Status tfidf_vectorizer(KernelContext& ctx) {
   const int64_t max_skip = ctx.attr_int("max_skip_count", 0);
   if (min_n < 1 || max_n < min_n || max_skip < 0) {
     return ctx.fail(StatusCode::kInvalidModel,
-                    "need 1 <= min_gram_length ({}) <= max_gram_length ({}) and max_skip_count ({}) >= 0", min_n,
-                    max_n, max_skip);
+                    "need 1 <= min_gram_length ({}) <= max_gram_length ({}) and max_skip_count ({}) >= 0", min_n, max_n,
+                    max_skip);
   }
   const std::string mode = ctx.attr_string("mode", "");
   if (mode != "TF" && mode != "IDF" && mode != "TFIDF") {

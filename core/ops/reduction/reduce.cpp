@@ -30,7 +30,8 @@ constexpr bool kIsExtremum = kKind == ReduceKind::kMax || kKind == ReduceKind::k
 
 /// Whether integer inputs accumulate in double: the kinds whose result is not an integer ring op.
 template <ReduceKind kKind>
-constexpr bool kIntViaDouble = kKind == ReduceKind::kL2 || kKind == ReduceKind::kLogSum || kKind == ReduceKind::kLogSumExp;
+constexpr bool kIntViaDouble =
+    kKind == ReduceKind::kL2 || kKind == ReduceKind::kLogSum || kKind == ReduceKind::kLogSumExp;
 
 template <ReduceKind kKind, typename T>
 using AccType =

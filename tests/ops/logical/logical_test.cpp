@@ -131,6 +131,15 @@ TEST(Logical, GreaterOrEqualAndLessOrEqual) {
   h.run();
 }
 
+TEST(Logical, OrEqualComparisonsNeedOneTypeAndBroadcastableShapes) {
+  OpTester t("GreaterOrEqual", 16);
+  t.input<float>({1}, {1}).input<double>({1}, {1});
+  t.expect_failure(StatusCode::kInvalidModel, "inputs A (float32) and B (float64) must have the same type");
+  OpTester s("LessOrEqual", 12);
+  s.input<int32_t>({2}, {1, 2}).input<int32_t>({3}, {1, 2, 3});
+  s.expect_failure(StatusCode::kShapeMismatch, "(2,)");
+}
+
 TEST(Logical, XorWithBroadcastAndLegacyAxis) {
   OpTester x("Xor", 7);
   x.input<bool>({2, 2}, {true, true, false, false}).input<bool>({2}, {true, false});

@@ -14,10 +14,8 @@ TEST(CumSum, InclusiveExclusiveReverse) {
   const struct {
     int64_t exclusive, reverse;
     std::vector<double> y;
-  } cases[] = {{0, 0, {1, 3, 6, 10, 15}},
-               {1, 0, {0, 1, 3, 6, 10}},
-               {0, 1, {15, 14, 12, 9, 5}},
-               {1, 1, {14, 12, 9, 5, 0}}};
+  } cases[] = {
+      {0, 0, {1, 3, 6, 10, 15}}, {1, 0, {0, 1, 3, 6, 10}}, {0, 1, {15, 14, 12, 9, 5}}, {1, 1, {14, 12, 9, 5, 0}}};
   for (const auto& c : cases) {
     for (int64_t opset : {11, 14}) {
       OpTester t("CumSum", opset);

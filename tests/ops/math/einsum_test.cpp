@@ -11,8 +11,8 @@ namespace vn::ops::testing {
 namespace {
 
 TEST(Einsum, MatMulTransposeAndImplicitOutput) {
-  const std::vector<float> a = {1, 2, 3, 4, 5, 6};     // (2, 3)
-  const std::vector<float> b = {1, 0, 2, 1, -1, 3};    // (3, 2)
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6};   // (2, 3)
+  const std::vector<float> b = {1, 0, 2, 1, -1, 3};  // (3, 2)
   OpTester mm("Einsum", 12);
   mm.attr("equation", "ij,jk->ik");
   mm.input<float>({2, 3}, a).input<float>({3, 2}, b);
@@ -84,6 +84,49 @@ TEST(Einsum, EllipsisBatchMatMulWithBroadcast) {
   d.input<float>({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
   d.output<float>({2, 2}, {1, 4, 5, 8});
   d.run();
+}
+
+TEST(Einsum, AttentionScoresAgainstLoops) {
+  // "bhqd,bhkd->bhqk" with b=2, h=3, q=4, k=5, d=6: the batched-GEMM path.
+  const int B = 2, H = 3, Q = 4, K = 5, D = 6;
+  const std::vector<float> q = random_floats(B * H * Q * D, 51), k = random_floats(B * H * K * D, 52);
+  std::vector<float> y;
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < Q; ++i)
+        for (int j = 0; j < K; ++j) {
+          double acc = 0;
+          for (int d = 0; d < D; ++d)
+            acc += double(q[((b * H + h) * Q + i) * D + d]) * k[((b * H + h) * K + j) * D + d];
+          y.push_back(static_cast<float>(acc));
+        }
+  OpTester t("Einsum", 12);
+  t.attr("equation", "bhqd,bhkd->bhqk");
+  t.input<float>({B, H, Q, D}, q).input<float>({B, H, K, D}, k);
+  t.output<float>({B, H, Q, K}, y);
+  t.tolerance(1e-6, 1e-5);
+  t.run();
+}
+
+TEST(Einsum, TwoOperandDiagonalsAndOneSidedSums) {
+  // "ii,ij->j": y_j = sum_i A_ii B_ij.
+  OpTester d("Einsum", 12);
+  d.attr("equation", "ii,ij->j");
+  d.input<float>({2, 2}, {1, 2, 3, 4}).input<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  d.output<float>({3}, {1 * 1 + 4 * 4, 1 * 2 + 4 * 5, 1 * 3 + 4 * 6});
+  d.run();
+  // "ab,c->ca": b is summed in the first operand only.
+  OpTester o("Einsum", 12);
+  o.attr("equation", "ab,c->ca");
+  o.input<double>({2, 2}, {1, 2, 3, 4}).input<double>({2}, {10, 100});
+  o.output<double>({2, 2}, {30, 70, 300, 700});
+  o.run();
+  // An empty contraction dimension gives zeros.
+  OpTester z("Einsum", 12);
+  z.attr("equation", "ij,jk->ik");
+  z.input<float>({2, 0}, {}).input<float>({0, 3}, {});
+  z.output<float>({2, 3}, {0, 0, 0, 0, 0, 0});
+  z.run();
 }
 
 TEST(Einsum, ThreeOperandsAndIntegers) {

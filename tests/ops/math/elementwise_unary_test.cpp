@@ -174,11 +174,20 @@ TEST(UnaryMath, IsNaNAndIsInf) {
 }
 
 TEST(UnaryMath, NewFloatOpsRejectIntegers) {
-  for (const char* op : {"Sin", "Acos", "Atanh", "Round", "IsNaN", "IsInf"}) {
+  for (const char* op : {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
+                         "Round", "IsNaN", "IsInf", "Softsign", "ThresholdedRelu", "Celu"}) {
     OpTester t(op, 13);
     t.input<int32_t>({2}, {1, 2});
     t.expect_failure(StatusCode::kUnsupportedDType,
                      "input of type int32 is not supported (supported: float32, float64)");
+  }
+}
+
+TEST(UnaryMath, SignAndShrinkRejectBool) {
+  for (const char* op : {"Sign", "Shrink"}) {
+    OpTester t(op, 13);
+    t.input<bool>({1}, {true});
+    t.expect_failure(StatusCode::kUnsupportedDType, "input of type bool is not supported");
   }
 }
 

@@ -25,8 +25,8 @@ std::vector<float> naive_transpose(const TransposeConfig& t, const std::vector<f
   auto at = [](const Shape& v, size_t i, int64_t d) { return v.empty() ? d : v[i]; };
   Shape out(k);
   for (size_t i = 0; i < k; ++i) {
-    out[i] = at(t.strides, i, 1) * (t.in[i] - 1) + at(t.output_padding, i, 0) + (t.kernel[i] - 1) * at(t.dilations, i, 1) +
-             1 - at(t.pads, i, 0) - at(t.pads, k + i, 0);
+    out[i] = at(t.strides, i, 1) * (t.in[i] - 1) + at(t.output_padding, i, 0) +
+             (t.kernel[i] - 1) * at(t.dilations, i, 1) + 1 - at(t.pads, i, 0) - at(t.pads, k + i, 0);
   }
   const int64_t m = t.m_per_group * t.group, cg = t.c / t.group;
   out_shape = {t.n, m};
@@ -72,8 +72,8 @@ void check_transpose(const TransposeConfig& t, uint32_t seed, bool bias = true) 
   w_shape.insert(w_shape.end(), t.kernel.begin(), t.kernel.end());
   const std::vector<float> x = random_floats(static_cast<size_t>(shape_numel(x_shape)), seed);
   const std::vector<float> w = random_floats(static_cast<size_t>(shape_numel(w_shape)), seed + 1);
-  const std::vector<float> b = bias ? random_floats(static_cast<size_t>(t.m_per_group * t.group), seed + 2)
-                                    : std::vector<float>{};
+  const std::vector<float> b =
+      bias ? random_floats(static_cast<size_t>(t.m_per_group * t.group), seed + 2) : std::vector<float>{};
   Shape out_shape;
   const std::vector<float> y = naive_transpose(t, x, w, b, out_shape);
   OpTester op("ConvTranspose", 11);
@@ -103,16 +103,27 @@ TEST(ConvTranspose, OneDimensionalByHand) {
 
 TEST(ConvTranspose, TwoDimensionalAgainstNaive) {
   check_transpose({.n = 2, .c = 3, .m_per_group = 2, .in = {4, 5}, .kernel = {3, 2}}, 1);
-  check_transpose({.c = 2, .m_per_group = 3, .in = {3, 3}, .kernel = {3, 3}, .strides = {3, 2}, .pads = {1, 2, 1, 2}}, 4);
-  check_transpose({.c = 1, .m_per_group = 2, .in = {3, 4}, .kernel = {2, 3}, .strides = {2, 3},
-                   .dilations = {2, 1}, .pads = {0, 1, 1, 0}, .output_padding = {1, 2}},
+  check_transpose({.c = 2, .m_per_group = 3, .in = {3, 3}, .kernel = {3, 3}, .strides = {3, 2}, .pads = {1, 2, 1, 2}},
+                  4);
+  check_transpose({.c = 1,
+                   .m_per_group = 2,
+                   .in = {3, 4},
+                   .kernel = {2, 3},
+                   .strides = {2, 3},
+                   .dilations = {2, 1},
+                   .pads = {0, 1, 1, 0},
+                   .output_padding = {1, 2}},
                   7, false);
 }
 
 TEST(ConvTranspose, GroupsAndThreeDimensional) {
   check_transpose({.n = 1, .c = 4, .m_per_group = 3, .group = 2, .in = {3, 3}, .kernel = {2, 2}, .strides = {2, 2}},
                   10);
-  check_transpose({.c = 2, .m_per_group = 2, .in = {2, 3, 2}, .kernel = {2, 2, 3}, .strides = {1, 2, 1},
+  check_transpose({.c = 2,
+                   .m_per_group = 2,
+                   .in = {2, 3, 2},
+                   .kernel = {2, 2, 3},
+                   .strides = {1, 2, 1},
                    .pads = {0, 1, 1, 1, 0, 0}},
                   13);
 }
@@ -160,6 +171,10 @@ TEST(ConvTranspose, ErrorsNameTheProblem) {
   p.attr("pads", Shape{3, 3});
   p.input<float>({1, 1, 2}, {1, 2}).input<float>({1, 1, 2}, {1, 1});
   p.expect_failure(StatusCode::kShapeMismatch, "spatial dim 0 has a negative output size -3");
+  OpTester g("ConvTranspose", 11);
+  g.attr("group", int64_t{4});
+  g.input<float>({1, 2, 1}, {1, 2}).input<float>({2, 1, 1}, {1, 1});
+  g.expect_failure(StatusCode::kInvalidModel, "group 4 must be in [1, C = 2]");
   OpTester t("ConvTranspose", 11);
   t.input<int32_t>({1, 1, 2}, {1, 2}).input<int32_t>({1, 1, 2}, {1, 1});
   t.expect_failure(StatusCode::kUnsupportedDType, "int32");

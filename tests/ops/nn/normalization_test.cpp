@@ -150,8 +150,8 @@ TEST(InstanceNormalization, PerImageAndChannel) {
   t.input<float>({1, 2, 2, 2}, {1, 2, 3, 6, 2, 2, 2, 2});
   t.input<float>({2}, {2, 1}).input<float>({2}, {0, 5});
   const double s = 2.0 / std::sqrt(4.0);
-  t.output<float>({1, 2, 2, 2}, {static_cast<float>(-2 * s), static_cast<float>(-1 * s), 0, static_cast<float>(3 * s),
-                                 5, 5, 5, 5});
+  t.output<float>({1, 2, 2, 2},
+                  {static_cast<float>(-2 * s), static_cast<float>(-1 * s), 0, static_cast<float>(3 * s), 5, 5, 5, 5});
   t.run();
 }
 

@@ -211,7 +211,8 @@ TEST(Reduce, ProdL1L2SumSquareLogSumLogSumExpAgainstOracle) {
   const Case cases[] = {
       {"ReduceProd", [] { return 1.0; }, [](double a, double v) { return a * v; }, [](double a) { return a; }},
       {"ReduceL1", [] { return 0.0; }, [](double a, double v) { return a + std::abs(v); }, [](double a) { return a; }},
-      {"ReduceL2", [] { return 0.0; }, [](double a, double v) { return a + v * v; }, [](double a) { return std::sqrt(a); }},
+      {"ReduceL2", [] { return 0.0; }, [](double a, double v) { return a + v * v; },
+       [](double a) { return std::sqrt(a); }},
       {"ReduceSumSquare", [] { return 0.0; }, [](double a, double v) { return a + v * v; }, [](double a) { return a; }},
       {"ReduceLogSum", [] { return 0.0; }, [](double a, double v) { return a + std::abs(v); },
        [](double a) { return std::log(a); }},
@@ -271,14 +272,26 @@ TEST(Reduce, NewReductionsOnIntegersAndEmptySets) {
   const struct {
     const char* op;
     float value;
-  } empty[] = {{"ReduceProd", 1}, {"ReduceL1", 0}, {"ReduceL2", 0}, {"ReduceSumSquare", 0}, {"ReduceLogSum", -inf},
-               {"ReduceLogSumExp", -inf}};
+  } empty[] = {{"ReduceProd", 1},      {"ReduceL1", 0},        {"ReduceL2", 0},
+               {"ReduceSumSquare", 0}, {"ReduceLogSum", -inf}, {"ReduceLogSumExp", -inf}};
   for (const auto& e : empty) {
     OpTester t(e.op, 13);
     t.attr("axes", Shape{1});
     t.input<float>({2, 0}, {});
     t.output<float>({2, 1}, {e.value, e.value});
     t.run();
+  }
+}
+
+TEST(Reduce, NewReductionsRejectBoolAndBadAxes) {
+  for (const char* op : {"ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+    OpTester b(op, 13);
+    b.input<bool>({1}, {true});
+    b.expect_failure(StatusCode::kUnsupportedDType, "bool");
+    OpTester a(op, 11);
+    a.attr("axes", Shape{3});
+    a.input<float>({2, 2}, {1, 2, 3, 4});
+    a.expect_failure(StatusCode::kInvalidModel, "axis 3 is not in valid range [-2, 1]");
   }
 }
 
