@@ -96,6 +96,7 @@ const std::map<std::string, std::vector<int64_t>>& expected_versions() {
       {"MatMulInteger", {10}},
       {"Max", {1, 6, 8, 12, 13}},
       {"MaxPool", {1, 8, 10, 11, 12}},
+      {"MaxRoiPool", {1}},
       {"MaxUnpool", {9, 11}},
       {"Mean", {1, 6, 8, 13}},
       {"MeanVarianceNormalization", {9, 13}},

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pooling: MaxPool (with the optional Indices output), AveragePool, LpPool, GlobalAveragePool,
-// GlobalMaxPool and GlobalLpPool over 1-D to 3-D spatial dims, and MaxUnpool.
+// GlobalMaxPool and GlobalLpPool over 1-D to 3-D spatial dims, MaxUnpool and MaxRoiPool.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -353,6 +353,77 @@ Status max_unpool(KernelContext& ctx) {
   });
 }
 
+// ---- MaxRoiPool --------------------------------------------------------------------------------
+
+// MaxRoiPool-1 (Fast R-CNN RoI pooling, as in Caffe and ONNX Runtime): each RoI row
+// [batch, x1, y1, x2, y2] is scaled by spatial_scale and rounded half away from zero, forced to at
+// least 1x1, and split into pooled_shape bins [floor(i * size / pooled), ceil((i + 1) * size /
+// pooled)) clipped to the image; each bin yields its maximum, or 0 when empty. Bin bounds are
+// computed in float like those implementations, so the same cells are selected. Unlike ONNX
+// Runtime, whose running maximum starts at FLT_MIN (the smallest positive float), a bin of negative
+// values yields its true maximum.
+Status max_roi_pool(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  const Tensor& rois = ctx.input(1);
+  if (x.rank() != 4) {
+    return ctx.fail(StatusCode::kShapeMismatch, "X must be (N, C, H, W), got {}", shape_to_string(x.shape()));
+  }
+  if (rois.rank() != 2 || rois.dim(1) != 5 || rois.dtype() != x.dtype()) {
+    return ctx.fail(StatusCode::kShapeMismatch, "rois must be a (num_rois, 5) {} tensor, got {} {}",
+                    dtype_name(x.dtype()), dtype_name(rois.dtype()), shape_to_string(rois.shape()));
+  }
+  const Shape pooled = ctx.attr_ints("pooled_shape");
+  if (pooled.size() != 2 || pooled[0] < 1 || pooled[1] < 1) {
+    return ctx.fail(StatusCode::kInvalidModel, "attribute pooled_shape must be two positive values (height, width)");
+  }
+  const float scale = ctx.attr_float("spatial_scale", 1.0f);
+  const int64_t batch = x.dim(0), channels = x.dim(1), height = x.dim(2), width = x.dim(3);
+  const int64_t num_rois = rois.dim(0);
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), {num_rois, channels, pooled[0], pooled[1]}));
+    if (y->numel() == 0) return Status::OK();
+    const T* px = x.data<T>();
+    const T* pr = rois.data<T>();
+    T* py = y->mutable_data<T>();
+    for (int64_t r = 0; r < num_rois; ++r) {
+      const T* roi = pr + r * 5;
+      const double b = static_cast<double>(roi[0]);
+      if (!(b >= 0 && b < static_cast<double>(batch))) {
+        return ctx.fail(StatusCode::kInvalidModel, "RoI {} has batch index {}, outside [0, {})", r, b, batch);
+      }
+      const auto coord = [&](int i) { return static_cast<int64_t>(std::round(static_cast<float>(roi[i]) * scale)); };
+      const int64_t x1 = coord(1), y1 = coord(2), x2 = coord(3), y2 = coord(4);
+      const auto bin_h = static_cast<float>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<float>(pooled[0]);
+      const auto bin_w = static_cast<float>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<float>(pooled[1]);
+      const T* image = px + static_cast<int64_t>(b) * channels * height * width;
+      for (int64_t c = 0; c < channels; ++c) {
+        const T* plane = image + c * height * width;
+        for (int64_t ph = 0; ph < pooled[0]; ++ph) {
+          const int64_t h0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(ph * bin_h)) + y1, 0, height);
+          const int64_t h1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((ph + 1) * bin_h)) + y1, 0, height);
+          for (int64_t pw = 0; pw < pooled[1]; ++pw) {
+            const int64_t w0 = std::clamp<int64_t>(static_cast<int64_t>(std::floor(pw * bin_w)) + x1, 0, width);
+            const int64_t w1 = std::clamp<int64_t>(static_cast<int64_t>(std::ceil((pw + 1) * bin_w)) + x1, 0, width);
+            T best = T(0);
+            bool any = false;
+            for (int64_t h = h0; h < h1; ++h) {
+              for (int64_t w = w0; w < w1; ++w) {
+                const T v = plane[h * width + w];
+                if (!any || v > best || std::isnan(v)) best = v;
+                any = true;
+                if (std::isnan(best)) break;
+              }
+            }
+            *py++ = best;
+          }
+        }
+      }
+    }
+    return Status::OK();
+  });
+}
+
 }  // namespace
 
 void register_pool_ops(OpRegistry& registry) {
@@ -365,6 +436,7 @@ void register_pool_ops(OpRegistry& registry) {
   registry.add("GlobalLpPool", 1, global_lp_pool<true>);
   registry.add("GlobalLpPool", 2, global_lp_pool<false>);
   for (int64_t v : {9, 11}) registry.add("MaxUnpool", v, max_unpool);
+  registry.add("MaxRoiPool", 1, max_roi_pool);
 }
 
 }  // namespace vn::ops

@@ -380,5 +380,39 @@ TEST(MaxUnpool, IndicesAcrossChannelsAndErrors) {
   m.expect_failure(StatusCode::kShapeMismatch, "be no smaller than the inferred shape (1, 1, 3)");
 }
 
+// ---- MaxRoiPool --------------------------------------------------------------------------------
+
+TEST(MaxRoiPool, BinsOfScaledRois) {
+  // x = 1..16 in a 4x4 image. RoI 0 covers it all (quadrant maxima); RoI 1 is the 2x2 block at
+  // (1, 1), one cell per bin; RoI 2 is RoI 0 given at twice the scale.
+  OpTester t("MaxRoiPool", 1);
+  t.attr("pooled_shape", Shape{2, 2});
+  t.input<float>({1, 1, 4, 4}, iota_floats(16));
+  t.input<float>({2, 5}, {0, 0, 0, 3, 3, 0, 1, 1, 2, 2});
+  t.output<float>({2, 1, 2, 2}, {6, 8, 14, 16, 6, 7, 10, 11});
+  t.run();
+  OpTester s("MaxRoiPool", 1);
+  s.attr("pooled_shape", Shape{2, 2}).attr("spatial_scale", 0.5f);
+  std::vector<float> neg = iota_floats(16);
+  for (float& v : neg) v = -v;
+  s.input<float>({1, 1, 4, 4}, neg).input<float>({1, 5}, {0, 0, 0, 6, 6});
+  s.output<float>({1, 1, 2, 2}, {-1, -3, -9, -11});
+  s.run();
+}
+
+TEST(MaxRoiPool, Errors) {
+  OpTester b("MaxRoiPool", 1);
+  b.attr("pooled_shape", Shape{1, 1});
+  b.input<float>({1, 1, 2, 2}, {1, 2, 3, 4}).input<float>({1, 5}, {1, 0, 0, 1, 1});
+  b.expect_failure(StatusCode::kInvalidModel, "RoI 0 has batch index 1, outside [0, 1)");
+  OpTester p("MaxRoiPool", 1);
+  p.input<float>({1, 1, 2, 2}, {1, 2, 3, 4}).input<float>({1, 5}, {0, 0, 0, 1, 1});
+  p.expect_failure(StatusCode::kInvalidModel, "attribute pooled_shape must be two positive values");
+  OpTester r("MaxRoiPool", 1);
+  r.attr("pooled_shape", Shape{1, 1});
+  r.input<float>({1, 1, 2, 2}, {1, 2, 3, 4}).input<float>({1, 4}, {0, 0, 1, 1});
+  r.expect_failure(StatusCode::kShapeMismatch, "rois must be a (num_rois, 5) float32 tensor");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing
