@@ -27,7 +27,7 @@ void register_einsum_ops(OpRegistry& registry);              ///< Einsum
 void register_topk_ops(OpRegistry& registry);                ///< TopK
 // nn/
 void register_conv_ops(OpRegistry& registry);           ///< Conv, ConvInteger, ConvTranspose
-void register_pool_ops(OpRegistry& registry);           ///< MaxPool, AveragePool, LpPool, Global*Pool, MaxUnpool
+void register_pool_ops(OpRegistry& registry);           ///< Max/Average/LpPool, Global*Pool, MaxUnpool, MaxRoiPool
 void register_normalization_ops(OpRegistry& registry);  ///< BatchNormalization, LayerNormalization, LRN, ...
 void register_dropout_ops(OpRegistry& registry);        ///< Dropout
 void register_text_ops(OpRegistry& registry);           ///< StringNormalizer, TfIdfVectorizer
