@@ -8,6 +8,10 @@
 
 namespace vn::ops {
 
+// controlflow/
+void register_if_ops(OpRegistry& registry);    ///< If
+void register_loop_ops(OpRegistry& registry);  ///< Loop
+void register_scan_ops(OpRegistry& registry);  ///< Scan
 // generator/
 void register_constant_ops(OpRegistry& registry);  ///< Constant, ConstantOfShape, Range
 void register_eye_like_ops(OpRegistry& registry);  ///< EyeLike
@@ -31,6 +35,7 @@ void register_pool_ops(OpRegistry& registry);           ///< Max/Average/LpPool,
 void register_normalization_ops(OpRegistry& registry);  ///< BatchNormalization, LayerNormalization, LRN, ...
 void register_dropout_ops(OpRegistry& registry);        ///< Dropout
 void register_text_ops(OpRegistry& registry);           ///< StringNormalizer, TfIdfVectorizer
+void register_rnn_ops(OpRegistry& registry);            ///< RNN, GRU, LSTM
 // object_detection/
 void register_roi_align_ops(OpRegistry& registry);            ///< RoiAlign
 void register_non_max_suppression_ops(OpRegistry& registry);  ///< NonMaxSuppression

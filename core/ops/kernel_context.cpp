@@ -4,13 +4,14 @@
 namespace vn::ops {
 
 KernelContext::KernelContext(const Node& node, int64_t node_index, int64_t opset, std::span<const Tensor* const> inputs,
-                             std::span<Tensor> outputs, int num_threads)
+                             std::span<Tensor> outputs, int num_threads, SubgraphRunner* subgraphs)
     : node_(node),
       node_index_(node_index),
       opset_(opset),
       inputs_(inputs),
       outputs_(outputs),
-      num_threads_(num_threads < 1 ? 1 : num_threads) {}
+      num_threads_(num_threads < 1 ? 1 : num_threads),
+      subgraphs_(subgraphs) {}
 
 const Tensor& KernelContext::input(size_t i) const {
   VN_CHECK(has_input(i), "{} reads missing input {}", node_.op_type, i);
@@ -68,9 +69,35 @@ std::vector<float> KernelContext::attr_floats(std::string_view name, std::vector
   return a ? a->floats : std::move(default_value);
 }
 
+std::vector<std::string> KernelContext::attr_strings(std::string_view name,
+                                                     std::vector<std::string> default_value) const {
+  const Attribute* a = typed_attr(name, AttrType::kStrings);
+  return a ? a->strings : std::move(default_value);
+}
+
 const Tensor* KernelContext::attr_tensor(std::string_view name) const {
   const Attribute* a = typed_attr(name, AttrType::kTensor);
   return a ? &a->t : nullptr;
+}
+
+const Graph* KernelContext::attr_graph(std::string_view name) const {
+  const Attribute* a = typed_attr(name, AttrType::kGraph);
+  return a ? a->g.get() : nullptr;
+}
+
+Result<std::vector<Tensor>> KernelContext::run_subgraph(const Graph& body, std::span<const Tensor> inputs) const {
+  if (!subgraphs_) {
+    return fail(StatusCode::kUnsupportedOp, "{} needs an executor that runs subgraphs", node_.op_type);
+  }
+  Result<std::vector<Tensor>> outputs = subgraphs_->run(body, inputs);
+  if (!outputs.ok()) return outputs.status().with_node(node_.ref(node_index_));
+  return outputs;
+}
+
+Status KernelContext::poll_cancel() const {
+  if (!subgraphs_) return Status::OK();
+  Status st = subgraphs_->poll_cancel();
+  return st.ok() ? st : st.with_node(node_.ref(node_index_));
 }
 
 Result<int64_t> normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank) {

@@ -13,6 +13,24 @@
 
 namespace vn::ops {
 
+/// Runs the graphs held in a node's attributes (If branches, Loop and Scan bodies) for the
+/// control-flow kernels. The interpreter implements it once per executing scope, so a body sees
+/// the tensors of every enclosing scope by name, as ONNX requires.
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+
+  /// Runs `body`, a graph attribute of the node being executed, with `inputs` bound to
+  /// body.inputs in order, and returns the body's outputs in order. Tensors in `inputs` need only
+  /// live for the call. Errors: kInvalidModel (input count, a name no scope defines), kCancelled,
+  /// or the failing body node's error with the node named in the message (the Status carries no
+  /// NodeRef, because body node indices do not index the main graph).
+  virtual Result<std::vector<Tensor>> run(const Graph& body, std::span<const Tensor> inputs) = 0;
+  /// kCancelled once the run has been cancelled, else OK. Loops poll it every iteration, so a
+  /// loop with a hostile trip count can still be stopped.
+  virtual Status poll_cancel() const = 0;
+};
+
 /// Everything a kernel sees while it runs one node: its inputs, attributes and output slots.
 ///
 /// Attribute getters take a default for absent attributes. An attribute present with the wrong
@@ -22,9 +40,10 @@ namespace vn::ops {
 class KernelContext {
  public:
   /// `inputs[i]` is null for an omitted optional input (empty name); `outputs` has one slot per
-  /// node output, filled by the kernel.
+  /// node output, filled by the kernel. `subgraphs` runs the node's subgraphs; null where the
+  /// executor runs none (a lone kernel under test), which control-flow kernels report.
   KernelContext(const Node& node, int64_t node_index, int64_t opset, std::span<const Tensor* const> inputs,
-                std::span<Tensor> outputs, int num_threads = 1);
+                std::span<Tensor> outputs, int num_threads = 1, SubgraphRunner* subgraphs = nullptr);
 
   const Node& node() const { return node_; }
   int64_t node_index() const { return node_index_; }
@@ -53,8 +72,17 @@ class KernelContext {
   std::string attr_string(std::string_view name, std::string_view default_value) const;
   std::vector<int64_t> attr_ints(std::string_view name, std::vector<int64_t> default_value = {}) const;
   std::vector<float> attr_floats(std::string_view name, std::vector<float> default_value = {}) const;
+  std::vector<std::string> attr_strings(std::string_view name, std::vector<std::string> default_value = {}) const;
   /// The tensor attribute, or nullptr.
   const Tensor* attr_tensor(std::string_view name) const;
+  /// The graph attribute (a subgraph), or nullptr.
+  const Graph* attr_graph(std::string_view name) const;
+
+  /// Runs `body` (a graph attribute of this node) through the executor's SubgraphRunner; errors
+  /// come back tagged with this node. kUnsupportedOp when the executor runs no subgraphs.
+  Result<std::vector<Tensor>> run_subgraph(const Graph& body, std::span<const Tensor> inputs) const;
+  /// kCancelled once the run has been cancelled (tagged with this node), else OK.
+  Status poll_cancel() const;
 
   /// The first attribute error recorded by a getter, or OK.
   const Status& attr_error() const { return attr_error_; }
@@ -74,6 +102,7 @@ class KernelContext {
   std::span<const Tensor* const> inputs_;
   std::span<Tensor> outputs_;
   int num_threads_;
+  SubgraphRunner* subgraphs_;
   mutable Status attr_error_;
 };
 

@@ -9,6 +9,9 @@
 namespace vn::ops {
 
 void register_all_ops(OpRegistry& registry) {
+  register_if_ops(registry);
+  register_loop_ops(registry);
+  register_scan_ops(registry);
   register_constant_ops(registry);
   register_eye_like_ops(registry);
   register_random_ops(registry);
@@ -28,6 +31,7 @@ void register_all_ops(OpRegistry& registry) {
   register_normalization_ops(registry);
   register_dropout_ops(registry);
   register_text_ops(registry);
+  register_rnn_ops(registry);
   register_roi_align_ops(registry);
   register_non_max_suppression_ops(registry);
   register_quantize_linear_ops(registry);

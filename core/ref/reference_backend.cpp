@@ -3,13 +3,187 @@
 
 #include <omp.h>
 
-#include <unordered_map>
+#include <span>
+#include <unordered_set>
+#include <utility>
 
 #include "core/ir/topo.h"
+#include "core/ops/kernel_context.h"
+#include "core/ref/fp64.h"
 
 namespace vn::ref {
 
-ReferenceBackend::ReferenceBackend(const ops::OpRegistry& registry) : registry_(registry) {}
+struct ReferenceBackend::Step {
+  int64_t node_index = 0;
+  int64_t opset = 0;
+  ops::KernelFn fn = nullptr;
+  std::vector<int> inputs;            // slot per node input; -1 for an omitted optional input
+  std::vector<int> outputs;           // slot per node output; -1 for an unnamed output
+  std::vector<int> release;           // slots whose last reader is this step
+  std::vector<size_t> narrow_inputs;  // fp64 mode: input positions the spec pins to float32
+  bool widen_outputs = false;         // fp64 mode: float outputs come back as float32
+};
+
+/// A graph ready to run: the main graph or one subgraph. Every name the graph touches has a slot;
+/// a frame holds one tensor per slot.
+struct ReferenceBackend::Plan {
+  const Graph* graph = nullptr;
+  std::vector<Step> steps;
+  std::vector<std::string> slot_names;
+  std::unordered_map<std::string, int> slot_of;
+  std::vector<Tensor> constants;  // per slot: the initializer, or undefined
+  std::vector<int> input_slots;   // main graph: runtime inputs; subgraph: every declared input, in order
+  std::vector<int> outer_slots;   // subgraph: names bound from the enclosing scope on entry
+  std::vector<int> output_slots;
+};
+
+/// One execution of a plan: the live tensors of a scope. It runs the subgraphs of its nodes in
+/// child frames that resolve outer names against it.
+class ReferenceBackend::Frame final : public ops::SubgraphRunner {
+ public:
+  Frame(const ReferenceBackend& backend, const Plan& plan, const RunOptions& options)
+      : backend_(backend), plan_(plan), options_(options), values_(plan.slot_names.size()) {
+    for (size_t s = 0; s < plan.constants.size(); ++s) values_[s] = plan.constants[s];
+  }
+
+  void bind(int slot, Tensor t) { values_[static_cast<size_t>(slot)] = std::move(t); }
+  const Tensor& value(int slot) const { return values_[static_cast<size_t>(slot)]; }
+
+  /// The live tensor this scope holds for `name`, or nullptr.
+  const Tensor* find(const std::string& name) const {
+    auto it = plan_.slot_of.find(name);
+    if (it == plan_.slot_of.end()) return nullptr;
+    const Tensor& t = values_[static_cast<size_t>(it->second)];
+    return t.defined() ? &t : nullptr;
+  }
+
+  /// Runs every step; `observe` is true for the main graph only.
+  Status execute(bool observe);
+
+  Result<std::vector<Tensor>> run(const Graph& body, std::span<const Tensor> inputs) override;
+
+  Status poll_cancel() const override {
+    if (options_.cancel && options_.cancel->load()) return Status(StatusCode::kCancelled, "run cancelled");
+    return Status::OK();
+  }
+
+ private:
+  const ReferenceBackend& backend_;
+  const Plan& plan_;
+  const RunOptions& options_;
+  std::vector<Tensor> values_;
+};
+
+Status ReferenceBackend::Frame::execute(bool observe) {
+  const Graph& g = *plan_.graph;
+  const int num_threads = backend_.num_threads_;
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor> narrowed;
+  std::vector<Tensor> outputs;
+  for (const Step& step : plan_.steps) {
+    VN_RETURN_IF_ERROR(poll_cancel());
+    const Node& node = g.nodes[static_cast<size_t>(step.node_index)];
+    inputs.assign(step.inputs.size(), nullptr);
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const int s = step.inputs[i];
+      if (s < 0) continue;
+      const Tensor& t = value(s);
+      if (!t.defined()) {
+        return Status(StatusCode::kInvalidModel,
+                      fmt::format("input '{}' has no value: no node, graph input or initializer defines it",
+                                  plan_.slot_names[static_cast<size_t>(s)]),
+                      node.ref(step.node_index));
+      }
+      inputs[i] = &t;
+    }
+    narrowed.assign(step.narrow_inputs.size(), Tensor());
+    for (size_t k = 0; k < step.narrow_inputs.size(); ++k) {
+      const size_t i = step.narrow_inputs[k];
+      if (i >= inputs.size() || !inputs[i] || inputs[i]->dtype() != DType::kFloat64) continue;
+      Result<Tensor> t = tensor_cast(*inputs[i], DType::kFloat32);
+      if (!t.ok()) return t.status().with_node(node.ref(step.node_index));
+      narrowed[k] = std::move(t).value();
+      inputs[i] = &narrowed[k];
+    }
+
+    outputs.assign(step.outputs.size(), Tensor());
+    ops::KernelContext ctx(node, step.node_index, step.opset, inputs, outputs, num_threads, this);
+    Status st = step.fn(ctx);
+    if (st.ok()) st = ctx.attr_error();
+    if (!st.ok()) return st.with_node(node.ref(step.node_index));
+
+    TensorMap produced;
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      const int s = step.outputs[i];
+      if (s < 0) continue;
+      if (!outputs[i].defined()) {
+        return Status(StatusCode::kInternal, fmt::format("kernel left output {} ('{}') unset", i, node.outputs[i]),
+                      node.ref(step.node_index));
+      }
+      if (step.widen_outputs && widened_in_fp64(outputs[i].dtype())) {
+        Result<Tensor> t = tensor_cast(outputs[i], DType::kFloat64);
+        if (!t.ok()) return t.status().with_node(node.ref(step.node_index));
+        outputs[i] = std::move(t).value();
+      }
+      bind(s, outputs[i]);
+      if (observe && options_.observer) produced.set(node.outputs[i], outputs[i]);
+    }
+    if (observe && options_.observer && !options_.observer(step.node_index, node, produced)) {
+      return make_error(StatusCode::kCancelled, "run stopped by the observer after node '{}'", node.name);
+    }
+    for (int s : step.release) bind(s, Tensor());
+  }
+  return Status::OK();
+}
+
+Result<std::vector<Tensor>> ReferenceBackend::Frame::run(const Graph& body, std::span<const Tensor> inputs) {
+  auto it = backend_.bodies_.find(&body);
+  if (it == backend_.bodies_.end()) {
+    return make_error(StatusCode::kInternal, "subgraph '{}' was not prepared with the model", body.name);
+  }
+  const Plan& plan = *it->second;
+  if (inputs.size() != plan.input_slots.size()) {
+    return make_error(StatusCode::kInvalidModel, "subgraph '{}' declares {} inputs but is given {}", body.name,
+                      plan.input_slots.size(), inputs.size());
+  }
+  Frame child(backend_, plan, options_);
+  for (int s : plan.outer_slots) {
+    const std::string& name = plan.slot_names[static_cast<size_t>(s)];
+    const Tensor* t = find(name);
+    if (!t) {
+      return make_error(StatusCode::kInvalidModel, "subgraph '{}' reads '{}', which no enclosing scope defines",
+                        body.name, name);
+    }
+    child.bind(s, *t);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) child.bind(plan.input_slots[i], inputs[i]);
+
+  Status st = child.execute(false);
+  if (!st.ok()) {
+    // Body node indices mean nothing in the main graph: the node goes into the message, and the
+    // caller tags the error with the enclosing node. A cancellation keeps its plain message.
+    if (st.code() == StatusCode::kCancelled) return Status(st.code(), st.message());
+    return Status(st.code(), fmt::format("in subgraph '{}': {}", body.name, st.to_string()));
+  }
+  std::vector<Tensor> outputs;
+  outputs.reserve(plan.output_slots.size());
+  for (int s : plan.output_slots) {
+    const Tensor& t = child.value(s);
+    if (!t.defined()) {
+      return make_error(StatusCode::kInvalidModel, "subgraph '{}' does not produce its output '{}'", body.name,
+                        plan.slot_names[static_cast<size_t>(s)]);
+    }
+    outputs.push_back(t);
+  }
+  return outputs;
+}
+
+ReferenceBackend::ReferenceBackend(const ops::OpRegistry& registry) : ReferenceBackend(ReferenceOptions{}, registry) {}
+
+ReferenceBackend::ReferenceBackend(ReferenceOptions options, const ops::OpRegistry& registry)
+    : registry_(registry), options_(options) {}
+
+ReferenceBackend::~ReferenceBackend() = default;
 
 Support ReferenceBackend::supports(const Node& node, int64_t opset) const {
   if (opset < 0) {
@@ -23,145 +197,198 @@ Support ReferenceBackend::supports(const Node& node, int64_t opset) const {
   return {false, fmt::format("unknown op {} in domain {}", node.op_type, domain)};
 }
 
-Status ReferenceBackend::prepare_impl(const Model& model, const PrepareOptions& options) {
-  graph_ = &model.graph;
-  const Graph& g = model.graph;
-  steps_.clear();
-  slot_names_.clear();
-  constants_.clear();
-  keep_.clear();
-  input_slots_.clear();
-  output_slots_.clear();
-  num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_num_procs();
-
+Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const std::vector<std::string>* outputs,
+                                    int depth, Plan& plan, std::vector<Status>& problems) {
+  plan.graph = &g;
+  const bool is_body = outputs == nullptr;
   VN_ASSIGN_OR_RETURN(std::vector<int64_t> order, topological_order(g));
 
-  std::unordered_map<std::string, int> slots;
   auto slot = [&](const std::string& name) {
-    auto it = slots.find(name);
-    if (it != slots.end()) return it->second;
-    slot_names_.push_back(name);
-    constants_.emplace_back();
-    keep_.push_back(false);
-    const int s = static_cast<int>(slot_names_.size() - 1);
-    slots.emplace(name, s);
+    auto it = plan.slot_of.find(name);
+    if (it != plan.slot_of.end()) return it->second;
+    plan.slot_names.push_back(name);
+    plan.constants.emplace_back();
+    const int s = static_cast<int>(plan.slot_names.size() - 1);
+    plan.slot_of.emplace(name, s);
     return s;
   };
 
+  std::unordered_set<std::string> defined;
   for (const Initializer& init : g.initializers) {
     const int s = slot(init.name);
-    constants_[static_cast<size_t>(s)] = init.tensor;
-    keep_[static_cast<size_t>(s)] = true;
+    plan.constants[static_cast<size_t>(s)] = init.tensor;
+    defined.insert(init.name);
   }
-  for (const ValueInfo* in : g.runtime_inputs()) input_slots_.push_back(slot(in->name));
+  if (is_body) {
+    for (const ValueInfo& in : g.inputs) {
+      plan.input_slots.push_back(slot(in.name));
+      defined.insert(in.name);
+    }
+  } else {
+    for (const ValueInfo* in : g.runtime_inputs()) plan.input_slots.push_back(slot(in->name));
+  }
 
-  std::vector<std::string> problems;
+  std::vector<std::vector<int>> reads;  // per step: explicit and implicit (subgraph) inputs
   for (int64_t index : order) {
     const Node& node = g.nodes[static_cast<size_t>(index)];
+    for (const std::string& out : node.outputs) {
+      if (!out.empty()) defined.insert(out);
+    }
     Step step;
     step.node_index = index;
     step.opset = model.opset(node.domain);
     const ops::KernelDef* def = step.opset >= 0 ? registry_.find(node.domain, node.op_type, step.opset) : nullptr;
     if (!def) {
-      const Support s = supports(node, step.opset);
-      problems.push_back(Status(StatusCode::kUnsupportedOp, s.reason, node.ref(index)).to_string());
-      continue;
+      problems.push_back(Status(StatusCode::kUnsupportedOp, supports(node, step.opset).reason, node.ref(index)));
     }
+
+    for (const Attribute& a : node.attributes) {
+      std::vector<const Graph*> subgraphs;
+      if (a.g) subgraphs.push_back(a.g.get());
+      for (const auto& sub : a.graphs) {
+        if (sub) subgraphs.push_back(sub.get());
+      }
+      for (const Graph* sub : subgraphs) {
+        if (bodies_.count(sub)) continue;
+        if (depth + 1 > kMaxSubgraphDepth) {
+          return Status(StatusCode::kInvalidModel,
+                        fmt::format("subgraphs nest deeper than {} levels", kMaxSubgraphDepth), node.ref(index));
+        }
+        auto body = std::make_unique<Plan>();
+        std::vector<Status> body_problems;
+        Status st = build_plan(model, *sub, nullptr, depth + 1, *body, body_problems);
+        const auto in_body = [&](const Status& s) {
+          return Status(s.code(),
+                        fmt::format("in subgraph '{}' of attribute '{}': {}", sub->name, a.name, s.to_string()),
+                        node.ref(index));
+        };
+        if (!st.ok()) return in_body(st);
+        for (const Status& p : body_problems) problems.push_back(in_body(p));
+        bodies_.emplace(sub, std::move(body));
+      }
+    }
+    if (!def) continue;
+
     step.fn = def->fn;
-    for (const std::string& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : slot(in));
+    std::vector<int> step_reads;
+    for (const std::string& in : node.inputs) {
+      step.inputs.push_back(in.empty() ? -1 : slot(in));
+      if (!in.empty()) step_reads.push_back(step.inputs.back());
+    }
+    for (const std::string& in : node_implicit_inputs(node)) step_reads.push_back(slot(in));
     for (const std::string& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : slot(out));
-    steps_.push_back(std::move(step));
-  }
-  if (!problems.empty()) {
-    std::string msg = problems.size() == 1 ? problems[0]
-                                           : fmt::format("{} nodes cannot run on the reference backend; first: {}",
-                                                         problems.size(), problems[0]);
-    return Status(StatusCode::kUnsupportedOp, msg);
+    if (fp64_model_ && is_default_domain(node.domain)) {
+      step.narrow_inputs = fp32_pinned_inputs(node.op_type, def->since_version);
+      step.widen_outputs = fp32_pinned_outputs(node.op_type);
+    }
+    plan.steps.push_back(std::move(step));
+    reads.push_back(std::move(step_reads));
   }
 
-  for (const std::string& name : output_names_) {
-    const int s = slot(name);
-    output_slots_.push_back(s);
-    keep_[static_cast<size_t>(s)] = true;
+  if (is_body) {
+    for (const ValueInfo& v : g.outputs) plan.output_slots.push_back(slot(v.name));
+  } else {
+    for (const std::string& name : *outputs) plan.output_slots.push_back(slot(name));
+  }
+
+  // A subgraph binds every name it uses but does not define from the enclosing scope on entry.
+  if (is_body) {
+    for (size_t s = 0; s < plan.slot_names.size(); ++s) {
+      if (!defined.count(plan.slot_names[s])) plan.outer_slots.push_back(static_cast<int>(s));
+    }
   }
 
   // Each slot is released by the last step that reads it, unless it must survive the run.
-  std::vector<int> last_reader(slot_names_.size(), -1);
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    for (int s : steps_[i].inputs) {
-      if (s >= 0) last_reader[static_cast<size_t>(s)] = static_cast<int>(i);
-    }
+  std::vector<bool> keep(plan.slot_names.size(), false);
+  for (size_t s = 0; s < plan.constants.size(); ++s) keep[s] = plan.constants[s].defined();
+  for (int s : plan.output_slots) keep[static_cast<size_t>(s)] = true;
+  std::vector<int> last_reader(plan.slot_names.size(), -1);
+  for (size_t i = 0; i < reads.size(); ++i) {
+    for (int s : reads[i]) last_reader[static_cast<size_t>(s)] = static_cast<int>(i);
   }
   for (size_t s = 0; s < last_reader.size(); ++s) {
-    if (last_reader[s] >= 0 && !keep_[s]) steps_[static_cast<size_t>(last_reader[s])].release.push_back(static_cast<int>(s));
+    if (last_reader[s] >= 0 && !keep[s]) {
+      plan.steps[static_cast<size_t>(last_reader[s])].release.push_back(static_cast<int>(s));
+    }
   }
   // Outputs nobody reads (dead branches) are released right after their producer.
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    for (int s : steps_[i].outputs) {
-      if (s >= 0 && last_reader[static_cast<size_t>(s)] < 0 && !keep_[static_cast<size_t>(s)]) {
-        steps_[i].release.push_back(s);
-      }
+  for (Step& step : plan.steps) {
+    for (int s : step.outputs) {
+      if (s >= 0 && last_reader[static_cast<size_t>(s)] < 0 && !keep[static_cast<size_t>(s)]) step.release.push_back(s);
     }
   }
   return Status::OK();
 }
 
+Status ReferenceBackend::prepare_impl(const Model& model, const PrepareOptions& options) {
+  main_.reset();
+  bodies_.clear();
+  fp64_model_.reset();
+  output_dtypes_.clear();
+  num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_num_procs();
+
+  const Model* run_model = &model;
+  if (options_.fp64) {
+    VN_ASSIGN_OR_RETURN(Model widened, widen_model_to_fp64(model));
+    fp64_model_ = std::make_unique<Model>(std::move(widened));
+    run_model = fp64_model_.get();
+
+    std::unordered_map<std::string, DType> declared;
+    const Graph& g = model.graph;
+    for (const auto* list : {&g.inputs, &g.outputs, &g.value_info}) {
+      for (const ValueInfo& v : *list) {
+        if (v.dtype) declared.emplace(v.name, *v.dtype);
+      }
+    }
+    for (const Initializer& init : g.initializers) declared.emplace(init.name, init.tensor.dtype());
+    for (const std::string& name : output_names_) {
+      auto it = declared.find(name);
+      output_dtypes_.push_back(it == declared.end() ? std::nullopt : std::optional<DType>(it->second));
+    }
+  }
+
+  auto plan = std::make_unique<Plan>();
+  std::vector<Status> problems;
+  VN_RETURN_IF_ERROR(build_plan(*run_model, run_model->graph, &output_names_, 0, *plan, problems));
+  if (!problems.empty()) {
+    std::string msg = problems.size() == 1 ? problems[0].to_string()
+                                           : fmt::format("{} nodes cannot run on the reference backend; first: {}",
+                                                         problems.size(), problems[0].to_string());
+    return Status(StatusCode::kUnsupportedOp, msg);
+  }
+  main_ = std::move(plan);
+  return Status::OK();
+}
+
 Result<TensorMap> ReferenceBackend::run_impl(const TensorMap& feeds, const RunOptions& options) {
-  const Graph& g = *graph_;
+  if (!main_) return make_error(StatusCode::kInternal, "reference backend run without a successful prepare");
   omp_set_num_threads(num_threads_);
   Eigen::setNbThreads(num_threads_);
 
-  std::vector<Tensor> values(slot_names_.size());
-  for (size_t s = 0; s < constants_.size(); ++s) values[s] = constants_[s];
-  for (int s : input_slots_) values[static_cast<size_t>(s)] = *feeds.find(slot_names_[static_cast<size_t>(s)]);
-
-  std::vector<const Tensor*> inputs;
-  std::vector<Tensor> outputs;
-  for (const Step& step : steps_) {
-    if (options.cancel && options.cancel->load()) return make_error(StatusCode::kCancelled, "run cancelled");
-    const Node& node = g.nodes[static_cast<size_t>(step.node_index)];
-    inputs.assign(step.inputs.size(), nullptr);
-    for (size_t i = 0; i < step.inputs.size(); ++i) {
-      const int s = step.inputs[i];
-      if (s < 0) continue;
-      const Tensor& t = values[static_cast<size_t>(s)];
-      if (!t.defined()) {
-        return Status(StatusCode::kInvalidModel,
-                      fmt::format("input '{}' has no value: no node, graph input or initializer defines it",
-                                  slot_names_[static_cast<size_t>(s)]),
-                      node.ref(step.node_index));
-      }
-      inputs[i] = &t;
+  Frame frame(*this, *main_, options);
+  for (int s : main_->input_slots) {
+    const Tensor& fed = *feeds.find(main_->slot_names[static_cast<size_t>(s)]);
+    if (fp64_model_ && widened_in_fp64(fed.dtype())) {
+      VN_ASSIGN_OR_RETURN(Tensor wide, tensor_cast(fed, DType::kFloat64));
+      frame.bind(s, std::move(wide));
+    } else {
+      frame.bind(s, fed);
     }
-    outputs.assign(step.outputs.size(), Tensor());
-    ops::KernelContext ctx(node, step.node_index, step.opset, inputs, outputs, num_threads_);
-    Status st = step.fn(ctx);
-    if (st.ok()) st = ctx.attr_error();
-    if (!st.ok()) return st.with_node(node.ref(step.node_index));
-    TensorMap produced;
-    for (size_t i = 0; i < step.outputs.size(); ++i) {
-      const int s = step.outputs[i];
-      if (s < 0) continue;
-      if (!outputs[i].defined()) {
-        return Status(StatusCode::kInternal, fmt::format("kernel left output {} ('{}') unset", i, node.outputs[i]),
-                      node.ref(step.node_index));
-      }
-      values[static_cast<size_t>(s)] = outputs[i];
-      if (options.observer) produced.set(node.outputs[i], outputs[i]);
-    }
-    if (options.observer && !options.observer(step.node_index, node, produced)) {
-      return make_error(StatusCode::kCancelled, "run stopped by the observer after node '{}'", node.name);
-    }
-    for (int s : step.release) values[static_cast<size_t>(s)] = Tensor();
   }
+  VN_RETURN_IF_ERROR(frame.execute(true));
 
   TensorMap result;
-  for (size_t i = 0; i < output_slots_.size(); ++i) {
-    const Tensor& t = values[static_cast<size_t>(output_slots_[i])];
+  for (size_t i = 0; i < main_->output_slots.size(); ++i) {
+    const Tensor& t = frame.value(main_->output_slots[i]);
     if (!t.defined()) {
       return make_error(StatusCode::kInvalidModel, "output '{}' was not produced by any node", output_names_[i]);
     }
-    result.set(output_names_[i], t);
+    if (fp64_model_ && output_dtypes_[i] && t.dtype() == DType::kFloat64 && widened_in_fp64(*output_dtypes_[i])) {
+      VN_ASSIGN_OR_RETURN(Tensor narrow, tensor_cast(t, *output_dtypes_[i]));
+      result.set(output_names_[i], std::move(narrow));
+    } else {
+      result.set(output_names_[i], t);
+    }
   }
   return result;
 }
