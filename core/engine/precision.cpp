@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/precision.h"
+
+#include <array>
+
+#include "core/common/status.h"
+
+namespace vn::engine {
+namespace {
+
+struct PresetRow {
+  PrecisionId id;
+  std::string_view name;
+  Precision precision;
+};
+
+constexpr std::array<PresetRow, kPrecisionCount> kPresets{{
+    {PrecisionId::kFp32, "fp32", {DType::kFloat32, DType::kFloat32, DType::kFloat32, false}},
+    {PrecisionId::kTf32, "tf32", {DType::kFloat32, DType::kFloat32, DType::kFloat32, true}},
+    {PrecisionId::kFp16, "fp16", {DType::kFloat16, DType::kFloat32, DType::kFloat32, false}},
+    {PrecisionId::kFp16Strict, "fp16_strict", {DType::kFloat16, DType::kFloat16, DType::kFloat16, false}},
+    {PrecisionId::kBf16, "bf16", {DType::kBFloat16, DType::kFloat32, DType::kFloat32, false}},
+}};
+
+const PresetRow& row(PrecisionId id) { return kPresets[static_cast<size_t>(id)]; }
+
+}  // namespace
+
+Precision precision_of(PrecisionId id) { return row(id).precision; }
+
+std::string_view precision_name(PrecisionId id) { return row(id).name; }
+
+std::optional<PrecisionId> precision_from_name(std::string_view name) {
+  for (const PresetRow& r : kPresets) {
+    if (r.name == name) return r.id;
+  }
+  if (name == "float32") return PrecisionId::kFp32;
+  if (name == "float16" || name == "half") return PrecisionId::kFp16;
+  if (name == "bfloat16") return PrecisionId::kBf16;
+  return std::nullopt;
+}
+
+std::string mask_to_string(PrecisionMask mask) {
+  std::string out;
+  for (const PresetRow& r : kPresets) {
+    if (!mask_has(mask, r.id)) continue;
+    if (!out.empty()) out += '|';
+    out += r.name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string_view constraints_name(PrecisionConstraints constraints) {
+  switch (constraints) {
+    case PrecisionConstraints::kNone:
+      return "none";
+    case PrecisionConstraints::kPrefer:
+      return "prefer";
+    case PrecisionConstraints::kObey:
+      return "obey";
+  }
+  return "none";
+}
+
+std::optional<PrecisionConstraints> constraints_from_name(std::string_view name) {
+  if (name == "none") return PrecisionConstraints::kNone;
+  if (name == "prefer") return PrecisionConstraints::kPrefer;
+  if (name == "obey") return PrecisionConstraints::kObey;
+  return std::nullopt;
+}
+
+void round_in_place(std::span<float> values, DType format) {
+  switch (format) {
+    case DType::kFloat32:
+      return;
+    case DType::kFloat16:
+      for (float& v : values) v = round_to_half(v);
+      return;
+    case DType::kBFloat16:
+      for (float& v : values) v = round_to_bfloat16(v);
+      return;
+    default:
+      VN_CHECK(false, "round_in_place: {} is not a float storage format", dtype_name(format));
+  }
+}
+
+void round_to_tf32_in_place(std::span<float> values) {
+  for (float& v : values) v = round_to_tf32(v);
+}
+
+void round_operands_in_place(std::span<float> values, const Precision& precision) {
+  if (precision.tf32_products) {
+    round_to_tf32_in_place(values);
+  } else {
+    round_in_place(values, precision.storage);
+  }
+}
+
+bool format_contains(DType wide, DType narrow) { return wide == narrow || wide == DType::kFloat32; }
+
+}  // namespace vn::engine

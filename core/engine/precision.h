@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// The engine's numeric precisions: what a layer stores, computes and accumulates in, and the
+// rounding helpers that make a float32 buffer hold exactly the values a reduced-precision engine
+// would hold.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <Eigen/Core>
+
+#include "core/ir/dtype.h"
+
+namespace vn::engine {
+
+/// The precision presets a layer can run in. The engine keeps every activation in a float32
+/// buffer and rounds it to the preset's formats exactly where a real engine rounds: at every
+/// layer's output (storage), at the operands of matrix products (tf32, or the storage format) and
+/// at the accumulators of fp16-accumulate tactics. int8 (quantized storage with per-tensor and
+/// per-channel scales, int32 accumulation) joins this list with calibration.
+enum class PrecisionId : uint8_t {
+  kFp32,        ///< float32 throughout
+  kTf32,        ///< float32 storage; matrix-product operands rounded to 10 mantissa bits; float32 accumulate
+  kFp16,        ///< float16 storage; float32 compute and accumulate
+  kFp16Strict,  ///< float16 storage, compute and accumulate
+  kBf16,        ///< bfloat16 storage; float32 compute and accumulate
+};
+
+/// Number of PrecisionId values.
+inline constexpr size_t kPrecisionCount = 5;
+
+/// A precision as its three formats. `tf32_products` marks tf32, whose compute format is float32
+/// with the operands of matrix products rounded to tf32 (10 mantissa bits, float32 range).
+struct Precision {
+  DType storage = DType::kFloat32;     ///< what layer outputs and weights are rounded to
+  DType compute = DType::kFloat32;     ///< the format of intermediate results (exp(x) in Softmax, ...)
+  DType accumulate = DType::kFloat32;  ///< the format of running sums
+  bool tf32_products = false;
+
+  bool operator==(const Precision&) const = default;
+};
+
+/// The formats of a preset.
+Precision precision_of(PrecisionId id);
+/// "fp32", "tf32", "fp16", "fp16_strict" or "bf16": the spelling of plans, replays and the CLI.
+std::string_view precision_name(PrecisionId id);
+/// Parses a preset name; also accepts Polygraphy's "float32", "float16", "bfloat16" and "half".
+std::optional<PrecisionId> precision_from_name(std::string_view name);
+
+/// A set of presets, one bit per PrecisionId.
+using PrecisionMask = uint32_t;
+
+constexpr PrecisionMask mask_of(PrecisionId id) { return PrecisionMask{1} << static_cast<unsigned>(id); }
+constexpr bool mask_has(PrecisionMask mask, PrecisionId id) { return (mask & mask_of(id)) != 0; }
+
+inline constexpr PrecisionMask kFp32 = mask_of(PrecisionId::kFp32);
+inline constexpr PrecisionMask kTf32 = mask_of(PrecisionId::kTf32);
+inline constexpr PrecisionMask kFp16 = mask_of(PrecisionId::kFp16);
+inline constexpr PrecisionMask kFp16Strict = mask_of(PrecisionId::kFp16Strict);
+inline constexpr PrecisionMask kBf16 = mask_of(PrecisionId::kBf16);
+inline constexpr PrecisionMask kAllPrecisions = kFp32 | kTf32 | kFp16 | kFp16Strict | kBf16;
+
+/// "fp32|fp16" in PrecisionId order; "none" for an empty mask.
+std::string mask_to_string(PrecisionMask mask);
+
+/// How per-layer precision requests (`--layer-precisions`) bind the builder, as in TensorRT.
+enum class PrecisionConstraints : uint8_t {
+  kNone,    ///< requests are ignored: the builder chooses freely
+  kPrefer,  ///< a request is followed when some tactic can run the layer in it, else ignored with a warning
+  kObey,    ///< a request is followed, and the build fails when no tactic can run the layer in it
+};
+
+/// "none", "prefer", "obey".
+std::string_view constraints_name(PrecisionConstraints constraints);
+std::optional<PrecisionConstraints> constraints_from_name(std::string_view name);
+
+// ---- Rounding ----------------------------------------------------------------------------------
+
+/// x rounded to the nearest float16 value, ties to even; beyond 65504 it overflows to ±inf and
+/// below the subnormal range it flushes to ±0, as a float16 store does. NaN stays NaN.
+inline float round_to_half(float x) { return static_cast<float>(Eigen::half(x)); }
+
+/// x rounded to the nearest bfloat16 value, ties to even (8 exponent bits: float32's range).
+inline float round_to_bfloat16(float x) { return static_cast<float>(Eigen::bfloat16(x)); }
+
+/// x rounded to tf32 (float32's sign and exponent, 10 mantissa bits), ties to even. Values near
+/// FLT_MAX round up to ±inf as the hardware conversion does; inf and NaN pass through.
+inline float round_to_tf32(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  if ((u & 0x7f800000u) != 0x7f800000u) {
+    u += 0x0fffu + ((u >> 13) & 1u);
+    u &= ~0x1fffu;
+  }
+  std::memcpy(&x, &u, sizeof(u));
+  return x;
+}
+
+/// Rounds every value to `format` in place: kFloat16, kBFloat16, or kFloat32 (no change). Other
+/// dtypes are a programming error.
+void round_in_place(std::span<float> values, DType format);
+/// Rounds every value to tf32 in place.
+void round_to_tf32_in_place(std::span<float> values);
+/// Rounds values to the format the operands of matrix products have under `precision`: tf32 for
+/// tf32, else the storage format.
+void round_operands_in_place(std::span<float> values, const Precision& precision);
+
+/// True when every value of format `narrow` is exactly representable in format `wide` (both
+/// kFloat32, kFloat16 or kBFloat16), so a tensor stored in `narrow` needs no rounding to be read
+/// as `wide`. float16 and bfloat16 contain each other in neither direction.
+bool format_contains(DType wide, DType narrow);
+
+/// Compile-time rounding of an accumulator after each addition, chosen from a precision's
+/// accumulate format with dispatch_accumulate. Kernels are templates over it so that the float32
+/// path carries no per-element branch.
+struct AccumulateFp32 {
+  static float round(float x) { return x; }
+};
+struct AccumulateFp16 {
+  static float round(float x) { return round_to_half(x); }
+};
+struct AccumulateBf16 {
+  static float round(float x) { return round_to_bfloat16(x); }
+};
+
+/// Calls `f.template operator()<R>()` with R the rounding policy of `accumulate` (kFloat32,
+/// kFloat16 or kBFloat16; anything else is treated as kFloat32).
+template <typename F>
+decltype(auto) dispatch_accumulate(DType accumulate, F&& f) {
+  switch (accumulate) {
+    case DType::kFloat16:
+      return f.template operator()<AccumulateFp16>();
+    case DType::kBFloat16:
+      return f.template operator()<AccumulateBf16>();
+    default:
+      return f.template operator()<AccumulateFp32>();
+  }
+}
+
+}  // namespace vn::engine
