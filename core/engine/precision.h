@@ -4,14 +4,13 @@
 // would hold.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <Eigen/Core>
 
 #include "core/ir/dtype.h"
 

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// Activation layers (act__exact, act__fast), the activations fused into product epilogues, and the
+// residual Add+Relu layer (eltwise__add_relu).
+#include <omp.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/engine/kernels/kernels.h"
+
+namespace vn::engine::kernels {
+namespace {
+
+// ---- Fast approximations ------------------------------------------------------------------------
+
+/// exp(x) as 2^(x log2 e): the integer part goes into the exponent bits, the fraction through a
+/// cubic fitted to 2^f on [0, 1) (relative error about 1.7e-4). Overflows to inf above 88.7 and
+/// flushes to 0 below -87.3, as float exp does near there.
+float fast_exp(float x) {
+  const float t = x * 1.44269504f;
+  if (std::isnan(t)) return t;
+  if (t >= 128.0f) return std::numeric_limits<float>::infinity();
+  if (t < -126.0f) return 0.0f;
+  const float whole = std::floor(t);
+  const float f = t - whole;
+  const float p = 1.0f + f * (0.69503631f + f * (0.22830761f + f * 0.07632606f));
+  const uint32_t bits = std::bit_cast<uint32_t>(p) + (static_cast<uint32_t>(static_cast<int32_t>(whole)) << 23);
+  return std::bit_cast<float>(bits);
+}
+
+float fast_sigmoid(float x) { return 1.0f / (1.0f + fast_exp(-x)); }
+
+float fast_tanh(float x) { return 2.0f * fast_sigmoid(2.0f * x) - 1.0f; }
+
+/// GELU from its tanh form, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with the fast tanh.
+float fast_gelu(float x) { return 0.5f * x * (1.0f + fast_tanh(0.7978845608f * (x + 0.044715f * x * x * x))); }
+
+/// Abramowitz and Stegun 7.1.26 with the fast exp.
+float fast_erf(float x) {
+  const float a = std::fabs(x);
+  const float t = 1.0f / (1.0f + 0.3275911f * a);
+  const float poly =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  const float y = 1.0f - poly * fast_exp(-a * a);
+  return std::copysign(y, x);
+}
+
+float exact(ActivationFn fn, float alpha, float beta, float v) {
+  switch (fn) {
+    case ActivationFn::kNone:
+      return v;
+    case ActivationFn::kRelu:
+      return v < 0.0f ? 0.0f : v;
+    case ActivationFn::kLeakyRelu:
+      return v < 0.0f ? v * alpha : v;
+    case ActivationFn::kClip:
+      return v < alpha ? alpha : (v > beta ? beta : v);
+    case ActivationFn::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-v));
+    case ActivationFn::kTanh:
+      return std::tanh(v);
+    case ActivationFn::kHardSigmoid: {
+      const float h = alpha * v + beta;
+      return h < 0.0f ? 0.0f : (h > 1.0f ? 1.0f : h);
+    }
+    case ActivationFn::kHardSwish: {
+      const float h = v / 6.0f + 0.5f;
+      return v * (h < 0.0f ? 0.0f : (h > 1.0f ? 1.0f : h));
+    }
+    case ActivationFn::kExp:
+      return std::exp(v);
+    case ActivationFn::kErf:
+      return std::erf(v);
+    case ActivationFn::kSiLU:
+      return v / (1.0f + std::exp(-v));
+    case ActivationFn::kGelu:
+      return 0.5f * v * (1.0f + std::erf(v * 0.70710678f));
+  }
+  return v;
+}
+
+float fast(ActivationFn fn, float v) {
+  switch (fn) {
+    case ActivationFn::kSigmoid:
+      return fast_sigmoid(v);
+    case ActivationFn::kTanh:
+      return fast_tanh(v);
+    case ActivationFn::kExp:
+      return fast_exp(v);
+    case ActivationFn::kErf:
+      return fast_erf(v);
+    case ActivationFn::kSiLU:
+      return v * fast_sigmoid(v);
+    case ActivationFn::kGelu:
+      return fast_gelu(v);
+    default:
+      return exact(fn, 0.0f, 0.0f, v);
+  }
+}
+
+class ActivationKernel final : public LayerKernel {
+ public:
+  explicit ActivationKernel(const KernelArgs& args) : args_(args) {}
+
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    Tensor y = inputs[0]->clone();
+    std::span<float> v = y.mutable_values<float>();
+    if (args_.tactic == TacticId::kActivationFast) {
+      activate_fast(args_.spec->activation, v);
+    } else {
+      activate_exact(args_.spec->activation, v);
+    }
+    outputs[0] = std::move(y);
+    return Status::OK();
+  }
+
+ private:
+  KernelArgs args_;
+};
+
+class EltwiseKernel final : public LayerKernel {
+ public:
+  explicit EltwiseKernel(const KernelArgs& args) : args_(args) {}
+
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    const Node& add = anchor_node(args_);
+    const Tensor& a = *inputs[static_cast<size_t>(input_index(*args_.spec, add.inputs[0]))];
+    const Tensor& b = *inputs[static_cast<size_t>(input_index(*args_.spec, add.inputs[1]))];
+    if (a.shape() != b.shape()) {
+      return tagged(args_, make_error(StatusCode::kShapeMismatch, "the residual Add's operands differ: {} and {}",
+                                      shape_to_string(a.shape()), shape_to_string(b.shape())));
+    }
+    Tensor y(DType::kFloat32, a.shape());
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    float* py = y.mutable_data<float>();
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      const float s = pa[i] + pb[i];
+      py[i] = s < 0.0f ? 0.0f : s;
+    }
+    outputs[0] = std::move(y);
+    return Status::OK();
+  }
+
+ private:
+  KernelArgs args_;
+};
+
+}  // namespace
+
+void activate_exact(const Activation& activation, std::span<float> values) {
+  const ActivationFn fn = activation.fn;
+  const float alpha = activation.alpha, beta = activation.beta;
+  const int64_t n = static_cast<int64_t>(values.size());
+  float* v = values.data();
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t i = 0; i < n; ++i) v[i] = exact(fn, alpha, beta, v[i]);
+}
+
+void activate_fast(const Activation& activation, std::span<float> values) {
+  const ActivationFn fn = activation.fn;
+  const int64_t n = static_cast<int64_t>(values.size());
+  float* v = values.data();
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (int64_t i = 0; i < n; ++i) v[i] = fast(fn, v[i]);
+}
+
+Result<std::unique_ptr<LayerKernel>> make_activation_kernel(const KernelArgs& args) {
+  return std::unique_ptr<LayerKernel>(std::make_unique<ActivationKernel>(args));
+}
+
+Result<std::unique_ptr<LayerKernel>> make_eltwise_kernel(const KernelArgs& args) {
+  return std::unique_ptr<LayerKernel>(std::make_unique<EltwiseKernel>(args));
+}
+
+}  // namespace vn::engine::kernels

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: Apache-2.0
+// Conv layers (conv__im2col_gemm, conv__direct, conv__winograd_f2x2_3x3) with BatchNormalization
+// folded into the weights and the epilogue (bias, residual, activation) applied in one pass.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_context.h"
+#include "core/ops/kernel_util.h"
+#include "core/ops/spatial.h"
+
+namespace vn::engine::kernels {
+namespace {
+
+using ops::ConstMatrixMap;
+using ops::MatrixMap;
+
+// Winograd tiles are transformed and multiplied in chunks so that the transformed input stays a
+// few megabytes whatever the image size.
+constexpr int64_t kWinogradTileChunk = 2048;
+
+int64_t attr_int(const Node& n, std::string_view name, int64_t fallback) {
+  const Attribute* a = n.attr(name);
+  return a && a->type == AttrType::kInt ? a->i : fallback;
+}
+
+std::vector<int64_t> attr_ints(const Node& n, std::string_view name) {
+  const Attribute* a = n.attr(name);
+  return a && a->type == AttrType::kInts ? a->ints : std::vector<int64_t>{};
+}
+
+/// The valid output range [lo, hi) along one dim for kernel offset `off` (= k * dilation - pad):
+/// output positions o whose input position o * stride + off lies in [0, in).
+void valid_range(int64_t off, int64_t stride, int64_t in, int64_t out, int64_t& lo, int64_t& hi) {
+  lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  hi = in - off <= 0 ? 0 : (in - off + stride - 1) / stride;
+  lo = std::min(lo, out);
+  hi = std::clamp(hi, lo, out);
+}
+
+/// im2col over a 3-D (lifted) geometry: one row per (channel, kd, kh, kw), one column per output
+/// position; padding reads as 0.
+void im2col(const float* x, int64_t channels, const ops::WindowGeometry& g, float* col) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_hw = g.out[1] * g.out[2];
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * in_plane;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          int64_t lo, hi;
+          const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
+          valid_range(off_w, g.strides[2], g.in[2], g.out[2], lo, hi);
+          for (int64_t od = 0; od < g.out[0]; ++od) {
+            const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
+            for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+              const int64_t ih = oh * g.strides[1] - g.pads_begin[1] + kh * g.dilations[1];
+              float* dst = col + od * out_hw + oh * g.out[2];
+              if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+                std::fill_n(dst, g.out[2], 0.0f);
+                continue;
+              }
+              const float* src = xc + (id * g.in[1] + ih) * g.in[2];
+              std::fill_n(dst, lo, 0.0f);
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * g.strides[2] + off_w];
+              std::fill(dst + hi, dst + g.out[2], 0.0f);
+            }
+          }
+          col += g.out[0] * out_hw;
+        }
+      }
+    }
+  }
+}
+
+/// Direct convolution of one output plane: for each input channel and kernel tap in order, the
+/// tap's contribution is added to every output position, rounding the running sums with R.
+template <typename R>
+void direct_plane(const float* x, const float* w, int64_t channels, const ops::WindowGeometry& g, float* y) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * in_plane;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          const float wv = w[c * taps + (kd * g.kernel[1] + kh) * g.kernel[2] + kw];
+          const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
+          int64_t lo, hi;
+          valid_range(off_w, g.strides[2], g.in[2], g.out[2], lo, hi);
+          for (int64_t od = 0; od < g.out[0]; ++od) {
+            const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
+            if (id < 0 || id >= g.in[0]) continue;
+            for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+              const int64_t ih = oh * g.strides[1] - g.pads_begin[1] + kh * g.dilations[1];
+              if (ih < 0 || ih >= g.in[1]) continue;
+              const float* src = xc + (id * g.in[1] + ih) * g.in[2] + off_w;
+              float* dst = y + (od * g.out[1] + oh) * g.out[2];
+              const int64_t s = g.strides[2];
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = R::round(dst[ow] + wv * src[ow * s]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- Winograd F(2x2, 3x3) transforms ----------------------------------------------------------
+
+/// U = G g G^T for a 3x3 kernel g (row-major), into 16 values.
+void winograd_kernel_transform(const float* g, double* u) {
+  double t[4][3];
+  for (int j = 0; j < 3; ++j) {
+    const double g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
+    t[0][j] = g0;
+    t[1][j] = 0.5 * (g0 + g1 + g2);
+    t[2][j] = 0.5 * (g0 - g1 + g2);
+    t[3][j] = g2;
+  }
+  for (int i = 0; i < 4; ++i) {
+    u[i * 4 + 0] = t[i][0];
+    u[i * 4 + 1] = 0.5 * (t[i][0] + t[i][1] + t[i][2]);
+    u[i * 4 + 2] = 0.5 * (t[i][0] - t[i][1] + t[i][2]);
+    u[i * 4 + 3] = t[i][2];
+  }
+}
+
+/// V = B^T d B for a 4x4 input tile d.
+void winograd_input_transform(const float d[4][4], float v[16]) {
+  float t[4][4];
+  for (int j = 0; j < 4; ++j) {
+    t[0][j] = d[0][j] - d[2][j];
+    t[1][j] = d[1][j] + d[2][j];
+    t[2][j] = d[2][j] - d[1][j];
+    t[3][j] = d[1][j] - d[3][j];
+  }
+  for (int i = 0; i < 4; ++i) {
+    v[i * 4 + 0] = t[i][0] - t[i][2];
+    v[i * 4 + 1] = t[i][1] + t[i][2];
+    v[i * 4 + 2] = t[i][2] - t[i][1];
+    v[i * 4 + 3] = t[i][1] - t[i][3];
+  }
+}
+
+/// Y = A^T m A: the 2x2 output tile of a 4x4 product tile m.
+void winograd_output_transform(const float m[16], float y[2][2]) {
+  float t[2][4];
+  for (int j = 0; j < 4; ++j) {
+    t[0][j] = m[j] + m[4 + j] + m[8 + j];
+    t[1][j] = m[4 + j] - m[8 + j] - m[12 + j];
+  }
+  for (int i = 0; i < 2; ++i) {
+    y[i][0] = t[i][0] + t[i][1] + t[i][2];
+    y[i][1] = t[i][1] - t[i][2] - t[i][3];
+  }
+}
+
+// ---- The kernel --------------------------------------------------------------------------------
+
+class ConvKernel final : public LayerKernel {
+ public:
+  explicit ConvKernel(const KernelArgs& args) : args_(args), precision_(precision_of(args.precision)) {}
+
+  Status prepare() {
+    const Node& n = anchor_node(args_);
+    const LayerSpec& spec = *args_.spec;
+    x_input_ = input_index(spec, n.inputs[0]);
+    const Tensor& w = args_.constants->at(n.inputs[1]);
+    if (w.dtype() != DType::kFloat32 || w.rank() < 3 || w.rank() > 5) {
+      return tagged(args_, make_error(StatusCode::kShapeMismatch, "W must be float32 of rank 3 to 5, got {} {}",
+                                      dtype_name(w.dtype()), shape_to_string(w.shape())));
+    }
+    w_shape_ = w.shape();
+    group_ = attr_int(n, "group", 1);
+    const int64_t m = w_shape_[0];
+    if (group_ < 1 || m % group_ != 0) {
+      return tagged(
+          args_, make_error(StatusCode::kInvalidModel, "group {} does not divide the {} output channels", group_, m));
+    }
+    std::vector<double> weights(w.values<float>().begin(), w.values<float>().end());
+    std::vector<double> bias(static_cast<size_t>(m), 0.0);
+    bool has_bias = false;
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+      VN_ASSIGN_OR_RETURN(std::vector<float> b, constant_floats(args_, n.inputs[2], DType::kFloat32));
+      if (static_cast<int64_t>(b.size()) != m) {
+        return tagged(args_,
+                      make_error(StatusCode::kShapeMismatch, "B has {} values for {} output channels", b.size(), m));
+      }
+      std::copy(b.begin(), b.end(), bias.begin());
+      has_bias = true;
+    }
+    if (spec.epilogue.batch_norm >= 0) {
+      VN_RETURN_IF_ERROR(fold_batch_norm(weights, bias));
+      has_bias = true;
+    }
+    for (const std::string& name : spec.epilogue.biases) {
+      VN_ASSIGN_OR_RETURN(std::vector<float> b, constant_floats(args_, name, DType::kFloat32));
+      if (b.size() != 1 && static_cast<int64_t>(b.size()) != m) {
+        return tagged(args_, make_error(StatusCode::kShapeMismatch, "bias '{}' has {} values for {} channels", name,
+                                        b.size(), m));
+      }
+      for (size_t c = 0; c < bias.size(); ++c) bias[c] += b.size() == 1 ? b[0] : b[c];
+      has_bias = true;
+    }
+    if (has_bias && !args_.drop_bias) {
+      epilogue_.bias.assign(bias.begin(), bias.end());
+      round_in_place(epilogue_.bias, precision_.storage);
+    }
+    epilogue_.residual = spec.epilogue.residual.empty() ? -1 : input_index(spec, spec.epilogue.residual);
+    epilogue_.activation = spec.epilogue.activation;
+
+    weights_.assign(weights.begin(), weights.end());
+    round_operands_in_place(weights_, precision_);
+    if (args_.tactic == TacticId::kConvWinograd) prepare_winograd(weights);
+    return Status::OK();
+  }
+
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    const Tensor& x = *inputs[static_cast<size_t>(x_input_)];
+    const Node& n = anchor_node(args_);
+    const int64_t node_index = args_.spec->nodes.front();
+    if (x.rank() != static_cast<int64_t>(w_shape_.size()) || x.dim(1) != w_shape_[1] * group_) {
+      return Status(StatusCode::kShapeMismatch,
+                    fmt::format("X {} does not match W {} with group={}", shape_to_string(x.shape()),
+                                shape_to_string(w_shape_), group_),
+                    n.ref(node_index));
+    }
+    ops::KernelContext ctx(n, node_index, args_.model->opset(n.domain), {}, {}, 1);
+    const Shape in(x.shape().begin() + 2, x.shape().end());
+    const Shape kernel(w_shape_.begin() + 2, w_shape_.end());
+    VN_ASSIGN_OR_RETURN(const ops::WindowGeometry geo, ops::window_geometry(ctx, in, kernel, false, true));
+    VN_RETURN_IF_ERROR(ctx.attr_error());
+    Shape out_shape{x.dim(0), w_shape_[0]};
+    out_shape.insert(out_shape.end(), geo.out.begin(), geo.out.end());
+    const Tensor* residual = epilogue_.residual >= 0 ? inputs[static_cast<size_t>(epilogue_.residual)] : nullptr;
+    if (residual && residual->shape() != out_shape) {
+      return Status(StatusCode::kShapeMismatch,
+                    fmt::format("residual {} does not match the output {}", shape_to_string(residual->shape()),
+                                shape_to_string(out_shape)),
+                    n.ref(node_index));
+    }
+    Tensor y(DType::kFloat32, out_shape);
+    if (y.numel() > 0) {
+      const float* px = x.data<float>();
+      std::vector<float> rounded;
+      if (precision_.tf32_products) {
+        rounded.assign(px, px + x.numel());
+        round_to_tf32_in_place(rounded);
+        px = rounded.data();
+      }
+      float* py = y.mutable_data<float>();
+      const ops::WindowGeometry g3 = ops::lift_to_3d(geo);
+      switch (args_.tactic) {
+        case TacticId::kConvDirect:
+          run_direct(px, x.dim(0), g3, py);
+          break;
+        case TacticId::kConvWinograd:
+          run_winograd(px, x.dim(0), geo, py);
+          break;
+        default:
+          run_im2col(px, x.dim(0), g3, py);
+          break;
+      }
+      const int64_t out_size = shape_numel(geo.out);
+      apply_epilogue(epilogue_, py, x.dim(0), w_shape_[0], out_size, residual ? residual->data<float>() : nullptr);
+    }
+    outputs[0] = std::move(y);
+    return Status::OK();
+  }
+
+ private:
+  Status fold_batch_norm(std::vector<double>& weights, std::vector<double>& bias) const {
+    const Node& bn = args_.model->graph.nodes[static_cast<size_t>(args_.spec->epilogue.batch_norm)];
+    const int64_t m = w_shape_[0];
+    std::vector<std::vector<float>> p(4);
+    for (size_t i = 0; i < 4; ++i) {
+      VN_ASSIGN_OR_RETURN(p[i], constant_floats(args_, bn.inputs[i + 1], DType::kFloat32));
+      if (static_cast<int64_t>(p[i].size()) != m) {
+        return tagged(args_, make_error(StatusCode::kShapeMismatch,
+                                        "BatchNormalization '{}' has {} values of '{}' for {} channels", bn.name,
+                                        p[i].size(), bn.inputs[i + 1], m));
+      }
+    }
+    double epsilon = 1e-5;
+    if (const Attribute* a = bn.attr("epsilon"); a && a->type == AttrType::kFloat) epsilon = a->f;
+    const size_t per_channel = weights.size() / static_cast<size_t>(m);
+    for (size_t c = 0; c < static_cast<size_t>(m); ++c) {
+      const double scale = p[0][c] / std::sqrt(static_cast<double>(p[3][c]) + epsilon);
+      for (size_t i = 0; i < per_channel; ++i) weights[c * per_channel + i] *= scale;
+      bias[c] = (bias[c] - p[2][c]) * scale + p[1][c];
+    }
+    return Status::OK();
+  }
+
+  void prepare_winograd(const std::vector<double>& weights) {
+    const int64_t m = w_shape_[0], c = w_shape_[1];
+    winograd_u_.assign(static_cast<size_t>(16 * m * c), 0.0f);
+    std::vector<float> g(9);
+    double u[16];
+    for (int64_t mo = 0; mo < m; ++mo) {
+      for (int64_t ci = 0; ci < c; ++ci) {
+        const double* src = weights.data() + (mo * c + ci) * 9;
+        for (size_t i = 0; i < 9; ++i) g[i] = static_cast<float>(src[i]);
+        winograd_kernel_transform(g.data(), u);
+        for (int64_t e = 0; e < 16; ++e)
+          winograd_u_[static_cast<size_t>((e * m + mo) * c + ci)] = static_cast<float>(u[e]);
+      }
+    }
+    round_operands_in_place(winograd_u_, precision_);
+  }
+
+  void run_im2col(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+    const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
+    const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    const int64_t rows = cg * taps;
+    const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+    const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
+    bool pointwise = taps == 1;
+    for (int i = 0; i < 3; ++i) {
+      pointwise = pointwise && g.strides[i] == 1 && g.pads_begin[i] == 0 && g.pads_end[i] == 0;
+    }
+    const TacticId gemm = precision_.accumulate == DType::kFloat16 ? TacticId::kGemmK32F16Acc : TacticId::kGemmBlocked;
+    std::vector<float> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
+    for (int64_t img = 0; img < batch; ++img) {
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
+        const float* cols = xg;
+        if (!pointwise) {
+          im2col(xg, cg, g, col.data());
+          cols = col.data();
+        }
+        matmul(gemm, weights_.data() + gi * mg * rows, cols, y + (img * m + gi * mg) * out_size, mg, out_size, rows);
+      }
+    }
+  }
+
+  void run_direct(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+    const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
+    const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+    const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
+    dispatch_accumulate(precision_.accumulate, [&]<typename R>() {
+#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+      for (int64_t plane = 0; plane < batch * m; ++plane) {
+        const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
+        const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
+        direct_plane<R>(xg, weights_.data() + mo * cg * taps, cg, g, y + plane * out_size);
+      }
+    });
+  }
+
+  void run_winograd(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+    const int64_t m = w_shape_[0], c = w_shape_[1];
+    const int64_t in_h = g.in[0], in_w = g.in[1], out_h = g.out[0], out_w = g.out[1];
+    const int64_t pad_t = g.pads_begin[0], pad_l = g.pads_begin[1];
+    const int64_t tiles_w = (out_w + 1) / 2;
+    const int64_t tiles = ((out_h + 1) / 2) * tiles_w;
+    std::vector<float> v, prod;
+    for (int64_t img = 0; img < batch; ++img) {
+      const float* xi = x + img * c * in_h * in_w;
+      float* yi = y + img * m * out_h * out_w;
+      for (int64_t t0 = 0; t0 < tiles; t0 += kWinogradTileChunk) {
+        const int64_t nt = std::min(kWinogradTileChunk, tiles - t0);
+        v.assign(static_cast<size_t>(16 * c * nt), 0.0f);
+#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+        for (int64_t ci = 0; ci < c; ++ci) {
+          const float* xc = xi + ci * in_h * in_w;
+          float d[4][4], tv[16];
+          for (int64_t t = 0; t < nt; ++t) {
+            const int64_t th = (t0 + t) / tiles_w, tw = (t0 + t) % tiles_w;
+            for (int r = 0; r < 4; ++r) {
+              const int64_t ih = 2 * th - pad_t + r;
+              for (int s = 0; s < 4; ++s) {
+                const int64_t iw = 2 * tw - pad_l + s;
+                d[r][s] = ih >= 0 && ih < in_h && iw >= 0 && iw < in_w ? xc[ih * in_w + iw] : 0.0f;
+              }
+            }
+            winograd_input_transform(d, tv);
+            for (int e = 0; e < 16; ++e) v[static_cast<size_t>((e * c + ci) * nt + t)] = tv[e];
+          }
+        }
+        round_operands_in_place(v, precision_);
+        prod.resize(static_cast<size_t>(16 * m * nt));
+        for (int e = 0; e < 16; ++e) {
+          matmul(TacticId::kGemmBlocked, winograd_u_.data() + e * m * c, v.data() + e * c * nt,
+                 prod.data() + e * m * nt, m, nt, c);
+        }
+#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+        for (int64_t mo = 0; mo < m; ++mo) {
+          float tile[16], out[2][2];
+          for (int64_t t = 0; t < nt; ++t) {
+            for (int e = 0; e < 16; ++e) tile[e] = prod[static_cast<size_t>((e * m + mo) * nt + t)];
+            winograd_output_transform(tile, out);
+            const int64_t th = (t0 + t) / tiles_w, tw = (t0 + t) % tiles_w;
+            for (int r = 0; r < 2; ++r) {
+              const int64_t oh = 2 * th + r;
+              if (oh >= out_h) continue;
+              for (int s = 0; s < 2; ++s) {
+                const int64_t ow = 2 * tw + s;
+                if (ow < out_w) yi[(mo * out_h + oh) * out_w + ow] = out[r][s];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  KernelArgs args_;
+  Precision precision_;
+  int x_input_ = 0;
+  Shape w_shape_;
+  int64_t group_ = 1;
+  std::vector<float> weights_;     // folded, in the operand format
+  std::vector<float> winograd_u_;  // [16][M][C] transformed weights, in the operand format
+  EpilogueRuntime epilogue_;
+};
+
+}  // namespace
+
+Support conv_applicable(const KernelArgs& args, std::span<const Tensor* const>) {
+  if (args.tactic != TacticId::kConvWinograd) return {};
+  const Node& n = anchor_node(args);
+  const Tensor& w = args.constants->at(n.inputs[1]);
+  if (w.rank() != 4 || w.dim(2) != 3 || w.dim(3) != 3) {
+    return {false, fmt::format("Winograd F(2x2,3x3) needs a 2-D 3x3 kernel, W is {}", shape_to_string(w.shape()))};
+  }
+  auto all_ones = [](const std::vector<int64_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t s) { return s == 1; });
+  };
+  if (!all_ones(attr_ints(n, "strides")) || !all_ones(attr_ints(n, "dilations"))) {
+    return {false, "Winograd F(2x2,3x3) needs stride 1 and dilation 1"};
+  }
+  if (attr_int(n, "group", 1) != 1) return {false, "Winograd F(2x2,3x3) runs one group only"};
+  return {};
+}
+
+Result<std::unique_ptr<LayerKernel>> make_conv_kernel(const KernelArgs& args) {
+  auto kernel = std::make_unique<ConvKernel>(args);
+  VN_RETURN_IF_ERROR(kernel->prepare());
+  return std::unique_ptr<LayerKernel>(std::move(kernel));
+}
+
+}  // namespace vn::engine::kernels

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: Apache-2.0
+// Gemm and MatMul layers (gemm__blocked_f32acc, gemm__split_k4, gemm__k32_f16acc), and the matrix
+// product core that the Conv im2col tactic shares.
+#include <algorithm>
+#include <cstring>
+
+#include "core/engine/kernels/kernels.h"
+#include "core/ops/broadcast.h"
+#include "core/ops/kernel_util.h"
+
+namespace vn::engine::kernels {
+namespace {
+
+using ops::ConstMatrixMap;
+using ops::MatrixMap;
+
+constexpr int64_t kSplits = 4;
+constexpr int64_t kSliceDepth = 32;
+
+/// A row-major copy of the transpose of `rows` x `cols` values.
+std::vector<float> transposed(const float* x, int64_t rows, int64_t cols) {
+  std::vector<float> out(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) out[static_cast<size_t>(c * rows + r)] = x[r * cols + c];
+  }
+  return out;
+}
+
+/// One operand of the product: a runtime input, or a constant prepared at build time (rounded to
+/// the operand format and, for Gemm, already transposed).
+struct Operand {
+  int input = -1;
+  std::vector<float> values;
+  Shape shape;
+};
+
+class GemmKernel final : public LayerKernel {
+ public:
+  explicit GemmKernel(const KernelArgs& args) : args_(args), precision_(precision_of(args.precision)) {}
+
+  Status prepare() {
+    const Node& n = anchor_node(args_);
+    gemm_ = n.op_type == "Gemm";
+    if (gemm_) {
+      for (const Attribute& a : n.attributes) {
+        if (a.name == "transA" && a.type == AttrType::kInt) trans_a_ = a.i != 0;
+        if (a.name == "transB" && a.type == AttrType::kInt) trans_b_ = a.i != 0;
+        if (a.name == "alpha" && a.type == AttrType::kFloat) alpha_ = a.f;
+        if (a.name == "beta" && a.type == AttrType::kFloat) beta_ = a.f;
+      }
+    }
+    VN_RETURN_IF_ERROR(operand(n.inputs[0], trans_a_, a_));
+    VN_RETURN_IF_ERROR(operand(n.inputs[1], trans_b_, b_));
+    if (a_.input < 0) trans_a_ = false;
+    if (b_.input < 0) trans_b_ = false;
+    const LayerSpec& spec = *args_.spec;
+    if (!args_.drop_bias) {
+      if (gemm_ && n.inputs.size() > 2 && !n.inputs[2].empty() && beta_ != 0.0f) {
+        VN_ASSIGN_OR_RETURN(c_, constant_floats(args_, n.inputs[2], precision_.storage));
+        c_shape_ = args_.constants->at(n.inputs[2]).shape();
+      }
+      for (const std::string& b : spec.epilogue.biases) {
+        VN_ASSIGN_OR_RETURN(std::vector<float> v, constant_floats(args_, b, precision_.storage));
+        bias_parts_.push_back(std::move(v));
+      }
+    }
+    epilogue_.residual = spec.epilogue.residual.empty() ? -1 : input_index(spec, spec.epilogue.residual);
+    epilogue_.activation = spec.epilogue.activation;
+    return Status::OK();
+  }
+
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    std::vector<float> a_tmp, b_tmp;
+    const float* pa = nullptr;
+    const float* pb = nullptr;
+    Shape sa, sb;
+    VN_RETURN_IF_ERROR(fetch(a_, inputs, trans_a_, a_tmp, pa, sa));
+    VN_RETURN_IF_ERROR(fetch(b_, inputs, trans_b_, b_tmp, pb, sb));
+    return gemm_ ? run_gemm(inputs, outputs, pa, sa, pb, sb) : run_matmul(inputs, outputs, pa, sa, pb, sb);
+  }
+
+ private:
+  Status operand(const std::string& name, bool trans, Operand& out) {
+    out.input = input_index(*args_.spec, name);
+    if (out.input >= 0) return Status::OK();
+    VN_ASSIGN_OR_RETURN(out.values, constant_floats(args_, name, precision_.storage, precision_.tf32_products));
+    out.shape = args_.constants->at(name).shape();
+    if (trans) {
+      if (out.shape.size() != 2) {
+        return tagged(args_, make_error(StatusCode::kShapeMismatch, "Gemm operand '{}' must be 2-D, got {}", name,
+                                        shape_to_string(out.shape)));
+      }
+      out.values = transposed(out.values.data(), out.shape[0], out.shape[1]);
+      std::swap(out.shape[0], out.shape[1]);
+    }
+    return Status::OK();
+  }
+
+  /// Points `data` at the operand's values: constants as prepared, runtime inputs rounded to tf32
+  /// and transposed when needed (into `tmp`).
+  Status fetch(const Operand& op, std::span<const Tensor* const> inputs, bool trans, std::vector<float>& tmp,
+               const float*& data, Shape& shape) const {
+    if (op.input < 0) {
+      data = op.values.data();
+      shape = op.shape;
+      return Status::OK();
+    }
+    const Tensor& t = *inputs[static_cast<size_t>(op.input)];
+    shape = t.shape();
+    data = t.data<float>();
+    if (trans) {
+      if (shape.size() != 2) {
+        return tagged(
+            args_, make_error(StatusCode::kShapeMismatch, "Gemm operands must be 2-D, got {}", shape_to_string(shape)));
+      }
+      tmp = transposed(data, shape[0], shape[1]);
+      std::swap(shape[0], shape[1]);
+      data = tmp.data();
+    }
+    if (precision_.tf32_products) {
+      if (tmp.empty()) tmp.assign(data, data + shape_numel(shape));
+      round_to_tf32_in_place(tmp);
+      data = tmp.data();
+    }
+    return Status::OK();
+  }
+
+  /// Adds the fused biases (per column), the residual and the activation.
+  Status finish(float* y, const Shape& out_shape, std::span<const Tensor* const> inputs) const {
+    const int64_t n = out_shape.empty() ? 1 : out_shape.back();
+    const int64_t total = shape_numel(out_shape);
+    EpilogueRuntime epi = epilogue_;
+    if (!bias_parts_.empty()) {
+      epi.bias.assign(static_cast<size_t>(n), 0.0f);
+      for (const std::vector<float>& part : bias_parts_) {
+        if (part.size() != 1 && static_cast<int64_t>(part.size()) != n) {
+          return tagged(args_, make_error(StatusCode::kShapeMismatch, "a bias of {} values does not fit {} columns",
+                                          part.size(), n));
+        }
+        for (size_t i = 0; i < epi.bias.size(); ++i) epi.bias[i] += part.size() == 1 ? part[0] : part[i];
+      }
+    }
+    const float* residual = epi.residual >= 0 ? inputs[static_cast<size_t>(epi.residual)]->data<float>() : nullptr;
+    apply_epilogue(epi, y, n == 0 ? 0 : total / n, n, 1, residual);
+    return Status::OK();
+  }
+
+  Status check_residual(std::span<const Tensor* const> inputs, const Shape& out_shape) const {
+    if (epilogue_.residual < 0) return Status::OK();
+    const Shape& r = inputs[static_cast<size_t>(epilogue_.residual)]->shape();
+    if (r != out_shape) {
+      return tagged(args_, make_error(StatusCode::kShapeMismatch, "residual {} does not match the product {}",
+                                      shape_to_string(r), shape_to_string(out_shape)));
+    }
+    return Status::OK();
+  }
+
+  Status run_gemm(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, const float* pa, const Shape& sa,
+                  const float* pb, const Shape& sb) const {
+    if (sa.size() != 2 || sb.size() != 2 || sa[1] != sb[0]) {
+      return tagged(args_, make_error(StatusCode::kShapeMismatch, "Gemm operands {} and {} do not multiply",
+                                      shape_to_string(sa), shape_to_string(sb)));
+    }
+    const int64_t m = sa[0], k = sa[1], n = sb[1];
+    const Shape out_shape{m, n};
+    VN_RETURN_IF_ERROR(check_residual(inputs, out_shape));
+    Tensor y(DType::kFloat32, out_shape);
+    float* py = y.mutable_data<float>();
+    matmul(args_.tactic, pa, pb, py, m, n, k);
+    if (alpha_ != 1.0f) {
+      for (int64_t i = 0; i < m * n; ++i) py[i] *= alpha_;
+    }
+    if (!c_.empty()) {
+      if (!ops::broadcasts_to(c_shape_, out_shape)) {
+        return tagged(args_, make_error(StatusCode::kShapeMismatch, "C {} does not broadcast to {}",
+                                        shape_to_string(c_shape_), shape_to_string(out_shape)));
+      }
+      const Shape strides = ops::broadcast_strides(c_shape_, out_shape);
+      for (int64_t r = 0; r < m; ++r) {
+        for (int64_t c = 0; c < n; ++c) {
+          py[r * n + c] += beta_ * c_[static_cast<size_t>(r * strides[0] + c * strides[1])];
+        }
+      }
+    }
+    VN_RETURN_IF_ERROR(finish(py, out_shape, inputs));
+    outputs[0] = std::move(y);
+    return Status::OK();
+  }
+
+  Status run_matmul(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, const float* pa, Shape sa,
+                    const float* pb, Shape sb) const {
+    if (sa.empty() || sb.empty()) {
+      return tagged(args_, make_error(StatusCode::kShapeMismatch, "MatMul operands must have rank >= 1, got {} and {}",
+                                      shape_to_string(sa), shape_to_string(sb)));
+    }
+    // numpy's 1-D promotion: a vector on the left is a row, on the right a column; the added
+    // dimension is removed from the result.
+    const bool a_vec = sa.size() == 1, b_vec = sb.size() == 1;
+    if (a_vec) sa.insert(sa.begin(), 1);
+    if (b_vec) sb.push_back(1);
+    const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+    if (sb[sb.size() - 2] != k) {
+      return tagged(args_, make_error(StatusCode::kShapeMismatch, "MatMul inner dimensions differ: {} and {}",
+                                      shape_to_string(sa), shape_to_string(sb)));
+    }
+    const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+    Result<Shape> batch = ops::broadcast_shapes(batch_a, batch_b);
+    if (!batch.ok()) return tagged(args_, batch.status());
+    Shape out_shape = *batch;
+    if (!a_vec) out_shape.push_back(m);
+    if (!b_vec) out_shape.push_back(n);
+    VN_RETURN_IF_ERROR(check_residual(inputs, out_shape));
+    Tensor y(DType::kFloat32, out_shape);
+    float* py = y.mutable_data<float>();
+    const int64_t batches = shape_numel(*batch);
+    const Shape stride_a = ops::broadcast_strides(batch_a, *batch), stride_b = ops::broadcast_strides(batch_b, *batch);
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      int64_t rest = bi, off_a = 0, off_b = 0;
+      for (size_t d = batch->size(); d-- > 0;) {
+        const int64_t idx = rest % (*batch)[d];
+        rest /= (*batch)[d];
+        off_a += idx * stride_a[d];
+        off_b += idx * stride_b[d];
+      }
+      matmul(args_.tactic, pa + off_a * m * k, pb + off_b * k * n, py + bi * m * n, m, n, k);
+    }
+    VN_RETURN_IF_ERROR(finish(py, out_shape, inputs));
+    outputs[0] = std::move(y);
+    return Status::OK();
+  }
+
+  KernelArgs args_;
+  Precision precision_;
+  bool gemm_ = false;
+  bool trans_a_ = false, trans_b_ = false;
+  float alpha_ = 1.0f, beta_ = 1.0f;
+  Operand a_, b_;
+  std::vector<float> c_;
+  Shape c_shape_;
+  std::vector<std::vector<float>> bias_parts_;  // each of one value or one per column
+  EpilogueRuntime epilogue_;
+};
+
+}  // namespace
+
+void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k) {
+  MatrixMap<float> ym(y, m, n);
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    ym.setZero();
+    return;
+  }
+  const ConstMatrixMap<float> am(a, m, k);
+  const ConstMatrixMap<float> bm(b, k, n);
+  switch (tactic) {
+    case TacticId::kGemmSplitK: {
+      const int64_t splits = std::min(kSplits, k);
+      const int64_t depth = (k + splits - 1) / splits;
+      Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> part(m, n);
+      ym.setZero();
+      for (int64_t k0 = 0; k0 < k; k0 += depth) {
+        const int64_t kc = std::min(depth, k - k0);
+        part.noalias() = am.middleCols(k0, kc) * bm.middleRows(k0, kc);
+        ym += part;
+      }
+      return;
+    }
+    case TacticId::kGemmK32F16Acc: {
+      Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> part(m, n);
+      ym.setZero();
+      for (int64_t k0 = 0; k0 < k; k0 += kSliceDepth) {
+        const int64_t kc = std::min(kSliceDepth, k - k0);
+        part.noalias() = am.middleCols(k0, kc) * bm.middleRows(k0, kc);
+        ym = (ym + part).unaryExpr([](float v) { return round_to_half(v); });
+      }
+      return;
+    }
+    default:
+      ym.noalias() = am * bm;
+      return;
+  }
+}
+
+Result<std::unique_ptr<LayerKernel>> make_gemm_kernel(const KernelArgs& args) {
+  auto kernel = std::make_unique<GemmKernel>(args);
+  VN_RETURN_IF_ERROR(kernel->prepare());
+  return std::unique_ptr<LayerKernel>(std::move(kernel));
+}
+
+}  // namespace vn::engine::kernels

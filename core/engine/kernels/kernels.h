@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tactic implementations, one file per layer kind, behind one factory and one applicability
+// check per kind (dispatched by core/engine/layer.cpp), plus the helpers they share.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/engine/layer.h"
+
+namespace vn::engine::kernels {
+
+// ---- Per-kind factories and applicability (see make_layer_kernel / tactic_applicable) ---------
+
+Support conv_applicable(const KernelArgs& args, std::span<const Tensor* const> inputs);
+Result<std::unique_ptr<LayerKernel>> make_conv_kernel(const KernelArgs& args);
+
+Result<std::unique_ptr<LayerKernel>> make_gemm_kernel(const KernelArgs& args);
+
+Result<std::unique_ptr<LayerKernel>> make_softmax_kernel(const KernelArgs& args);
+Result<std::unique_ptr<LayerKernel>> make_layernorm_kernel(const KernelArgs& args);
+Result<std::unique_ptr<LayerKernel>> make_reduce_kernel(const KernelArgs& args);
+Result<std::unique_ptr<LayerKernel>> make_activation_kernel(const KernelArgs& args);
+Result<std::unique_ptr<LayerKernel>> make_pool_kernel(const KernelArgs& args);
+Result<std::unique_ptr<LayerKernel>> make_eltwise_kernel(const KernelArgs& args);
+/// Runs the layer's nodes one by one with the reference kernels (any kind, any dtype).
+Result<std::unique_ptr<LayerKernel>> make_reference_kernel(const KernelArgs& args);
+
+// ---- Shared helpers ---------------------------------------------------------------------------
+
+/// The layer's first node, whose attributes describe the main op.
+const Node& anchor_node(const KernelArgs& args);
+/// `status` tagged with the anchor node.
+Status tagged(const KernelArgs& args, Status status);
+/// Position of runtime tensor `name` in spec.inputs, or -1.
+int input_index(const LayerSpec& spec, const std::string& name);
+/// The constant `name` as float32 values rounded to `format` (a storage format or, when
+/// `tf32` is set, tf32). kInvalidModel when it is missing or not float32.
+Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::string& name, DType format,
+                                           bool tf32 = false);
+
+/// y (m x n) = a (m x k) · b (k x n), all row-major, computed as `tactic` does: kGemmBlocked (one
+/// Eigen GEMM, float32 accumulation), kGemmSplitK (4 partial GEMMs over slices of k, summed at the
+/// end) or kGemmK32F16Acc (32-deep slices added into a float16 accumulator). Other tactics are a
+/// programming error.
+void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k);
+
+/// Applies `activation` to every value exactly (library functions, float32).
+void activate_exact(const Activation& activation, std::span<float> values);
+/// Applies `activation` with the fast approximations of act__fast.
+void activate_fast(const Activation& activation, std::span<float> values);
+
+/// The part of an Epilogue a product kernel applies after its GEMM, resolved at build time.
+struct EpilogueRuntime {
+  std::vector<float> bias;  ///< one value per channel, or empty
+  int residual = -1;        ///< index of the residual tensor in spec.inputs, or -1
+  Activation activation;
+};
+
+/// Applies bias, residual and activation to y viewed as [outer, channels, inner] (the bias is
+/// indexed by channel); `residual` (or null) has y's layout and size.
+void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
+                    const float* residual);
+
+}  // namespace vn::engine::kernels

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// AveragePool and GlobalAveragePool layers: pool__f32acc and pool__f16acc, summing each window in
+// the precision's accumulate format.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_context.h"
+#include "core/ops/spatial.h"
+
+namespace vn::engine::kernels {
+namespace {
+
+class PoolKernel final : public LayerKernel {
+ public:
+  explicit PoolKernel(const KernelArgs& args) : args_(args), precision_(precision_of(args.precision)) {
+    const Node& n = anchor_node(args);
+    global_ = n.op_type == "GlobalAveragePool";
+    for (const Attribute& a : n.attributes) {
+      if (a.name == "count_include_pad" && a.type == AttrType::kInt) include_pad_ = a.i != 0;
+      if (a.name == "ceil_mode" && a.type == AttrType::kInt) ceil_mode_ = a.i != 0;
+      if (a.name == "kernel_shape" && a.type == AttrType::kInts) kernel_ = a.ints;
+    }
+  }
+
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    const Tensor& x = *inputs[0];
+    if (x.rank() < 3 || x.rank() > 5) {
+      return tagged(args_, make_error(StatusCode::kShapeMismatch,
+                                      "X must be (N, C, D1, ...) with 1 to 3 spatial dims, "
+                                      "got {}",
+                                      shape_to_string(x.shape())));
+    }
+    const Shape in(x.shape().begin() + 2, x.shape().end());
+    ops::WindowGeometry geo;
+    if (global_) {
+      geo.in = in;
+      geo.kernel = in;
+      geo.strides = geo.dilations = Shape(in.size(), 1);
+      geo.pads_begin = geo.pads_end = Shape(in.size(), 0);
+      geo.out = Shape(in.size(), 1);
+    } else {
+      if (kernel_.size() != in.size()) {
+        return tagged(args_, make_error(StatusCode::kInvalidModel, "kernel_shape must have {} entries", in.size()));
+      }
+      const Node& n = anchor_node(args_);
+      ops::KernelContext ctx(n, args_.spec->nodes.front(), args_.model->opset(n.domain), {}, {}, 1);
+      VN_ASSIGN_OR_RETURN(geo, ops::window_geometry(ctx, in, kernel_, ceil_mode_, false));
+      VN_RETURN_IF_ERROR(ctx.attr_error());
+    }
+    Shape out_shape{x.dim(0), x.dim(1)};
+    out_shape.insert(out_shape.end(), geo.out.begin(), geo.out.end());
+    Tensor y(DType::kFloat32, out_shape);
+    const ops::WindowGeometry g = ops::lift_to_3d(geo);
+    const int64_t planes = x.dim(0) * x.dim(1);
+    const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+    const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
+    const float* px = x.data<float>();
+    float* py = y.mutable_data<float>();
+    const bool include_pad = include_pad_;
+    dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
+#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+      for (int64_t p = 0; p < planes; ++p) {
+        const float* xp = px + p * in_size;
+        for (int64_t o = 0; o < out_size; ++o) {
+          const int64_t pos[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
+          int64_t lo[3], hi[3], count = 1;
+          for (int i = 0; i < 3; ++i) {
+            const int64_t start = pos[i] * g.strides[i] - g.pads_begin[i];
+            lo[i] = std::max<int64_t>(start, 0);
+            hi[i] = std::min<int64_t>(start + g.kernel[i], g.in[i]);
+            // Padded cells count with count_include_pad, but not the part of a ceil_mode window
+            // past the end padding (as the reference and PyTorch).
+            count *= include_pad ? std::min<int64_t>(start + g.kernel[i], g.in[i] + g.pads_end[i]) - start
+                                 : std::max<int64_t>(hi[i] - lo[i], 0);
+          }
+          float sum = 0.0f;
+          for (int64_t d = lo[0]; d < hi[0]; ++d) {
+            for (int64_t h = lo[1]; h < hi[1]; ++h) {
+              const float* row = xp + (d * g.in[1] + h) * g.in[2];
+              for (int64_t w = lo[2]; w < hi[2]; ++w) sum = A::round(sum + row[w]);
+            }
+          }
+          py[p * out_size + o] = sum / static_cast<float>(count);
+        }
+      }
+    });
+    outputs[0] = std::move(y);
+    return Status::OK();
+  }
+
+ private:
+  KernelArgs args_;
+  Precision precision_;
+  bool global_ = false;
+  bool include_pad_ = false;
+  bool ceil_mode_ = false;
+  Shape kernel_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<LayerKernel>> make_pool_kernel(const KernelArgs& args) {
+  return std::unique_ptr<LayerKernel>(std::make_unique<PoolKernel>(args));
+}
+
+}  // namespace vn::engine::kernels

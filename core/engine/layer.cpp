@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/layer.h"
+
+#include "core/engine/kernels/kernels.h"
+
+namespace vn::engine {
+
+std::string_view activation_name(ActivationFn fn) {
+  switch (fn) {
+    case ActivationFn::kNone:
+      return "";
+    case ActivationFn::kRelu:
+      return "Relu";
+    case ActivationFn::kLeakyRelu:
+      return "LeakyRelu";
+    case ActivationFn::kClip:
+      return "Clip";
+    case ActivationFn::kSigmoid:
+      return "Sigmoid";
+    case ActivationFn::kTanh:
+      return "Tanh";
+    case ActivationFn::kHardSigmoid:
+      return "HardSigmoid";
+    case ActivationFn::kHardSwish:
+      return "HardSwish";
+    case ActivationFn::kExp:
+      return "Exp";
+    case ActivationFn::kErf:
+      return "Erf";
+    case ActivationFn::kSiLU:
+      return "SiLU";
+    case ActivationFn::kGelu:
+      return "Gelu";
+  }
+  return "";
+}
+
+Support tactic_applicable(const KernelArgs& args, std::span<const Tensor* const> inputs) {
+  const TacticInfo& t = tactic_info(args.tactic);
+  const LayerSpec& spec = *args.spec;
+  if (!t.supports(args.precision)) {
+    return {false,
+            fmt::format("{} runs in {}, not {}", t.name, mask_to_string(t.precisions), precision_name(args.precision))};
+  }
+  if (args.tactic == TacticId::kReference) return {};
+  if (t.kind != spec.kind) {
+    return {false, fmt::format("{} is a {} tactic; this is a {} layer", t.name, layer_kind_name(t.kind),
+                               layer_kind_name(spec.kind))};
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const DType d = inputs[i]->dtype();
+    // Only a Reduce layer reads a non-float tensor (its runtime axes); the rest is float32 data.
+    const bool aux = spec.kind == LayerKind::kReduce && dtype_is_integer(d);
+    if (d != DType::kFloat32 && !aux) {
+      return {false, fmt::format("input '{}' is {}; only the reference tactic runs layers that are not float32",
+                                 spec.inputs[i], dtype_name(d))};
+    }
+  }
+  if (spec.kind == LayerKind::kConv) return kernels::conv_applicable(args, inputs);
+  return {};
+}
+
+Result<std::unique_ptr<LayerKernel>> make_layer_kernel(const KernelArgs& args) {
+  if (args.tactic == TacticId::kReference) return kernels::make_reference_kernel(args);
+  switch (args.spec->kind) {
+    case LayerKind::kConv:
+      return kernels::make_conv_kernel(args);
+    case LayerKind::kGemm:
+      return kernels::make_gemm_kernel(args);
+    case LayerKind::kSoftmax:
+      return kernels::make_softmax_kernel(args);
+    case LayerKind::kLayerNorm:
+      return kernels::make_layernorm_kernel(args);
+    case LayerKind::kReduce:
+      return kernels::make_reduce_kernel(args);
+    case LayerKind::kActivation:
+      return kernels::make_activation_kernel(args);
+    case LayerKind::kPool:
+      return kernels::make_pool_kernel(args);
+    case LayerKind::kEltwise:
+      return kernels::make_eltwise_kernel(args);
+    case LayerKind::kGeneric:
+      return kernels::make_reference_kernel(args);
+  }
+  return make_error(StatusCode::kInternal, "no kernel factory for layer '{}'", args.spec->name);
+}
+
+CompiledLayer::CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId precision,
+                             std::unique_ptr<LayerKernel> kernel, std::vector<DType> input_formats,
+                             std::vector<FaultSpec> faults)
+    : spec_(&spec),
+      tactic_(tactic),
+      precision_(precision),
+      kernel_(std::move(kernel)),
+      input_formats_(std::move(input_formats)),
+      faults_(std::move(faults)) {}
+
+Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const {
+  const DType storage = this->storage();
+  std::vector<const Tensor*> ins(inputs.begin(), inputs.end());
+  std::vector<Tensor> reformatted;
+  reformatted.reserve(ins.size());
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (ins[i]->dtype() != DType::kFloat32 || format_contains(storage, input_formats_[i])) continue;
+    reformatted.push_back(ins[i]->clone());
+    round_in_place(reformatted.back().mutable_values<float>(), storage);
+    ins[i] = &reformatted.back();
+  }
+  VN_RETURN_IF_ERROR(kernel_->run(ins, outputs));
+  for (Tensor& out : outputs) {
+    if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;
+    std::span<float> values = out.mutable_values<float>();
+    for (const FaultSpec& f : faults_) apply_fault(f, values);
+    round_in_place(values, storage);
+  }
+  return Status::OK();
+}
+
+}  // namespace vn::engine

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+// A layer of the engine: one or more fused ONNX nodes (LayerSpec), the kernel that computes it
+// with one tactic in one precision (LayerKernel), and the wrapper that rounds its operands and
+// results to the precision's storage format and injects faults (CompiledLayer).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/backend/backend.h"
+#include "core/common/status.h"
+#include "core/engine/fault.h"
+#include "core/engine/precision.h"
+#include "core/engine/tactic_registry.h"
+#include "core/ir/graph.h"
+#include "core/ir/tensor.h"
+#include "core/ops/op_registry.h"
+
+namespace vn::engine {
+
+/// Initializers and folded tensors by name: what the engine knows before it runs.
+using ConstantMap = std::unordered_map<std::string, Tensor>;
+
+/// An activation function, fused into a Conv/Gemm epilogue or run as its own layer.
+enum class ActivationFn : uint8_t {
+  kNone,
+  kRelu,
+  kLeakyRelu,  ///< alpha
+  kClip,       ///< alpha = min, beta = max
+  kSigmoid,
+  kTanh,
+  kHardSigmoid,  ///< alpha, beta
+  kHardSwish,
+  kExp,
+  kErf,
+  kSiLU,  ///< x * Sigmoid(x)
+  kGelu,  ///< x * 0.5 * (1 + Erf(x / sqrt(2)))
+};
+
+struct Activation {
+  ActivationFn fn = ActivationFn::kNone;
+  float alpha = 0;
+  float beta = 0;
+};
+
+/// "Relu", "SiLU", "Gelu", ... ("" for kNone).
+std::string_view activation_name(ActivationFn fn);
+
+/// What a Conv or Gemm/MatMul layer applies to its product, in this order:
+/// y = activation(product + biases + residual), where a folded BatchNormalization has already
+/// been absorbed into the weights and the first bias.
+struct Epilogue {
+  int64_t batch_norm = -1;          ///< node index of the folded BatchNormalization, or -1
+  std::vector<std::string> biases;  ///< constants added along the channel axis (Conv) or the last axis (Gemm)
+  std::string residual;             ///< a runtime tensor of the output's shape added elementwise, or ""
+  Activation activation;
+};
+
+/// The parameters of a LayerNorm layer, whichever form it was fused from.
+struct NormSpec {
+  int64_t axis = -1;  ///< normalized dims are [axis, rank)
+  float epsilon = 1e-5f;
+  std::string scale;  ///< constant tensor multiplied in, or "" for none
+  std::string bias;   ///< constant tensor added, or ""
+};
+
+/// A group of ONNX nodes the engine runs as one layer. Internal tensors (`hidden`) never exist
+/// outside the layer: they are not returned and not reported to observers.
+struct LayerSpec {
+  std::string name;  ///< member node names joined with " + ", as TensorRT names fused layers
+  LayerKind kind = LayerKind::kGeneric;
+  std::vector<int64_t> nodes;        ///< member node indices in execution order; nodes[0] is the anchor op
+  std::vector<std::string> inputs;   ///< runtime tensors read (constants excluded), in first-use order
+  std::vector<std::string> outputs;  ///< tensors visible outside the layer
+  std::vector<std::string> hidden;   ///< tensors produced and consumed inside the layer
+  Epilogue epilogue;                 ///< kConv, kGemm
+  Activation activation;             ///< kActivation
+  NormSpec norm;                     ///< kLayerNorm
+};
+
+/// Computes one layer with one tactic in one precision. Built once, run many times; run() is
+/// const and may be called from one thread at a time.
+class LayerKernel {
+ public:
+  virtual ~LayerKernel() = default;
+  /// `inputs[i]` is the tensor of spec.inputs[i], already in the layer's storage format;
+  /// `outputs` has one slot per spec.outputs, which the kernel fills (with tensors it owns unless
+  /// KernelArgs::outputs_modified was false). Errors are tagged with the node that failed.
+  virtual Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const = 0;
+};
+
+/// Everything a kernel factory needs.
+struct KernelArgs {
+  const Model* model = nullptr;
+  const LayerSpec* spec = nullptr;
+  const ConstantMap* constants = nullptr;
+  const ops::OpRegistry* registry = nullptr;
+  TacticId tactic = TacticId::kReference;
+  PrecisionId precision = PrecisionId::kFp32;
+  /// Leave every bias out of the epilogue (the bias-drop fault).
+  bool drop_bias = false;
+  /// The caller rounds or corrupts the outputs in place, so the kernel must return tensors it
+  /// owns; when false, a kernel may return a view of an input or weight (Reshape's output is its
+  /// input).
+  bool outputs_modified = true;
+  int num_threads = 1;
+};
+
+/// Whether `tactic` can run the layer of `args` in `args.precision` on inputs like `inputs` (the
+/// tensors of spec.inputs); `reason` says why not ("3x3 stride-1 kernels only", "input is
+/// float64"). kReference runs any layer in fp32, fp16 and bf16.
+Support tactic_applicable(const KernelArgs& args, std::span<const Tensor* const> inputs);
+
+/// Builds the kernel of `args` (weights folded, transformed and rounded to the precision's storage
+/// format). Precondition: tactic_applicable(args, ...) holds for the inputs it will see.
+/// Errors: kInvalidModel or kShapeMismatch for malformed weights, tagged with the anchor node.
+Result<std::unique_ptr<LayerKernel>> make_layer_kernel(const KernelArgs& args);
+
+/// A layer ready to run: its kernel plus the rounding and fault injection around it.
+class CompiledLayer {
+ public:
+  /// `input_formats[i]` is the storage format (kFloat32, kFloat16, kBFloat16) of the producer of
+  /// spec.inputs[i]; float32 inputs stored wider than this layer's storage format are rounded on
+  /// entry, as a reformatting layer would. `faults` are the value faults that apply to this layer.
+  CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId precision, std::unique_ptr<LayerKernel> kernel,
+                std::vector<DType> input_formats, std::vector<FaultSpec> faults);
+
+  const LayerSpec& spec() const { return *spec_; }
+  TacticId tactic() const { return tactic_; }
+  PrecisionId precision() const { return precision_; }
+  /// The storage format of this layer's float32 outputs.
+  DType storage() const { return precision_of(precision_).storage; }
+
+  /// Runs the layer: reformats inputs, runs the kernel, applies the faults, then rounds every
+  /// float32 output to the storage format. `outputs` has one slot per spec.outputs.
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const;
+
+ private:
+  const LayerSpec* spec_;
+  TacticId tactic_;
+  PrecisionId precision_;
+  std::unique_ptr<LayerKernel> kernel_;
+  std::vector<DType> input_formats_;
+  std::vector<FaultSpec> faults_;
+};
+
+}  // namespace vn::engine
