@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/engine_backend.h"
+
+#include <omp.h>
+
+#include <unordered_map>
+
+namespace vn::engine {
+
+struct EngineBackend::Step {
+  size_t layer = 0;
+  int64_t node = 0;          // reported to the observer: the node that produces the layer's outputs
+  std::vector<int> inputs;   // slot per spec input
+  std::vector<int> outputs;  // slot per spec output
+  std::vector<int> release;  // slots whose last reader is this step
+};
+
+EngineBackend::EngineBackend(EngineOptions options, const ops::OpRegistry& registry)
+    : options_(std::move(options)), registry_(registry) {}
+
+EngineBackend::~EngineBackend() = default;
+
+Support EngineBackend::supports(const Node& node, int64_t opset) const {
+  for (const Attribute& a : node.attributes) {
+    if (a.type == AttrType::kGraph || a.type == AttrType::kGraphs) {
+      return {false, fmt::format("the engine does not run {} (a node with a subgraph); compare it on the reference "
+                                 "backend",
+                                 node.op_type)};
+    }
+  }
+  if (opset < 0) return {false, fmt::format("the model imports no opset for domain '{}'", node.domain)};
+  if (registry_.find(node.domain, node.op_type, opset)) return {};
+  return {false, fmt::format("no kernel for {} at opset {} in domain '{}'", node.op_type, opset,
+                             node.domain.empty() ? "ai.onnx" : node.domain)};
+}
+
+const Plan* EngineBackend::plan() const { return engine_ ? &engine_->plan : nullptr; }
+
+Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& options) {
+  engine_.reset();
+  steps_.clear();
+  slot_names_.clear();
+  input_slots_.clear();
+  output_slots_.clear();
+  num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_num_procs();
+
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
+    const Node& n = model.graph.nodes[i];
+    const Support s = supports(n, model.opset(n.domain));
+    if (!s.supported)
+      problems.push_back(Status(StatusCode::kUnsupportedOp, s.reason, n.ref(static_cast<int64_t>(i))).to_string());
+  }
+  if (!problems.empty()) {
+    return Status(StatusCode::kUnsupportedOp,
+                  problems.size() == 1
+                      ? problems[0]
+                      : fmt::format("{} nodes cannot run on the engine; first: {}", problems.size(), problems[0]));
+  }
+
+  if (options_.plan) {
+    VN_ASSIGN_OR_RETURN(engine_, load_engine(model, *options_.plan, output_names_, registry_, num_threads_));
+  } else {
+    VN_ASSIGN_OR_RETURN(engine_, build_engine(model, output_names_, options_.build, registry_, num_threads_));
+  }
+
+  std::unordered_map<std::string, int> slots;
+  auto slot = [&](const std::string& name) {
+    auto [it, added] = slots.emplace(name, static_cast<int>(slot_names_.size()));
+    if (added) slot_names_.push_back(name);
+    return it->second;
+  };
+  for (const ValueInfo* in : model.graph.runtime_inputs()) input_slots_.push_back(slot(in->name));
+  for (size_t i = 0; i < engine_->graph.layers.size(); ++i) {
+    const LayerSpec& spec = engine_->graph.layers[i];
+    Step step;
+    step.layer = i;
+    step.node = spec.nodes.back();
+    for (const std::string& in : spec.inputs) step.inputs.push_back(slot(in));
+    for (const std::string& out : spec.outputs) step.outputs.push_back(slot(out));
+    steps_.push_back(std::move(step));
+  }
+  for (const std::string& name : output_names_) {
+    const bool constant = slots.count(name) == 0 && engine_->folded.constants.count(name) > 0;
+    output_slots_.push_back(constant ? -1 : slot(name));
+  }
+  std::vector<bool> keep(slot_names_.size(), false);
+  for (int s : output_slots_) {
+    if (s >= 0) keep[static_cast<size_t>(s)] = true;
+  }
+  std::vector<int> last_reader(slot_names_.size(), -1);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (int s : steps_[i].inputs) last_reader[static_cast<size_t>(s)] = static_cast<int>(i);
+  }
+  for (size_t s = 0; s < last_reader.size(); ++s) {
+    if (keep[s]) continue;
+    if (last_reader[s] >= 0) {
+      steps_[static_cast<size_t>(last_reader[s])].release.push_back(static_cast<int>(s));
+    }
+  }
+  for (Step& step : steps_) {
+    for (int s : step.outputs) {
+      if (last_reader[static_cast<size_t>(s)] < 0 && !keep[static_cast<size_t>(s)]) step.release.push_back(s);
+    }
+  }
+  return Status::OK();
+}
+
+Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptions& options) {
+  omp_set_num_threads(num_threads_);
+  Eigen::setNbThreads(num_threads_);
+  const Graph& g = model()->graph;
+  std::vector<Tensor> values(slot_names_.size());
+  for (int s : input_slots_) values[static_cast<size_t>(s)] = *feeds.find(slot_names_[static_cast<size_t>(s)]);
+
+  std::vector<const Tensor*> inputs;
+  std::vector<Tensor> outputs;
+  for (const Step& step : steps_) {
+    if (options.cancel && options.cancel->load()) return make_error(StatusCode::kCancelled, "run cancelled");
+    const CompiledLayer& layer = *engine_->layers[step.layer];
+    const Node& node = g.nodes[static_cast<size_t>(step.node)];
+    inputs.clear();
+    for (int s : step.inputs) {
+      const Tensor& t = values[static_cast<size_t>(s)];
+      if (!t.defined()) {
+        return Status(StatusCode::kInvalidModel,
+                      fmt::format("layer '{}' reads '{}', which has no value", layer.spec().name,
+                                  slot_names_[static_cast<size_t>(s)]),
+                      node.ref(step.node));
+      }
+      inputs.push_back(&t);
+    }
+    outputs.assign(step.outputs.size(), Tensor());
+    if (Status st = layer.run(inputs, outputs); !st.ok()) return st.with_node(node.ref(step.node));
+    TensorMap produced;
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      if (options.observer) produced.set(layer.spec().outputs[i], outputs[i]);
+      values[static_cast<size_t>(step.outputs[i])] = std::move(outputs[i]);
+    }
+    if (options.observer && !options.observer(step.node, node, produced)) {
+      return make_error(StatusCode::kCancelled, "run stopped by the observer after layer '{}'", layer.spec().name);
+    }
+    for (int s : step.release) values[static_cast<size_t>(s)] = Tensor();
+  }
+
+  TensorMap result;
+  for (size_t i = 0; i < output_slots_.size(); ++i) {
+    const std::string& name = output_names_[i];
+    if (output_slots_[i] < 0) {
+      result.set(name, engine_->folded.constants.at(name));
+      continue;
+    }
+    const Tensor& t = values[static_cast<size_t>(output_slots_[i])];
+    if (!t.defined()) return make_error(StatusCode::kInvalidModel, "output '{}' was not produced by any layer", name);
+    result.set(name, t);
+  }
+  return result;
+}
+
+}  // namespace vn::engine

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+// The builder: precision choice from flags and constraints, tactic choice by timing with ties
+// broken by the builder seed, deterministic builds, plans saved and loaded (and refused for
+// another model), tactic replays.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/engine/engine_backend.h"
+#include "core/engine/tactic_replay.h"
+#include "tests/engine/engine_test_util.h"
+
+namespace vn::engine {
+namespace {
+
+using test::make_model;
+using test::random_tensor;
+
+/// Conv 3x3 + Relu, GlobalAveragePool, Flatten, MatMul, Softmax: five layers, three of which
+/// have several tactics.
+Model small_cnn(uint32_t weight_seed = 1) {
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[1,8,10,10] X, float[8,8,3,3] W, float[8,10] W2) => (float[1,10] Y) {\n"
+      "  c = Conv<pads=[1,1,1,1]>(X, W)\n  r = Relu(c)\n  p = GlobalAveragePool(r)\n  f = Flatten(p)\n"
+      "  m = MatMul(f, W2)\n  Y = Softmax(m)\n}";
+  return make_model(text,
+                    {{"W", random_tensor({8, 8, 3, 3}, weight_seed)}, {"W2", random_tensor({8, 10}, weight_seed + 1)}});
+}
+
+const TensorMap& small_cnn_feeds() {
+  static const TensorMap feeds{{"X", random_tensor({1, 8, 10, 10}, 42)}};
+  return feeds;
+}
+
+/// A prepared engine, or a failed prepare's status.
+struct Prepared {
+  std::unique_ptr<EngineBackend> engine;
+  Status status;
+};
+
+Prepared prepare(const Model& model, EngineOptions options, PrepareOptions prep = {}) {
+  Prepared p{std::make_unique<EngineBackend>(std::move(options)), Status::OK()};
+  p.status = p.engine->prepare(model, prep);
+  return p;
+}
+
+TensorMap run(EngineBackend& engine, const TensorMap& feeds = small_cnn_feeds()) {
+  Result<TensorMap> out = engine.run(feeds);
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  return out.ok() ? std::move(out).value() : TensorMap();
+}
+
+std::vector<std::string> choices(const Plan& plan) {
+  std::vector<std::string> out;
+  for (const PlanLayer& l : plan.layers) {
+    out.push_back(fmt::format("{}:{}", tactic_info(l.tactic).name, precision_name(l.precision)));
+  }
+  return out;
+}
+
+EngineOptions deterministic(PrecisionMask allowed = kFp32) {
+  EngineOptions o;
+  o.build.deterministic = true;
+  o.build.allowed = allowed;
+  return o;
+}
+
+TEST(Builder, DeterministicBuildsTakeTheFirstCandidateInCatalogueOrder) {
+  const Model model = small_cnn();
+  Prepared a = prepare(model, deterministic());
+  ASSERT_TRUE(a.status.ok()) << a.status.to_string();
+  EXPECT_EQ(choices(*a.engine->plan()),
+            (std::vector<std::string>{"conv__im2col_gemm:fp32", "pool__f32acc:fp32", "reference:fp32",
+                                      "gemm__blocked_f32acc:fp32", "softmax__max_shifted:fp32"}));
+  EXPECT_EQ(a.engine->plan()->layers[0].choice, "deterministic");
+  EXPECT_EQ(a.engine->plan()->layers[2].choice, "only candidate");
+  Prepared b = prepare(model, deterministic());
+  EXPECT_TRUE(run(*a.engine).find("Y")->same_as(*run(*b.engine).find("Y")));
+}
+
+TEST(Builder, TimedBuildsRecordEveryCandidate) {
+  EngineOptions o;
+  o.build.builder_seed = 1;
+  Prepared p = prepare(small_cnn(), o);
+  ASSERT_TRUE(p.status.ok()) << p.status.to_string();
+  const PlanLayer& conv = p.engine->plan()->layers[0];
+  ASSERT_EQ(conv.timings.size(), 3u);
+  for (const TacticTiming& t : conv.timings) EXPECT_GT(t.median_ms, 0.0);
+  EXPECT_FALSE(conv.choice.empty());
+  EXPECT_EQ(p.engine->plan()->settings.builder_seed, 1u);
+}
+
+TEST(Builder, TiedTimingsAreBrokenByTheBuilderSeed) {
+  const Model model = small_cnn();
+  std::set<std::vector<std::string>> distinct;
+  std::vector<std::string> first;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    EngineOptions o;
+    o.build.builder_seed = seed;
+    o.build.timing_margin = 1e9;  // every candidate ties: the seed alone decides
+    o.build.timing_runs = 1;
+    Prepared p = prepare(model, o);
+    ASSERT_TRUE(p.status.ok()) << p.status.to_string();
+    distinct.insert(choices(*p.engine->plan()));
+    if (seed == 1) first = choices(*p.engine->plan());
+    EXPECT_NE(p.engine->plan()->layers[0].choice.find("broken by the builder seed"), std::string::npos);
+  }
+  EXPECT_GT(distinct.size(), 1u) << "different seeds must be able to pick different tactics";
+  EngineOptions again;
+  again.build.builder_seed = 1;
+  again.build.timing_margin = 1e9;
+  again.build.timing_runs = 1;
+  Prepared p = prepare(model, again);
+  EXPECT_EQ(choices(*p.engine->plan()), first) << "the same seed must make the same choices";
+}
+
+TEST(Builder, Fp16BuildsStoreEveryActivationInHalf) {
+  const Model model = small_cnn();
+  Prepared p = prepare(model, deterministic(kFp16 | kFp16Strict));
+  ASSERT_TRUE(p.status.ok()) << p.status.to_string();
+  for (const PlanLayer& l : p.engine->plan()->layers) {
+    EXPECT_TRUE(l.precision == PrecisionId::kFp16 || l.precision == PrecisionId::kFp16Strict) << l.name;
+  }
+  const TensorMap out = run(*p.engine);
+  for (float v : out.find("Y")->values<float>()) EXPECT_EQ(v, round_to_half(v));
+  const TensorMap ref = test::run_reference(model, small_cnn_feeds());
+  test::expect_close(*out.find("Y"), *ref.find("Y"), {1e-2, 1e-2}, "fp16 build");
+}
+
+TEST(Builder, LayerPrecisionsBindUnderObeyAndPreferOnly) {
+  const Model model = small_cnn();
+  EngineOptions o = deterministic(kFp16 | kFp16Strict);
+  o.build.layer_precisions = {{"Conv_0", PrecisionId::kFp32}};
+  Prepared ignored = prepare(model, o);
+  ASSERT_TRUE(ignored.status.ok());
+  EXPECT_EQ(ignored.engine->plan()->layers[0].precision, PrecisionId::kFp16) << "none: requests are ignored";
+
+  o.build.constraints = PrecisionConstraints::kObey;
+  Prepared obeyed = prepare(model, o);
+  ASSERT_TRUE(obeyed.status.ok()) << obeyed.status.to_string();
+  EXPECT_EQ(obeyed.engine->plan()->layers[0].name, "Conv_0 + Relu_1");
+  EXPECT_EQ(obeyed.engine->plan()->layers[0].precision, PrecisionId::kFp32);
+  EXPECT_EQ(obeyed.engine->plan()->layers[1].precision, PrecisionId::kFp16);
+
+  // No Softmax tactic computes in tf32: obey fails naming the layer, prefer falls back.
+  o.build.layer_precisions = {{"Softmax_5", PrecisionId::kTf32}};
+  Prepared impossible = prepare(model, o);
+  EXPECT_EQ(impossible.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(impossible.status.message().find("layer 'Softmax_5' must run in tf32"), std::string::npos)
+      << impossible.status.to_string();
+  o.build.constraints = PrecisionConstraints::kPrefer;
+  Prepared preferred = prepare(model, o);
+  ASSERT_TRUE(preferred.status.ok()) << preferred.status.to_string();
+  EXPECT_EQ(preferred.engine->plan()->layers.back().precision, PrecisionId::kFp16);
+
+  o.build.layer_precisions = {{"no_such_layer", PrecisionId::kFp32}};
+  Prepared unknown = prepare(model, o);
+  EXPECT_EQ(unknown.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.status.message().find("no_such_layer"), std::string::npos);
+}
+
+TEST(Builder, PlanSavesLoadsAndRunsTheSameEngine) {
+  const Model model = small_cnn();
+  EngineOptions o;
+  o.build.builder_seed = 3;
+  o.build.allowed = kFp16 | kFp16Strict;
+  Prepared built = prepare(model, o);
+  ASSERT_TRUE(built.status.ok()) << built.status.to_string();
+  const Plan& plan = *built.engine->plan();
+
+  Result<Plan> parsed = plan_from_json(nlohmann::ordered_json::parse(plan_to_json(plan).dump()));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  EXPECT_EQ(plan_to_json(*parsed), plan_to_json(plan));
+
+  EngineOptions load;
+  load.plan = std::make_shared<const Plan>(std::move(*parsed));
+  Prepared loaded = prepare(model, load);
+  ASSERT_TRUE(loaded.status.ok()) << loaded.status.to_string();
+  EXPECT_EQ(choices(*loaded.engine->plan()), choices(plan));
+  EXPECT_TRUE(run(*built.engine).find("Y")->same_as(*run(*loaded.engine).find("Y")));
+}
+
+TEST(Builder, PlanForAnotherModelOrOtherOutputsIsRefused) {
+  Prepared built = prepare(small_cnn(1), deterministic());
+  ASSERT_TRUE(built.status.ok());
+  EngineOptions load;
+  load.plan = std::make_shared<const Plan>(*built.engine->plan());
+
+  Prepared other = prepare(small_cnn(2), load);
+  EXPECT_EQ(other.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(other.status.message().find("built for another model"), std::string::npos) << other.status.to_string();
+
+  PrepareOptions marked;
+  marked.outputs = {"c"};
+  Prepared outputs = prepare(small_cnn(1), load, marked);
+  EXPECT_EQ(outputs.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(outputs.status.message().find("rebuild the plan"), std::string::npos) << outputs.status.to_string();
+}
+
+TEST(Builder, TacticReplayReproducesABuild) {
+  const Model model = small_cnn();
+  EngineOptions o;
+  o.build.builder_seed = 11;
+  o.build.timing_margin = 1e9;
+  o.build.timing_runs = 1;
+  Prepared built = prepare(model, o);
+  ASSERT_TRUE(built.status.ok());
+  const TacticReplay replay = tactic_replay_from_plan(*built.engine->plan());
+  Result<TacticReplay> parsed = tactic_replay_from_json(tactic_replay_to_json(replay));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+
+  EngineOptions again;
+  again.build.builder_seed = 12;
+  again.build.replay = *parsed;
+  Prepared replayed = prepare(model, again);
+  ASSERT_TRUE(replayed.status.ok()) << replayed.status.to_string();
+  EXPECT_EQ(choices(*replayed.engine->plan()), choices(*built.engine->plan()));
+  EXPECT_EQ(replayed.engine->plan()->layers[0].choice, "replayed");
+  EXPECT_TRUE(run(*built.engine).find("Y")->same_as(*run(*replayed.engine).find("Y")));
+}
+
+TEST(Builder, ReplayInPolygraphyLayoutWithoutVernierFields) {
+  const Model model = small_cnn();
+  Prepared built = prepare(model, deterministic());
+  ASSERT_TRUE(built.status.ok());
+  nlohmann::ordered_json j = tactic_replay_to_json(tactic_replay_from_plan(*built.engine->plan()));
+  EXPECT_EQ(j["polygraphy_class"], "TacticReplayData");
+  const nlohmann::ordered_json& conv = j["replay"]["Conv_0 + Relu_1"];
+  EXPECT_EQ(conv["polygraphy_class"], "Algorithm");
+  EXPECT_EQ(conv["inputs"][0]["dtype"], "DataType.FLOAT");
+  EXPECT_EQ(conv["inputs"][0]["strides"], (std::vector<int64_t>{800, 100, 10, 1}));
+  for (auto& [name, algorithm] : j["replay"].items()) algorithm.erase("vernier");
+  Result<TacticReplay> parsed = tactic_replay_from_json(j);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().to_string();
+  const TacticReplay original = tactic_replay_from_plan(*built.engine->plan());
+  ASSERT_EQ(parsed->entries.size(), original.entries.size());
+  for (size_t i = 0; i < original.entries.size(); ++i) {
+    EXPECT_EQ(parsed->entries[i].tactic, original.entries[i].tactic);
+    EXPECT_EQ(parsed->entries[i].precision, original.entries[i].precision);
+  }
+}
+
+TEST(Builder, ReplayThatLacksALayerIsRefused) {
+  const Model model = small_cnn();
+  Prepared built = prepare(model, deterministic());
+  ASSERT_TRUE(built.status.ok());
+  TacticReplay replay = tactic_replay_from_plan(*built.engine->plan());
+  replay.entries.erase(replay.entries.begin());
+  EngineOptions o;
+  o.build.replay = replay;
+  Prepared p = prepare(model, o);
+  EXPECT_EQ(p.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status.message().find("has no layer 'Conv_0 + Relu_1'"), std::string::npos) << p.status.to_string();
+}
+
+TEST(Builder, UnsupportedNodesAreListedBeforeBuilding) {
+  const Model model = make_model(
+      "<ir_version: 8, opset_import: [\"\" : 13, \"custom\" : 1]>\n"
+      "g (float[2] X) => (float[2] Y) { t = custom.Frobnicate(X)  Y = Relu(t) }");
+  Prepared p = prepare(model, deterministic());
+  EXPECT_EQ(p.status.code(), StatusCode::kUnsupportedOp);
+  EXPECT_NE(p.status.to_string().find("Frobnicate"), std::string::npos) << p.status.to_string();
+}
+
+}  // namespace
+}  // namespace vn::engine
