@@ -294,7 +294,8 @@ Status resize_with(KernelContext& ctx, const Params& p, const std::optional<std:
       if (!(a.scale > 0) || !std::isfinite(a.scale)) {
         return ctx.fail(StatusCode::kInvalidModel, "scales[{}] must be positive and finite, got {}", d, a.scale);
       }
-      // ONNX Resize: output_dimension = floor(input_dimension * (roi_end - roi_start) * scale).
+      // ONNX Resize: output_dimension = floor(input_dimension * (roi_end - roi_start) * scale). The
+      // roi span matters only for tf_crop_and_resize; onnxruntime and onnx.reference leave it out.
       a.length_resized = static_cast<double>(a.in) * (a.roi_end - a.roi_start) * a.scale;
       if (!(a.length_resized >= 0) || a.length_resized > static_cast<double>(kMaxTensorBytes)) {
         return ctx.fail(StatusCode::kShapeMismatch, "axis {} of size {} resized by {} is out of range", d, a.in,
