@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   vn::cli::Action action;
   vn::cli::add_run_command(app, action);
   vn::cli::add_inspect_command(app, action);
+  vn::cli::add_convert_command(app, action);
   vn::cli::add_demo_command(app, action);
 
   try {

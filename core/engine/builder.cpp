@@ -378,18 +378,26 @@ class Builder {
         if (first_error.ok()) first_error = compiled.status();
         continue;
       }
+      // The first run warms caches and threads up; when it alone is twice as slow as the best
+      // median so far the candidate cannot win, and it is not timed further.
       std::vector<Tensor> outputs(spec.outputs.size());
+      const auto w0 = Clock::now();
       if (Status st = (*compiled)->run(inputs, outputs); !st.ok()) {
         if (first_error.ok()) first_error = st;
         continue;
       }
       std::vector<double> ms;
-      for (int r = 0; r < std::max(options_.timing_runs, 1); ++r) {
-        const auto t0 = Clock::now();
-        VN_RETURN_IF_ERROR((*compiled)->run(inputs, outputs));
-        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-        // A candidate several times slower than the best cannot win: stop timing it.
-        if (ms.back() > 4 * best * (1 + options_.timing_margin)) break;
+      const double warm_up = std::chrono::duration<double, std::milli>(Clock::now() - w0).count();
+      const double hopeless = 2 * best * (1 + options_.timing_margin);
+      if (warm_up > hopeless) {
+        ms.push_back(warm_up);
+      } else {
+        for (int r = 0; r < std::max(options_.timing_runs, 1); ++r) {
+          const auto t0 = Clock::now();
+          VN_RETURN_IF_ERROR((*compiled)->run(inputs, outputs));
+          ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+          if (ms.back() > hopeless) break;
+        }
       }
       std::sort(ms.begin(), ms.end());
       const double median = ms[ms.size() / 2];

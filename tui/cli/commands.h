@@ -24,6 +24,7 @@ using Action = std::function<int()>;
 /// Each adds its subcommand to `app`; when the user chooses it, `action` is set to its work.
 void add_run_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
+void add_convert_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
 
 }  // namespace vn::cli

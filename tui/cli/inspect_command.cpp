@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// `vernier inspect model|data`: what a model or a data file holds.
+// `vernier inspect model|data|tactics`: what a model, an engine plan, a data file or a tactic
+// replay holds.
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <system_error>
 
 #include "core/compare/tensor_stats.h"
+#include "core/engine/plan.h"
+#include "core/engine/tactic_replay.h"
 #include "core/io/npy.h"
 #include "core/io/npz.h"
 #include "core/io/polygraphy_json.h"
@@ -13,8 +17,10 @@
 #include "core/io/test_folder.h"
 #include "core/ir/onnx_import.h"
 #include "tui/cli/commands.h"
+#include "tui/cli/options.h"
 #include "views/report/model_report.h"
 #include "views/report/tensor_report.h"
+#include "views/report/text_table.h"
 
 namespace vn::cli {
 namespace {
@@ -32,7 +38,102 @@ struct InspectDataArgs {
   int64_t num_items = 20;
 };
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string tensor_info_list(const std::vector<engine::ReplayTensor>& tensors) {
+  std::string out;
+  for (const engine::ReplayTensor& t : tensors) {
+    std::string strides;
+    for (int64_t s : t.strides) strides += (strides.empty() ? "" : ", ") + std::to_string(s);
+    if (t.strides.size() == 1) strides += ",";
+    out += fmt::format("TensorInfo({}, ({}), -1, 1),", t.dtype, strides);
+  }
+  return "(" + out + ")";
+}
+
+// The plan report: how it was built, one row per layer (fused members, precision, tactic), the
+// tensors fused away, prevented fusions and injected faults.
+int inspect_plan(const std::string& path, bool timings) {
+  Result<engine::Plan> loaded = engine::load_plan(path);
+  if (!loaded.ok()) return report_error(loaded.status());
+  const engine::Plan& plan = *loaded;
+  const engine::BuildSettings& s = plan.settings;
+  fmt::print("[I] ==== Engine plan {} ====\n", path);
+  fmt::print("    Model: {} (hash {})\n", plan.model_name.empty() ? "(unnamed graph)" : plan.model_name,
+             plan.model_hash);
+  fmt::print("    Build: precisions {} | constraints {} | {} | builder seed {} | timing margin {:g}{}\n",
+             engine::mask_to_string(s.allowed), engine::constraints_name(s.constraints),
+             s.replayed ? "tactics replayed" : (s.deterministic ? "deterministic" : "timed"), s.builder_seed,
+             s.timing_margin,
+             s.layer_precisions.empty() ? "" : fmt::format(" | {} layer precision(s)", s.layer_precisions.size()));
+  for (const auto& [name, shape] : s.input_shapes) fmt::print("    Input: {} {}\n", name, shape_to_string(shape));
+  fmt::print("    Outputs: {}\n", join(plan.outputs));
+  if (!plan.folded.empty()) fmt::print("    Folded constants: {} node(s): {}\n", plan.folded.size(), join(plan.folded));
+  fmt::print("    {}\n", plan_summary(plan));
+
+  views::TextTable table({"#", "Layer", "Kind", "Precision", "Tactic", "Choice"}, {views::TextTable::Align::kRight});
+  for (size_t i = 0; i < plan.layers.size(); ++i) {
+    const engine::PlanLayer& l = plan.layers[i];
+    table.add_row({std::to_string(i), l.name, std::string(engine::layer_kind_name(l.kind)),
+                   std::string(engine::precision_name(l.precision)), std::string(engine::tactic_info(l.tactic).name),
+                   l.choice});
+  }
+  fmt::print("\n[I] ---- {} Layer(s) ----\n{}", plan.layers.size(), table.render("    "));
+
+  bool any_hidden = false;
+  for (const engine::PlanLayer& l : plan.layers) any_hidden = any_hidden || !l.hidden.empty();
+  if (any_hidden) {
+    fmt::print("\n[I] ---- Tensors fused away (not available to --outputs or layer-wise comparison) ----\n");
+    for (const engine::PlanLayer& l : plan.layers) {
+      if (!l.hidden.empty()) fmt::print("    {}: {}\n", l.name, join(l.hidden));
+    }
+  }
+  if (timings) {
+    fmt::print("\n[I] ---- Timed candidates (median ms) ----\n");
+    for (const engine::PlanLayer& l : plan.layers) {
+      if (l.timings.empty()) continue;
+      std::string row;
+      for (const engine::TacticTiming& t : l.timings) {
+        row += fmt::format("{}{}/{} {:.4g}", row.empty() ? "" : ", ", engine::tactic_info(t.tactic).name,
+                           engine::precision_name(t.precision), t.median_ms);
+      }
+      fmt::print("    {}: {}\n", l.name, row);
+    }
+  }
+  if (!plan.prevented.empty()) {
+    fmt::print("\n[I] ---- Fusions prevented by marked outputs ----\n");
+    for (const engine::PreventedFusion& p : plan.prevented) fmt::print("    {}\n", p.describe());
+  }
+  if (!plan.faults.empty()) {
+    fmt::print("\n[W] ---- Injected faults (a testing facility: this engine is broken on purpose) ----\n");
+    for (size_t f = 0; f < plan.faults.size(); ++f) {
+      std::vector<std::string> layers;
+      for (const engine::PlanLayer& l : plan.layers) {
+        if (std::find(l.faults.begin(), l.faults.end(), f) != l.faults.end()) layers.push_back(l.name);
+      }
+      fmt::print("    {} -> {}\n", plan.faults[f].text,
+                 layers.empty() ? "no layer (condition or tactic unmet)" : join(layers));
+    }
+  }
+  return kExitOk;
+}
+
 int inspect_model(const InspectModelArgs& args) {
+  if (engine::is_plan_file(args.model)) {
+    bool timings = false;
+    for (const std::string& s : args.show) {
+      if (s == "timings") {
+        timings = true;
+      } else if (s != "layers") {
+        return report_error(make_error(StatusCode::kInvalidArgument, "--show {}: a plan shows layers or timings", s));
+      }
+    }
+    return inspect_plan(args.model, timings);
+  }
   views::ModelReportOptions opts;
   for (const std::string& s : args.show) {
     if (s == "layers") {
@@ -100,16 +201,34 @@ Result<std::vector<Section>> load_sections(const std::filesystem::path& path, bo
       if (!results.ok()) return results.status().with_context(path.string());
       for (io::RunnerResults& r : *results) {
         for (size_t i = 0; i < r.iterations.size() && (all || i == 0); ++i) {
-          sections.push_back(Section{fmt::format("{} | Iteration {}", r.runner_name, i), std::move(r.iterations[i].outputs)});
+          sections.push_back(
+              Section{fmt::format("{} | Iteration {}", r.runner_name, i), std::move(r.iterations[i].outputs)});
         }
       }
     }
   } else {
-    return make_error(StatusCode::kInvalidArgument,
-                      "{}: unknown data format '{}'; expected .json (Polygraphy), .npz, .npy, .pb or an ONNX test folder",
-                      path.string(), ext);
+    return make_error(
+        StatusCode::kInvalidArgument,
+        "{}: unknown data format '{}'; expected .json (Polygraphy), .npz, .npy, .pb or an ONNX test folder",
+        path.string(), ext);
   }
   return sections;
+}
+
+int inspect_tactics(const std::string& path) {
+  Result<engine::TacticReplay> replay = engine::load_tactic_replay(path);
+  if (!replay.ok()) return report_error(replay.status());
+  fmt::print("[I] Loaded {} layer(s) from the tactic replay {}\n", replay->entries.size(), path);
+  for (const engine::ReplayEntry& e : replay->entries) {
+    const engine::TacticInfo& t = engine::tactic_info(e.tactic);
+    fmt::print("[I] Layer: {}\n", e.layer);
+    fmt::print("        Algorithm: (Implementation: {}, Tactic: {}) | Inputs: {} | Outputs: {}\n",
+               static_cast<int>(t.kind), engine::tactic_replay_id(e.tactic), tensor_info_list(e.inputs),
+               tensor_info_list(e.outputs));
+    fmt::print("        Tactic: {} | Precision: {}{}\n", t.name, engine::precision_name(e.precision),
+               e.nodes.empty() ? "" : " | Nodes: " + join(e.nodes));
+  }
+  return kExitOk;
 }
 
 int inspect_data(const InspectDataArgs& args) {
@@ -137,8 +256,10 @@ void add_inspect_command(CLI::App& app, Action& action) {
 
   auto margs = std::make_shared<InspectModelArgs>();
   CLI::App* model = inspect->add_subcommand("model", "Inputs, outputs, initializers and nodes of a model");
-  model->add_option("model", margs->model, "ONNX model")->required();
-  model->add_option("--show", margs->show, "Extra detail: layers (default), attrs, weights")->expected(1, 3);
+  model->add_option("model", margs->model, "ONNX model, or an engine plan (vernier convert -o)")->required();
+  model
+      ->add_option("--show", margs->show, "Extra detail: layers (default), attrs, weights; for a plan: layers, timings")
+      ->expected(1, 3);
   model->callback([margs, &action] { action = [margs] { return inspect_model(*margs); }; });
 
   auto dargs = std::make_shared<InspectDataArgs>();
@@ -151,6 +272,11 @@ void add_inspect_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   data->add_flag("--no-histogram", dargs->no_histogram, "Leave out the histograms");
   data->callback([dargs, &action] { action = [dargs] { return inspect_data(*dargs); }; });
+
+  auto tactics_path = std::make_shared<std::string>();
+  CLI::App* tactics = inspect->add_subcommand("tactics", "Layers, tactics and precisions of a tactic replay");
+  tactics->add_option("file", *tactics_path, "Tactic replay (--save-tactics)")->required();
+  tactics->callback([tactics_path, &action] { action = [tactics_path] { return inspect_tactics(*tactics_path); }; });
 }
 
 }  // namespace vn::cli

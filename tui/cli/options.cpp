@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "core/data/feeds.h"
+#include "core/engine/tactic_replay.h"
 #include "core/io/polygraphy_json.h"
 
 namespace vn::cli {
@@ -184,6 +185,168 @@ Result<CompareConfig> CompareOptions::config() const {
     config.stat[name] = *stat;
   }
   return config;
+}
+
+void EngineOptions::add_to(CLI::App& app) {
+  const char* group = "Engine build";
+  app.add_flag("--fp16", fp16, "Allow float16 layers (float32 or float16 accumulation)")->group(group);
+  app.add_flag("--bf16", bf16, "Allow bfloat16 layers")->group(group);
+  app.add_flag("--tf32", tf32, "Allow tf32 matrix products (operands rounded to 10 mantissa bits)")->group(group);
+  app.add_flag("--int8", int8, "Allow int8 layers (not available yet)")->group(group);
+  app.add_option("--layer-precisions", layer_precisions,
+                 "NAME:PREC per layer or node (PREC fp32|tf32|fp16|fp16_strict|bf16); needs "
+                 "--precision-constraints prefer or obey")
+      ->group(group);
+  app.add_option("--precision-constraints", precision_constraints,
+                 "none (default: --layer-precisions ignored, as in TensorRT), prefer, or obey")
+      ->check(CLI::IsMember({"none", "prefer", "obey"}))
+      ->group(group);
+  app.add_option("--calibration-data", calibration_data, "int8 calibration feeds (not available yet)")->group(group);
+  app.add_option("--calibration-method", calibration_method, "minmax|percentile|entropy (not available yet)")
+      ->group(group);
+  app.add_option("--calibration-cache", calibration_cache, "int8 calibration cache (not available yet)")->group(group);
+  app.add_option("--save-tactics", save_tactics, "Write the tactic replay of the build (Polygraphy layout)")
+      ->group(group);
+  app.add_option("--load-tactics", load_tactics, "Build with the tactics and precisions of a tactic replay")
+      ->group(group);
+  app.add_flag("--deterministic", deterministic, "No timing: take the stable choice for every layer")->group(group);
+  app.add_option("--builder-seed", builder_seed,
+                 "Breaks ties between tactics timed within the margin (default: random, recorded in the plan)")
+      ->group(group);
+  app.add_option("--timing-margin", timing_margin,
+                 "Tactics within this fraction of the fastest median time are tied (default 0.1)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  app.add_option("--save-engine", save_engine, "Write the engine plan (JSON)")->group(group);
+  app.add_option("--load-engine", load_engine, "Run a saved engine plan instead of building one")->group(group);
+  app.add_option("--inject-fault", inject_faults,
+                 "Corrupt a layer on purpose, to exercise the debugger: layer=NAME|tactic=NAME,"
+                 "kind=scale|offset|noise|zero|nan|inf|bias-drop[,factor=F][,magnitude=F][,fraction=F][,when=COND]")
+      ->group(group);
+}
+
+Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<std::string>& input_shapes) const {
+  if (int8 || !calibration_data.empty() || !calibration_method.empty() || !calibration_cache.empty()) {
+    return make_error(StatusCode::kInvalidArgument,
+                      "--int8: int8 builds and calibration are not available yet; use --fp16, --bf16 or --tf32");
+  }
+  engine::EngineOptions out;
+  if (!load_engine.empty()) {
+    std::vector<std::string> fixed;
+    if (fp16) fixed.push_back("--fp16");
+    if (bf16) fixed.push_back("--bf16");
+    if (tf32) fixed.push_back("--tf32");
+    if (!layer_precisions.empty()) fixed.push_back("--layer-precisions");
+    if (precision_constraints != "none") fixed.push_back("--precision-constraints");
+    if (!load_tactics.empty()) fixed.push_back("--load-tactics");
+    if (deterministic) fixed.push_back("--deterministic");
+    if (builder_seed) fixed.push_back("--builder-seed");
+    if (!inject_faults.empty()) fixed.push_back("--inject-fault");
+    if (!fixed.empty()) {
+      std::string flags;
+      for (const std::string& f : fixed) flags += (flags.empty() ? "" : ", ") + f;
+      return make_error(StatusCode::kInvalidArgument,
+                        "--load-engine {} runs the plan as it was built; {} cannot change it (rebuild it with "
+                        "`vernier convert`)",
+                        load_engine, flags);
+    }
+    VN_ASSIGN_OR_RETURN(engine::Plan plan, engine::load_plan(load_engine));
+    out.plan = std::make_shared<const engine::Plan>(std::move(plan));
+    return out;
+  }
+  engine::BuildOptions& b = out.build;
+  if (fp16) b.allowed |= engine::kFp16 | engine::kFp16Strict;
+  if (bf16) b.allowed |= engine::kBf16;
+  if (tf32) b.allowed |= engine::kTf32;
+  for (const std::string& item : layer_precisions) {
+    auto [name, value] = split_name_value(item);
+    const std::optional<engine::PrecisionId> p = engine::precision_from_name(value);
+    if (name.empty() || !p) {
+      return make_error(StatusCode::kInvalidArgument,
+                        "--layer-precisions '{}': expected NAME:PREC with PREC fp32, tf32, fp16, fp16_strict or bf16",
+                        item);
+    }
+    b.layer_precisions.emplace_back(name, *p);
+  }
+  b.constraints = *engine::constraints_from_name(precision_constraints);
+  b.builder_seed = builder_seed;
+  b.timing_margin = timing_margin;
+  b.deterministic = deterministic;
+  for (const std::string& s : input_shapes) {
+    VN_ASSIGN_OR_RETURN(auto parsed, parse_input_shape(s));
+    b.input_shapes[parsed.first] = parsed.second;
+  }
+  if (!load_tactics.empty()) {
+    VN_ASSIGN_OR_RETURN(b.replay, engine::load_tactic_replay(load_tactics));
+  }
+  for (const std::string& spec : inject_faults) {
+    VN_ASSIGN_OR_RETURN(engine::FaultSpec f, engine::parse_fault(spec));
+    b.faults.push_back(std::move(f));
+  }
+  return out;
+}
+
+Status EngineOptions::save_artifacts(const engine::Plan& plan) const {
+  if (!save_engine.empty()) {
+    VN_RETURN_IF_ERROR(engine::save_plan(plan, save_engine));
+    fmt::print("[I] Saved the engine plan to {}\n", save_engine);
+  }
+  if (!save_tactics.empty()) {
+    VN_RETURN_IF_ERROR(engine::save_tactic_replay(engine::tactic_replay_from_plan(plan), save_tactics));
+    fmt::print("[I] Saved the tactic replay to {}\n", save_tactics);
+  }
+  return Status::OK();
+}
+
+engine::PrecisionId loosest_precision(const engine::Plan& plan) {
+  // Coarsest last: bfloat16 keeps 8 mantissa bits, float16 and tf32 11.
+  constexpr engine::PrecisionId kOrder[] = {engine::PrecisionId::kFp32, engine::PrecisionId::kTf32,
+                                            engine::PrecisionId::kFp16, engine::PrecisionId::kFp16Strict,
+                                            engine::PrecisionId::kBf16};
+  size_t loosest = 0;
+  for (const engine::PlanLayer& l : plan.layers) {
+    for (size_t i = loosest + 1; i < std::size(kOrder); ++i) {
+      if (l.precision == kOrder[i]) loosest = i;
+    }
+  }
+  return kOrder[loosest];
+}
+
+std::string plan_summary(const engine::Plan& plan) {
+  size_t nodes = 0, fused_layers = 0;
+  std::map<std::string, size_t> per_precision;
+  for (const engine::PlanLayer& l : plan.layers) {
+    nodes += l.nodes.size();
+    if (l.nodes.size() > 1) ++fused_layers;
+    ++per_precision[std::string(engine::precision_name(l.precision))];
+  }
+  std::string precisions;
+  for (const auto& [name, count] : per_precision) {
+    precisions += fmt::format("{}{} {}", precisions.empty() ? "" : ", ", name, count);
+  }
+  std::string out = fmt::format("{} layer(s) from {} node(s) ({} layer(s) fused, {} node(s) folded); precisions: {}",
+                                plan.layers.size(), nodes + plan.folded.size(), fused_layers, plan.folded.size(),
+                                precisions.empty() ? "none" : precisions);
+  if (!plan.prevented.empty()) out += fmt::format("; {} fusion(s) prevented by marked outputs", plan.prevented.size());
+  if (!plan.faults.empty()) out += fmt::format("; {} fault(s) injected (testing facility)", plan.faults.size());
+  return out;
+}
+
+Tolerance engine_tolerance_preset(engine::PrecisionId precision) {
+  Tolerance t;
+  switch (precision) {
+    case engine::PrecisionId::kFp32:
+      break;
+    case engine::PrecisionId::kTf32:
+    case engine::PrecisionId::kFp16:
+    case engine::PrecisionId::kFp16Strict:
+      t.atol = t.rtol = 1e-2;
+      break;
+    case engine::PrecisionId::kBf16:
+      t.atol = t.rtol = 5e-2;
+      break;
+  }
+  return t;
 }
 
 std::filesystem::path assets_dir() {

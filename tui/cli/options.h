@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "core/common/status.h"
 #include "core/compare/compare.h"
 #include "core/data/synthetic.h"
+#include "core/engine/engine_backend.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
 
@@ -66,6 +66,48 @@ struct CompareOptions {
   /// The CompareConfig these flags describe; fails naming a malformed value.
   Result<CompareConfig> config() const;
 };
+
+/// The engine build option group of CLI.md, shared by `run --engine` and `convert`.
+struct EngineOptions {
+  bool fp16 = false;
+  bool bf16 = false;
+  bool tf32 = false;
+  bool int8 = false;
+  std::vector<std::string> layer_precisions;
+  std::string precision_constraints = "none";
+  std::string calibration_data;
+  std::string calibration_method;
+  std::string calibration_cache;
+  std::string save_tactics;
+  std::string load_tactics;
+  bool deterministic = false;
+  std::optional<uint64_t> builder_seed;
+  double timing_margin = 0.1;
+  std::string save_engine;
+  std::string load_engine;
+  std::vector<std::string> inject_faults;
+
+  void add_to(CLI::App& app);
+  /// The engine backend's options: parsed precisions, constraints and faults, and the files of
+  /// --load-tactics and --load-engine read. `input_shapes` are the data group's --input-shapes
+  /// (the shapes the builder times with). Fails naming the flag and value at fault, and refuses
+  /// int8 (not available yet) and build flags combined with --load-engine (the plan fixes them).
+  Result<engine::EngineOptions> engine_options(const std::vector<std::string>& input_shapes) const;
+  /// Writes --save-engine and --save-tactics from a built plan, printing where.
+  Status save_artifacts(const engine::Plan& plan) const;
+};
+
+/// One line about a plan: layers and the nodes fused or folded into them, layers per precision,
+/// fusions prevented by marked outputs, injected faults.
+std::string plan_summary(const engine::Plan& plan);
+
+/// The precision of a plan's layers with the coarsest rounding (fp32 when none is reduced): it
+/// sets the default tolerance of comparisons with that engine.
+engine::PrecisionId loosest_precision(const engine::Plan& plan);
+
+/// The tolerance preset for comparing an engine that may run in `precision` with a float32
+/// reference: Polygraphy's 1e-5 for fp32, looser where the format's rounding alone exceeds it.
+Tolerance engine_tolerance_preset(engine::PrecisionId precision);
 
 /// Where the bundled assets live: $VERNIER_ASSETS, else the source tree's assets/ (for a build
 /// tree), else <exe>/../share/vernier/assets.

@@ -2,15 +2,18 @@
 // `vernier run`: runs a model on a backend and reports or saves its outputs.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <memory>
+#include <optional>
 
 #include "core/common/logging.h"
 #include "core/compare/compare_json.h"
-#include "core/ir/mapped_file.h"
+#include "core/engine/engine_backend.h"
 #include "core/io/npz.h"
 #include "core/io/polygraphy_json.h"
+#include "core/ir/mapped_file.h"
 #include "core/ir/onnx_import.h"
 #include "core/ref/reference_backend.h"
 #include "tui/cli/commands.h"
@@ -21,16 +24,22 @@
 namespace vn::cli {
 namespace {
 
+/// Where the results of one runner come from, in command-line order.
+enum class Source { kRef, kEngine, kLoaded };
+
 struct RunArgs {
   std::string model;
   bool ref = false;
+  bool engine = false;
   std::vector<std::string> load_outputs;
+  std::vector<Source> order;  // the backend flags as they appear on the command line
   int threads = 0;
   int warm_up = 0;
   bool verbose = false;
   DataOptions data;
   OutputOptions outputs;
   CompareOptions compare;
+  EngineOptions engine_build;
 };
 
 // Polygraphy names runners "<prefix>-N<k>-<%x>-<%X>"; Vernier follows it so saved files read the
@@ -64,22 +73,26 @@ Status save_outputs(const std::string& path, const io::RunResults& results) {
   return make_error(StatusCode::kInvalidArgument, "--save-outputs {}: expected a .json or .npz file name", path);
 }
 
-// Runs the reference backend over every feed and prints each output's statistics.
-Result<io::RunnerResults> run_reference(const RunArgs& args, const Model& model, const std::vector<TensorMap>& feeds) {
-  ref::ReferenceBackend backend;
+// Prepares `backend` for the model with the run's output flags.
+Status prepare_backend(Backend& backend, const RunArgs& args, const Model& model) {
   PrepareOptions prep;
   prep.outputs = args.outputs.outputs;
   prep.mark_all = args.outputs.mark_all;
   prep.num_threads = args.threads;
   if (Status s = backend.prepare(model, prep); !s.ok()) return s.with_context(args.model);
+  return Status::OK();
+}
 
+// Runs a prepared backend over every feed and prints each output's statistics.
+Result<io::RunnerResults> run_backend(Backend& backend, const RunArgs& args, const std::vector<TensorMap>& feeds,
+                                      int index) {
   for (int i = 0; i < args.warm_up && !feeds.empty(); ++i) {
     Result<TensorMap> out = backend.run(feeds.front());
     if (!out.ok()) return out.status().with_context(args.model);
   }
 
   io::RunnerResults runner;
-  runner.runner_name = runner_name(backend.name(), 0);
+  runner.runner_name = runner_name(backend.name(), index);
   fmt::print("[I] {:<35} | Running {} iteration(s) of {}\n", runner.runner_name, feeds.size(), args.model);
   double total_ms = 0;
   for (size_t it = 0; it < feeds.size(); ++it) {
@@ -95,11 +108,26 @@ Result<io::RunnerResults> run_reference(const RunArgs& args, const Model& model,
     }
     runner.iterations.push_back(io::IterationResult{std::move(*out), ms / 1000.0, runner.runner_name});
   }
-  fmt::print("[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms | "
-             "Peak memory: {:.1f} MiB\n",
-             runner.runner_name, feeds.size(), total_ms, total_ms / static_cast<double>(feeds.size()),
-             peak_rss_mib());
+  fmt::print(
+      "[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms | "
+      "Peak memory: {:.1f} MiB\n",
+      runner.runner_name, feeds.size(), total_ms, total_ms / static_cast<double>(feeds.size()), peak_rss_mib());
   return runner;
+}
+
+// Builds (or loads) the engine, reports the build and saves its plan and tactics when asked.
+Result<std::unique_ptr<engine::EngineBackend>> prepare_engine(const RunArgs& args, const Model& model) {
+  VN_ASSIGN_OR_RETURN(engine::EngineOptions options, args.engine_build.engine_options(args.data.input_shapes));
+  const bool loaded = options.plan != nullptr;
+  auto backend = std::make_unique<engine::EngineBackend>(std::move(options));
+  const auto start = std::chrono::steady_clock::now();
+  VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("[I] {} in {:.3g} s: {}\n",
+             loaded ? "Loaded the engine plan " + args.engine_build.load_engine : std::string("Built the engine"),
+             seconds, plan_summary(*backend->plan()));
+  VN_RETURN_IF_ERROR(args.engine_build.save_artifacts(*backend->plan()));
+  return backend;
 }
 
 // Compares every backend after the first with the first, iteration by iteration. Returns whether
@@ -117,10 +145,9 @@ Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, 
                         test.runner_name, test.iterations.size(), ref.runner_name, ref.iterations.size());
     }
     for (size_t it = 0; it < ref.iterations.size(); ++it) {
-      ResultsComparison cmp = compare_results(test.iterations[it].outputs, ref.iterations[it].outputs, config,
-                                              args.compare.fail_fast);
-      const std::string title =
-          fmt::format("{} vs. {} | Iteration {}", test.runner_name, ref.runner_name, it);
+      ResultsComparison cmp =
+          compare_results(test.iterations[it].outputs, ref.iterations[it].outputs, config, args.compare.fail_fast);
+      const std::string title = fmt::format("{} vs. {} | Iteration {}", test.runner_name, ref.runner_name, it);
       fmt::print("{}", views::format_comparison(title, cmp, args.verbose));
       all_passed = all_passed && cmp.passed();
       nlohmann::ordered_json entry;
@@ -135,32 +162,67 @@ Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, 
   return all_passed;
 }
 
+// Polygraphy's 1e-5 flags the normal rounding of a reduced-precision engine, so comparisons with
+// one default to a tolerance that fits its precision, and say so. Tolerances given on the command
+// line win.
+void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config) {
+  const bool atol_set = config.atol.count("") > 0, rtol_set = config.rtol.count("") > 0;
+  if (precision == engine::PrecisionId::kFp32 || (atol_set && rtol_set)) return;
+  const Tolerance preset = engine_tolerance_preset(precision);
+  if (!atol_set) config.atol[""] = preset.atol;
+  if (!rtol_set) config.rtol[""] = preset.rtol;
+  fmt::print("[I] Tolerance preset for an engine with {} layers: atol={}, rtol={} (set --atol/--rtol to override)\n",
+             engine::precision_name(precision), format_number(config.atol[""]), format_number(config.rtol[""]));
+}
+
 int run(const RunArgs& args) {
-  if (!args.ref && args.load_outputs.empty()) {
-    return report_error(make_error(StatusCode::kInvalidArgument, "choose a backend: --ref, or --load-outputs FILE"));
+  if (args.order.empty()) {
+    return report_error(
+        make_error(StatusCode::kInvalidArgument, "choose a backend: --ref, --engine, or --load-outputs FILE"));
   }
   Result<CompareConfig> config = args.compare.config();
   if (!config.ok()) return report_error(config.status());
-
   io::RunResults results;
-  if (args.ref) {
-    Result<Model> model = load_model(args.model);
-    if (!model.ok()) return report_error(model.status());
-    Result<std::vector<TensorMap>> feeds = args.data.make_feeds(model->graph);
-    if (!feeds.ok()) return report_error(feeds.status());
-    Result<io::RunnerResults> runner = run_reference(args, *model, *feeds);
-    if (!runner.ok()) return report_error(runner.status());
-    results.push_back(std::move(*runner));
-    if (!args.outputs.save_outputs.empty()) {
-      if (Status s = save_outputs(args.outputs.save_outputs, results); !s.ok()) return report_error(s);
-      fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
-    }
-  }
-  for (const std::string& path : args.load_outputs) {
-    Result<io::RunResults> loaded = io::load_run_results(path);
+  io::RunResults live;  // the runners of this run, which --save-outputs saves
+  std::optional<Model> model;
+  std::optional<std::vector<TensorMap>> feeds;
+  if (args.ref || args.engine) {
+    Result<Model> loaded = load_model(args.model);
     if (!loaded.ok()) return report_error(loaded.status());
-    fmt::print("[I] Loaded {} runner(s) from {}\n", loaded->size(), path);
-    for (io::RunnerResults& r : *loaded) results.push_back(std::move(r));
+    model = std::move(*loaded);
+    Result<std::vector<TensorMap>> made = args.data.make_feeds(model->graph);
+    if (!made.ok()) return report_error(made.status());
+    feeds = std::move(*made);
+  }
+  int index = 0;
+  for (Source source : args.order) {
+    if (source == Source::kLoaded) {
+      for (const std::string& path : args.load_outputs) {
+        Result<io::RunResults> loaded = io::load_run_results(path);
+        if (!loaded.ok()) return report_error(loaded.status());
+        fmt::print("[I] Loaded {} runner(s) from {}\n", loaded->size(), path);
+        for (io::RunnerResults& r : *loaded) results.push_back(std::move(r));
+      }
+      continue;
+    }
+    std::unique_ptr<Backend> backend;
+    if (source == Source::kEngine) {
+      Result<std::unique_ptr<engine::EngineBackend>> engine = prepare_engine(args, *model);
+      if (!engine.ok()) return report_error(engine.status());
+      apply_tolerance_preset(loosest_precision(*(*engine)->plan()), *config);
+      backend = std::move(*engine);
+    } else {
+      backend = std::make_unique<ref::ReferenceBackend>();
+      if (Status s = prepare_backend(*backend, args, *model); !s.ok()) return report_error(s);
+    }
+    Result<io::RunnerResults> runner = run_backend(*backend, args, *feeds, index++);
+    if (!runner.ok()) return report_error(runner.status());
+    live.push_back(*runner);
+    results.push_back(std::move(*runner));
+  }
+  if (!args.outputs.save_outputs.empty() && !live.empty()) {
+    if (Status s = save_outputs(args.outputs.save_outputs, live); !s.ok()) return report_error(s);
+    fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
   if (results.size() < 2) return kExitOk;
 
@@ -183,10 +245,14 @@ void add_run_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model on one or more backends and compare their outputs");
   cmd->add_option("model", args->model, "ONNX model")->required();
-  cmd->add_flag("--ref", args->ref, "Run the reference backend (the oracle)")->group("Backends");
-  cmd->add_option("--load-outputs", args->load_outputs,
-                  "Results saved by Vernier or Polygraphy (RunResults .json), compared after the live backend")
-      ->group("Backends");
+  CLI::Option* ref = cmd->add_flag("--ref", args->ref, "Run the reference backend (the oracle)")->group("Backends");
+  CLI::Option* engine =
+      cmd->add_flag("--engine", args->engine, "Build and run the engine under test (see Engine build)")
+          ->group("Backends");
+  CLI::Option* loaded =
+      cmd->add_option("--load-outputs", args->load_outputs,
+                      "Results saved by Vernier or Polygraphy (RunResults .json), compared with the others")
+          ->group("Backends");
   cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--warm-up", args->warm_up, "Untimed runs on the first feed before timing")
@@ -195,7 +261,20 @@ void add_run_command(CLI::App& app, Action& action) {
   args->data.add_to(*cmd);
   args->outputs.add_to(*cmd);
   args->compare.add_to(*cmd);
-  cmd->callback([args, &action] { action = [args] { return run(*args); }; });
+  args->engine_build.add_to(*cmd);
+  cmd->callback([args, cmd, ref, engine, loaded, &action] {
+    // Backends run and compare in the order their flags appear: the first is the reference of
+    // every comparison.
+    args->order.clear();
+    for (const CLI::Option* opt : cmd->parse_order()) {
+      const Source source = opt == ref ? Source::kRef : opt == engine ? Source::kEngine : Source::kLoaded;
+      if ((opt == ref || opt == engine || opt == loaded) &&
+          std::find(args->order.begin(), args->order.end(), source) == args->order.end()) {
+        args->order.push_back(source);
+      }
+    }
+    action = [args] { return run(*args); };
+  });
 }
 
 }  // namespace vn::cli

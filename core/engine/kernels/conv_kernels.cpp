@@ -76,8 +76,7 @@ void im2col(const float* x, int64_t channels, const ops::WindowGeometry& g, floa
 }
 
 /// Direct convolution of one output plane: for each input channel and kernel tap in order, the
-/// tap's contribution is added to every output position, rounding the running sums with R.
-template <typename R>
+/// tap's contribution is added to every output position.
 void direct_plane(const float* x, const float* w, int64_t channels, const ops::WindowGeometry& g, float* y) {
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
@@ -99,7 +98,7 @@ void direct_plane(const float* x, const float* w, int64_t channels, const ops::W
               const float* src = xc + (id * g.in[1] + ih) * g.in[2] + off_w;
               float* dst = y + (od * g.out[1] + oh) * g.out[2];
               const int64_t s = g.strides[2];
-              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = R::round(dst[ow] + wv * src[ow * s]);
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += wv * src[ow * s];
             }
           }
         }
@@ -342,14 +341,12 @@ class ConvKernel final : public LayerKernel {
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
-    dispatch_accumulate(precision_.accumulate, [&]<typename R>() {
 #pragma omp parallel for num_threads(args_.num_threads) schedule(static)
-      for (int64_t plane = 0; plane < batch * m; ++plane) {
-        const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
-        const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
-        direct_plane<R>(xg, weights_.data() + mo * cg * taps, cg, g, y + plane * out_size);
-      }
-    });
+    for (int64_t plane = 0; plane < batch * m; ++plane) {
+      const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
+      const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
+      direct_plane(xg, weights_.data() + mo * cg * taps, cg, g, y + plane * out_size);
+    }
   }
 
   void run_winograd(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
