@@ -42,9 +42,6 @@ class Fuser {
         if (!in.empty()) add_consumer(in, static_cast<int64_t>(i));
       }
       for (const std::string& in : node_implicit_inputs(n)) add_consumer(in, static_cast<int64_t>(i));
-      for (const std::string& out : n.outputs) {
-        if (!out.empty()) producer_[out] = static_cast<int64_t>(i);
-      }
     }
   }
 
@@ -655,7 +652,6 @@ class Fuser {
   std::vector<bool> assigned_;
   std::unordered_map<std::string, const ValueInfo*> infos_;
   std::unordered_map<std::string, std::vector<int64_t>> consumers_;
-  std::unordered_map<std::string, int64_t> producer_;
   std::vector<LayerSpec> specs_;
   std::vector<PreventedFusion> prevented_;
 };

@@ -213,7 +213,11 @@ class ConvKernel final : public LayerKernel {
 
     weights_.assign(weights.begin(), weights.end());
     round_operands_in_place(weights_, precision_);
-    if (args_.tactic == TacticId::kConvWinograd) prepare_winograd(weights);
+    if (args_.tactic == TacticId::kConvWinograd) {
+      // Winograd reads only the transformed weights.
+      prepare_winograd(weights);
+      weights_ = {};
+    }
     return Status::OK();
   }
 
@@ -411,7 +415,7 @@ class ConvKernel final : public LayerKernel {
   int x_input_ = 0;
   Shape w_shape_;
   int64_t group_ = 1;
-  std::vector<float> weights_;     // folded, in the operand format
+  std::vector<float> weights_;     // folded, in the operand format (empty for Winograd)
   std::vector<float> winograd_u_;  // [16][M][C] transformed weights, in the operand format
   EpilogueRuntime epilogue_;
 };
