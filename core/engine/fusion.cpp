@@ -294,12 +294,12 @@ class Fuser {
       channels = w->dim(0);
     } else if (is_op(a, "Gemm")) {
       rank = 2;
-      if (std::optional<Shape> b = static_shape(a.inputs[1])) {
+      if (std::optional<Shape> b = static_shape(a.inputs[1]); b && b->size() == 2) {
         channels = attr_int(a, "transB", 0) != 0 ? (*b)[0] : (*b)[1];
       }
     } else {
       rank = known_rank(a.outputs[0]);
-      if (std::optional<Shape> b = static_shape(a.inputs[1]); b && !b->empty()) channels = b->back();
+      if (std::optional<Shape> b = static_shape(a.inputs[1]); b && b->size() >= 2) channels = b->back();
     }
 
     std::string t = a.outputs[0];
@@ -513,7 +513,7 @@ class Fuser {
     if (!is_default_domain(n.domain) || n.outputs.empty() || n.outputs[0].empty())
       return single(index, LayerKind::kGeneric);
     const std::string& op = n.op_type;
-    if (op == "Conv" && n.inputs.size() >= 2 && is_constant(n.inputs[1]) &&
+    if (op == "Conv" && n.inputs.size() >= 2 && is_constant(n.inputs[1]) && constant(n.inputs[1])->rank() >= 3 &&
         (n.inputs.size() < 3 || n.inputs[2].empty() || is_constant(n.inputs[2]))) {
       return fuse_product(index);
     }

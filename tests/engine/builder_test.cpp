@@ -265,5 +265,24 @@ TEST(Builder, UnsupportedNodesAreListedBeforeBuilding) {
   EXPECT_NE(p.status.to_string().find("Frobnicate"), std::string::npos) << p.status.to_string();
 }
 
+TEST(Builder, MalformedModelsAreErrorsNotCrashes) {
+  // A product of 9e10 elements is refused before any allocation.
+  const Model huge = make_model(
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[300000,1] A, float[1,300000] B) => (float[300000,300000] Y) { Y = MatMul(A, B) }");
+  Prepared p = prepare(huge, deterministic());
+  EXPECT_FALSE(p.status.ok());
+  EXPECT_NE(p.status.to_string().find("MatMul"), std::string::npos) << p.status.to_string();
+
+  // Channels that do not match the weights are reported on the Conv, at build time.
+  const Model mismatch = make_model(
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[1,3,8,8] X, float[4,5,3,3] W) => (float[1,4,6,6] Y) { Y = Conv(X, W) }",
+      {{"W", random_tensor({4, 5, 3, 3}, 1)}});
+  Prepared q = prepare(mismatch, deterministic());
+  EXPECT_EQ(q.status.code(), StatusCode::kShapeMismatch) << q.status.to_string();
+  EXPECT_NE(q.status.to_string().find("Conv"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vn::engine

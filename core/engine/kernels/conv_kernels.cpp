@@ -245,7 +245,9 @@ class ConvKernel final : public LayerKernel {
                                 shape_to_string(out_shape)),
                     n.ref(node_index));
     }
-    Tensor y(DType::kFloat32, out_shape);
+    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    if (!created.ok()) return created.status().with_node(n.ref(node_index));
+    Tensor y = std::move(*created);
     if (y.numel() > 0) {
       const float* px = x.data<float>();
       std::vector<float> rounded;

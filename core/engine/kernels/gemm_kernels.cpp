@@ -164,7 +164,9 @@ class GemmKernel final : public LayerKernel {
     const int64_t m = sa[0], k = sa[1], n = sb[1];
     const Shape out_shape{m, n};
     VN_RETURN_IF_ERROR(check_residual(inputs, out_shape));
-    Tensor y(DType::kFloat32, out_shape);
+    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    if (!created.ok()) return tagged(args_, created.status());
+    Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
     matmul(args_.tactic, pa, pb, py, m, n, k);
     if (alpha_ != 1.0f) {
@@ -210,7 +212,9 @@ class GemmKernel final : public LayerKernel {
     if (!a_vec) out_shape.push_back(m);
     if (!b_vec) out_shape.push_back(n);
     VN_RETURN_IF_ERROR(check_residual(inputs, out_shape));
-    Tensor y(DType::kFloat32, out_shape);
+    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    if (!created.ok()) return tagged(args_, created.status());
+    Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
     const int64_t batches = shape_numel(*batch);
     const Shape stride_a = ops::broadcast_strides(batch_a, *batch), stride_b = ops::broadcast_strides(batch_b, *batch);

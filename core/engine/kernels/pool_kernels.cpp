@@ -51,7 +51,9 @@ class PoolKernel final : public LayerKernel {
     }
     Shape out_shape{x.dim(0), x.dim(1)};
     out_shape.insert(out_shape.end(), geo.out.begin(), geo.out.end());
-    Tensor y(DType::kFloat32, out_shape);
+    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    if (!created.ok()) return tagged(args_, created.status());
+    Tensor y = std::move(*created);
     const ops::WindowGeometry g = ops::lift_to_3d(geo);
     const int64_t planes = x.dim(0) * x.dim(1);
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
