@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,11 @@ std::vector<MatrixParam> all_params() {
     }
   }
   return out;
+}
+
+// Failure messages name the configuration instead of dumping the parameter's bytes.
+void PrintTo(const MatrixParam& p, std::ostream* os) {
+  *os << tactic_info(p.tactic).name << " | " << precision_name(p.precision) << " | " << p.c.name;
 }
 
 class TacticMatrix : public ::testing::TestWithParam<MatrixParam> {};
