@@ -448,6 +448,26 @@ TEST(Recurrent, MalformedNodesFail) {
   }
 }
 
+TEST(Recurrent, EmptySequenceOrBatch) {
+  OpTester seq("LSTM", 14);
+  seq.input<float>({0, 2, 1}, {});
+  seq.input<float>({1, 4, 1}, {1, 1, 1, 1});
+  seq.input<float>({1, 4, 1}, {1, 1, 1, 1});
+  seq.output<float>({0, 1, 2, 1}, {});
+  seq.output<float>({1, 2, 1}, {0, 0});
+  seq.output<float>({1, 2, 1}, {0, 0});
+  seq.run();
+
+  OpTester batch("GRU", 14);
+  batch.attr("layout", int64_t{1});
+  batch.input<float>({0, 3, 1}, {});
+  batch.input<float>({1, 3, 1}, {1, 1, 1});
+  batch.input<float>({1, 3, 1}, {1, 1, 1});
+  batch.output<float>({0, 3, 1, 1}, {});
+  batch.output<float>({0, 1, 1}, {});
+  batch.run();
+}
+
 TEST(Recurrent, Float64IsComputedInDouble) {
   OpTester t("RNN", 14);
   t.attr("hidden_size", int64_t{1});
