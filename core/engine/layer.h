@@ -42,6 +42,7 @@ enum class ActivationFn : uint8_t {
   kGelu,  ///< x * 0.5 * (1 + Erf(x / sqrt(2)))
 };
 
+/// An activation with its parameters (unused ones stay 0).
 struct Activation {
   ActivationFn fn = ActivationFn::kNone;
   float alpha = 0;

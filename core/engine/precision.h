@@ -56,6 +56,7 @@ using PrecisionMask = uint32_t;
 constexpr PrecisionMask mask_of(PrecisionId id) { return PrecisionMask{1} << static_cast<unsigned>(id); }
 constexpr bool mask_has(PrecisionMask mask, PrecisionId id) { return (mask & mask_of(id)) != 0; }
 
+/// One-preset masks, to combine with |.
 inline constexpr PrecisionMask kFp32 = mask_of(PrecisionId::kFp32);
 inline constexpr PrecisionMask kTf32 = mask_of(PrecisionId::kTf32);
 inline constexpr PrecisionMask kFp16 = mask_of(PrecisionId::kFp16);
@@ -75,6 +76,7 @@ enum class PrecisionConstraints : uint8_t {
 
 /// "none", "prefer", "obey".
 std::string_view constraints_name(PrecisionConstraints constraints);
+/// Inverse of constraints_name.
 std::optional<PrecisionConstraints> constraints_from_name(std::string_view name);
 
 // ---- Rounding ----------------------------------------------------------------------------------
