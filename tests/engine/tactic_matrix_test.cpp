@@ -154,6 +154,7 @@ std::vector<Case> cases_for(LayerKind kind) {
     case LayerKind::kActivation:
       return {
           {"sigmoid", kHeader13 + "g (float[4,257] X) => (float[4,257] Y) { Y = Sigmoid(X) }", {}, -6.0f, 6.0f},
+          {"sigmoid_scalar", kHeader13 + "g (float X) => (float Y) { Y = Sigmoid(X) }", {}, -6.0f, 6.0f},
           {"tanh", kHeader13 + "g (float[4,257] X) => (float[4,257] Y) { Y = Tanh(X) }", {}, -3.0f, 3.0f},
           {"exp", kHeader13 + "g (float[4,257] X) => (float[4,257] Y) { Y = Exp(X) }", {}, -4.0f, 4.0f},
           {"erf", kHeader13 + "g (float[4,257] X) => (float[4,257] Y) { Y = Erf(X) }", {}, -3.0f, 3.0f},
@@ -188,6 +189,7 @@ std::vector<Case> cases_for(LayerKind kind) {
           {"add_relu",
            kHeader13 + "g (float[3,17] A, float[3,17] B) => (float[3,17] Y) { s = Add(A, B)  Y = Relu(s) }",
            {}},
+          {"add_relu_scalar", kHeader13 + "g (float A, float B) => (float Y) { s = Add(A, B)  Y = Relu(s) }", {}},
       };
     case LayerKind::kGeneric:
       return {
