@@ -249,3 +249,22 @@ TEST(CliCompare, ComparesPolygraphyFilesWithoutRunning) {
 
 }  // namespace
 }  // namespace vn
+
+namespace vn {
+namespace {
+
+TEST(Cli, ReferenceInDoubleAgreesWithFloatWithinRounding) {
+  TempDir dir;
+  const std::string golden = (dir / "fp32.json").string();
+  ASSERT_EQ(run_vernier({"run", kDemo, "--ref", "--mark-all", "--save-outputs", golden}).exit_code, 0);
+  auto r = run_vernier({"run", kDemo, "--ref", "--ref-precision", "fp64", "--mark-all", "--load-outputs", golden,
+                        "--atol", "1e-5", "--rtol", "1e-4"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASSED | all 10 tensor(s) matched"));
+  // fp32 and fp64 differ in rounding, so the comparison is not exact.
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("conv1   PASSED        0        0")));
+  expect_bad_input(run_vernier({"run", kDemo, "--ref", "--ref-precision", "fp8"}), "--ref-precision");
+}
+
+}  // namespace
+}  // namespace vn

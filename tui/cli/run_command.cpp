@@ -30,6 +30,7 @@ enum class Source { kRef, kEngine, kLoaded };
 struct RunArgs {
   std::string model;
   bool ref = false;
+  std::string ref_precision = "fp32";
   bool engine = false;
   std::vector<std::string> load_outputs;
   std::vector<Source> order;  // the backend flags as they appear on the command line
@@ -212,7 +213,7 @@ int run(const RunArgs& args) {
       apply_tolerance_preset(loosest_precision(*(*engine)->plan()), *config);
       backend = std::move(*engine);
     } else {
-      backend = std::make_unique<ref::ReferenceBackend>();
+      backend = std::make_unique<ref::ReferenceBackend>(ref::ReferenceOptions{args.ref_precision == "fp64"});
       if (Status s = prepare_backend(*backend, args, *model); !s.ok()) return report_error(s);
     }
     Result<io::RunnerResults> runner = run_backend(*backend, args, *feeds, index++);
@@ -246,6 +247,10 @@ void add_run_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("run", "Run a model on one or more backends and compare their outputs");
   cmd->add_option("model", args->model, "ONNX model")->required();
   CLI::Option* ref = cmd->add_flag("--ref", args->ref, "Run the reference backend (the oracle)")->group("Backends");
+  cmd->add_option("--ref-precision", args->ref_precision,
+                  "fp64 computes float models in double throughout (outputs keep their declared dtypes)")
+      ->check(CLI::IsMember({"fp32", "fp64"}))
+      ->group("Backends");
   CLI::Option* engine =
       cmd->add_flag("--engine", args->engine, "Build and run the engine under test (see Engine build)")
           ->group("Backends");
