@@ -57,6 +57,17 @@ void for_each_window(const WindowGeometry& g, F&& f) {
   }
 }
 
+/// Calls f(value) for every input cell of plane `xp` inside the box [lo, hi) of a 3-D geometry.
+template <typename T, typename F>
+void for_each_cell(const T* xp, const WindowGeometry& g, const int64_t* lo, const int64_t* hi, F&& f) {
+  for (int64_t id = lo[0]; id < hi[0]; ++id) {
+    for (int64_t ih = lo[1]; ih < hi[1]; ++ih) {
+      const T* row = xp + (id * g.in[1] + ih) * g.in[2];
+      for (int64_t iw = lo[2]; iw < hi[2]; ++iw) f(static_cast<double>(row[iw]));
+    }
+  }
+}
+
 Status max_pool(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const Tensor& x = ctx.input(0);
@@ -145,12 +156,7 @@ Status average_pool(KernelContext& ctx) {
                                : std::max<int64_t>(hi[i] - lo[i], 0);
         }
         double sum = 0.0;
-        for (int64_t id = lo[0]; id < hi[0]; ++id) {
-          for (int64_t ih = lo[1]; ih < hi[1]; ++ih) {
-            const T* row = xp + (id * g.in[1] + ih) * g.in[2];
-            for (int64_t iw = lo[2]; iw < hi[2]; ++iw) sum += static_cast<double>(row[iw]);
-          }
-        }
+        for_each_cell(xp, g, lo, hi, [&](double v) { sum += v; });
         py[o++] = static_cast<T>(sum / static_cast<double>(count));
       });
     }
@@ -240,12 +246,7 @@ Status lp_pool(KernelContext& ctx) {
           hi[i] = std::min<int64_t>(start[i] + g.kernel[i], g.in[i]);
         }
         LpAccumulator acc{p};
-        for (int64_t id = lo[0]; id < hi[0]; ++id) {
-          for (int64_t ih = lo[1]; ih < hi[1]; ++ih) {
-            const T* row = xp + (id * g.in[1] + ih) * g.in[2];
-            for (int64_t iw = lo[2]; iw < hi[2]; ++iw) acc.add(static_cast<double>(row[iw]));
-          }
-        }
+        for_each_cell(xp, g, lo, hi, [&](double v) { acc.add(v); });
         py[o++] = static_cast<T>(acc.result());
       });
     }
