@@ -20,6 +20,10 @@ Result<TensorMap> Backend::run(const TensorMap& feeds, const RunOptions& options
   return run_impl(feeds, options);
 }
 
+Result<std::vector<Tensor>> Backend::run_layer_alone(size_t, std::span<const Tensor* const>) {
+  return make_error(StatusCode::kInvalidArgument, "the {} backend cannot run a layer alone (local errors need --engine)", name());
+}
+
 Result<std::vector<std::string>> resolve_output_names(const Graph& graph, const PrepareOptions& options) {
   std::vector<std::string> names;
   std::unordered_set<std::string> seen;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,20 @@ struct RunOptions {
   NodeObserver observer;
   /// Polled between nodes; when it becomes true the run stops with kCancelled.
   const std::atomic<bool>* cancel = nullptr;
+  /// Streaming (layer-wise comparison): outputs are freed by lifetime like any other tensor
+  /// instead of being kept for the result, so the observer is the only place to see those a
+  /// node produces. run() then returns only the outputs still held at the end (constants and
+  /// graph inputs marked as outputs), in output order.
+  bool stream = false;
+};
+
+/// One layer of a backend that can run its layers one at a time (see Backend::layers).
+struct LayerInfo {
+  std::string name;                  ///< the backend's layer name (fused layers join their nodes' names)
+  std::string op;                    ///< the op type of the layer's main node
+  int64_t node = -1;                 ///< the node whose outputs the layer reports (its last node)
+  std::vector<std::string> inputs;   ///< runtime tensors read, without constants
+  std::vector<std::string> outputs;  ///< tensors visible outside the layer
 };
 
 /// An inference backend. The public methods are non-virtual: they validate, then call the
@@ -67,6 +82,16 @@ class Backend {
   const std::vector<std::string>& output_names() const { return output_names_; }
   /// The model given to prepare(), or nullptr.
   const Model* model() const { return model_; }
+
+  /// The layers in execution order, for backends that can run a layer alone (local errors);
+  /// nullptr for the others. Valid after prepare().
+  virtual const std::vector<LayerInfo>* layers() const { return nullptr; }
+  /// Runs layer `index` of layers() alone on `inputs` (one per LayerInfo::inputs, e.g. another
+  /// backend's values), returning one tensor per LayerInfo::outputs. The inputs are taken as
+  /// given (a layer of reduced precision rounds them on entry, as it would its producers'
+  /// values), so the difference from the other backend's outputs is this layer's own error.
+  /// Not to be called while run() is executing on another thread.
+  virtual Result<std::vector<Tensor>> run_layer_alone(size_t index, std::span<const Tensor* const> inputs);
 
  protected:
   virtual Status prepare_impl(const Model& model, const PrepareOptions& options) = 0;

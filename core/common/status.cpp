@@ -19,6 +19,7 @@ std::string_view status_code_name(StatusCode code) {
     case StatusCode::kIoError: return "i/o error";
     case StatusCode::kNotFound: return "not found";
     case StatusCode::kCancelled: return "cancelled";
+    case StatusCode::kExternalFailure: return "external command failed";
     case StatusCode::kInternal: return "internal error";
   }
   return "unknown";

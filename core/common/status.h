@@ -27,6 +27,7 @@ enum class StatusCode {
   kIoError,           ///< A file is missing, unreadable, truncated or malformed.
   kNotFound,          ///< A named tensor, node or file member does not exist.
   kCancelled,         ///< The user or a time limit stopped the work.
+  kExternalFailure,   ///< An external command crashed, timed out, failed or wrote no usable result.
   kInternal,          ///< A bug in Vernier.
 };
 

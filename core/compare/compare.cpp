@@ -2,6 +2,8 @@
 #include "core/compare/compare.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 
@@ -20,17 +22,98 @@ auto lookup(const Map& map, std::string_view name, typename Map::mapped_type fal
   return fallback;
 }
 
-// numpy.quantile with linear interpolation over `values` (reordered in place). NaN if any value is
-// NaN, as numpy returns; the caller knows whether one is present.
-double quantile_of(std::vector<float>& values, double q) {
-  if (values.empty()) return 0.0;
-  const double pos = q * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
-  const double lo_value = values[lo];
-  if (lo + 1 >= values.size() || pos == static_cast<double>(lo)) return lo_value;
-  const double hi_value = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end());
-  return lo_value + (hi_value - lo_value) * (pos - static_cast<double>(lo));
+// The order statistics of non-negative, non-NaN floats, found exactly by radix selection: the bit
+// patterns of such floats sort as the values do, so one pass histograms the top 16 bits, which
+// locates the bucket of each wanted rank, and a second pass sorts only the few values in those
+// buckets. Two streaming passes instead of one nth_element per statistic.
+class OrderStatistics {
+ public:
+  explicit OrderStatistics(const std::vector<float>& values) : values_(values) {
+    std::vector<uint32_t> counts(kBuckets, 0);
+    for (float v : values) ++counts[bucket(v)];
+    starts_.resize(kBuckets + 1);
+    starts_[0] = 0;
+    for (size_t b = 0; b < kBuckets; ++b) starts_[b + 1] = starts_[b] + counts[b];
+  }
+
+  /// numpy.quantile(values, q) with linear interpolation, for each q (NaN-free input).
+  std::vector<double> quantiles(std::initializer_list<double> qs) const {
+    std::vector<double> out;
+    if (values_.empty()) {
+      out.assign(qs.size(), 0.0);
+      return out;
+    }
+    // Ranks needed: floor(pos) and the one after it, per quantile.
+    std::vector<size_t> ranks;
+    for (double q : qs) {
+      const double pos = q * static_cast<double>(values_.size() - 1);
+      const auto lo = static_cast<size_t>(std::floor(pos));
+      ranks.push_back(lo);
+      ranks.push_back(std::min(lo + 1, values_.size() - 1));
+    }
+    // The buckets holding those ranks, and their values in order.
+    std::vector<size_t> buckets;
+    for (size_t r : ranks) {
+      const size_t b = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), r) - starts_.begin()) - 1;
+      if (std::find(buckets.begin(), buckets.end(), b) == buckets.end()) buckets.push_back(b);
+    }
+    std::vector<int8_t> slot(kBuckets, -1);
+    for (size_t k = 0; k < buckets.size(); ++k) slot[buckets[k]] = static_cast<int8_t>(k);
+    std::vector<std::vector<float>> members(buckets.size());
+    for (size_t k = 0; k < buckets.size(); ++k) members[k].reserve(starts_[buckets[k] + 1] - starts_[buckets[k]]);
+    for (float v : values_) {
+      const int8_t k = slot[bucket(v)];
+      if (k >= 0) members[static_cast<size_t>(k)].push_back(v);
+    }
+    for (auto& m : members) std::sort(m.begin(), m.end());
+    const auto at = [&](size_t r) -> double {
+      const size_t b = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), r) - starts_.begin()) - 1;
+      const size_t k = static_cast<size_t>(std::find(buckets.begin(), buckets.end(), b) - buckets.begin());
+      return members[k][r - starts_[b]];
+    };
+    size_t i = 0;
+    for (double q : qs) {
+      const double pos = q * static_cast<double>(values_.size() - 1);
+      const double lo_value = at(ranks[2 * i]);
+      const double hi_value = at(ranks[2 * i + 1]);
+      const double frac = pos - std::floor(pos);
+      out.push_back(frac == 0 ? lo_value : lo_value + (hi_value - lo_value) * frac);
+      ++i;
+    }
+    return out;
+  }
+
+ private:
+  static constexpr size_t kBuckets = 65536;
+  static size_t bucket(float v) { return std::bit_cast<uint32_t>(v) >> 16; }
+
+  const std::vector<float>& values_;
+  std::vector<size_t> starts_;  // per bucket: the rank of its first value
+};
+
+// numpy.quantile with linear interpolation over NaN-free `values` (reordered in place), for each
+// q: selection in place for small inputs, where OrderStatistics' 64K-bucket histogram would cost
+// more than it saves, radix selection for large ones.
+std::vector<double> quantiles(std::vector<float>& values, std::initializer_list<double> qs) {
+  if (values.size() >= (size_t{1} << 18)) return OrderStatistics(values).quantiles(qs);
+  std::vector<double> out;
+  for (double q : qs) {
+    if (values.empty()) {
+      out.push_back(0.0);
+      continue;
+    }
+    const double pos = q * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+    const double lo_value = values[lo];
+    if (lo + 1 >= values.size() || pos == static_cast<double>(lo)) {
+      out.push_back(lo_value);
+      continue;
+    }
+    const double hi_value = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end());
+    out.push_back(lo_value + (hi_value - lo_value) * (pos - static_cast<double>(lo)));
+  }
+  return out;
 }
 
 bool exceeds(double value, double tolerance) { return std::isnan(value) || value > tolerance; }
@@ -45,9 +128,38 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
   double abs_sum = 0, rel_sum = 0, dot = 0, test_sq = 0, ref_sq = 0, err_sq = 0;
   bool abs_nan = false, rel_nan = false;
   double min_atol = 0, min_rtol = 0;
+  double abs_max = 0, rel_max = 0;
+  int64_t worst = -1, mismatches = 0;
   for (int64_t i = 0; i < c.count; ++i) {
     const double a = static_cast<double>(test[i]);
     const double b = static_cast<double>(ref[i]);
+    if constexpr (kFloat) {
+      // The common case, both finite and no NaN seen yet: branch-free updates, locals only.
+      if (std::isfinite(a) && std::isfinite(b) && !abs_nan) {
+        const double abs_err = std::abs(a - b);
+        const double denom = b == 0.0 ? kZeroDenominator : std::abs(b);
+        const double rel_err = abs_err / denom;
+        if (abs_err > abs_max || worst < 0) {
+          abs_max = abs_err;
+          worst = i;
+        }
+        rel_max = std::max(rel_max, rel_err);
+        abs_sum += abs_err;
+        rel_sum += rel_err;
+        abs_errors[static_cast<size_t>(i)] = static_cast<float>(abs_err);
+        rel_errors[static_cast<size_t>(i)] = static_cast<float>(rel_err);
+        const bool abs_fails = abs_err > tol.atol;
+        const bool rel_fails = rel_err > tol.rtol;
+        mismatches += (abs_fails && rel_fails) ? 1 : 0;
+        min_atol = std::max(min_atol, rel_fails ? abs_err : 0.0);
+        min_rtol = std::max(min_rtol, abs_fails ? rel_err : 0.0);
+        dot += a * b;
+        test_sq += a * a;
+        ref_sq += b * b;
+        err_sq += (a - b) * (a - b);
+        continue;
+      }
+    }
     double abs_err;
     if constexpr (kBool) {
       abs_err = (test[i] != ref[i]) ? 1.0 : 0.0;
@@ -65,22 +177,16 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
       if (std::isinf(b)) ++c.inf_ref;
     }
     if (std::isnan(abs_err)) {
-      if (!abs_nan) {
-        c.worst_index = i;
-        c.worst_test = a;
-        c.worst_ref = b;
-      }
+      if (!abs_nan) worst = i;
       abs_nan = true;
-    } else if (!abs_nan && (c.worst_index < 0 || abs_err > c.abs_max)) {
-      c.abs_max = abs_err;
-      c.worst_index = i;
-      c.worst_test = a;
-      c.worst_ref = b;
+    } else if (!abs_nan && (worst < 0 || abs_err > abs_max)) {
+      abs_max = abs_err;
+      worst = i;
     }
     if (std::isnan(rel_err)) {
       rel_nan = true;
-    } else if (rel_err > c.rel_max) {
-      c.rel_max = rel_err;
+    } else if (rel_err > rel_max) {
+      rel_max = rel_err;
     }
     abs_sum += abs_err;
     rel_sum += rel_err;
@@ -89,7 +195,7 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
 
     const bool abs_fails = exceeds(abs_err, tol.atol);
     const bool rel_fails = exceeds(rel_err, tol.rtol);
-    if (abs_fails && rel_fails) ++c.mismatch_count;
+    if (abs_fails && rel_fails) ++mismatches;
     // The element must be covered by atol when rtol does not cover it, and vice versa.
     if (rel_fails) min_atol = std::isnan(abs_err) ? kInf : std::max(min_atol, abs_err);
     if (abs_fails) min_rtol = std::isnan(rel_err) ? kInf : std::max(min_rtol, rel_err);
@@ -101,6 +207,14 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
       err_sq += (a - b) * (a - b);
     }
   }
+  c.abs_max = abs_max;
+  c.rel_max = rel_max;
+  c.worst_index = worst;
+  if (worst >= 0) {
+    c.worst_test = static_cast<double>(test[worst]);
+    c.worst_ref = static_cast<double>(ref[worst]);
+  }
+  c.mismatch_count = mismatches;
   const auto n = static_cast<double>(c.count);
   if (c.count > 0) {
     c.abs_mean = abs_nan ? kNaN : abs_sum / n;
@@ -115,7 +229,33 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
   c.min_rtol = min_rtol;
 }
 
+// Counts `abs_errors` into the bins of error_histogram_bin_label.
+std::vector<int64_t> histogram_of(const std::vector<float>& abs_errors) {
+  static constexpr float kEdges[] = {1e-9f, 1e-8f, 1e-7f, 1e-6f, 1e-5f, 1e-4f, 1e-3f, 1e-2f, 1e-1f, 1.0f, 10.0f};
+  std::vector<int64_t> bins(kErrorHistogramBins, 0);
+  for (float e : abs_errors) {
+    if (std::isnan(e)) {
+      ++bins[kErrorHistogramBins - 1];
+    } else if (e == 0) {
+      ++bins[0];
+    } else {
+      ++bins[1 + static_cast<size_t>(std::upper_bound(std::begin(kEdges), std::end(kEdges), e) - std::begin(kEdges))];
+    }
+  }
+  return bins;
+}
+
 }  // namespace
+
+std::string error_histogram_bin_label(int bin) {
+  if (bin <= 0) return "0";
+  if (bin == 1) return "<1e-9";
+  if (bin >= kErrorHistogramBins - 1) return "nan";
+  if (bin == kErrorHistogramBins - 2) return ">=10";
+  const int lo = bin - 11;  // bin 2 starts at 1e-9
+  const auto decade = [](int e) { return e == 0 ? std::string("1") : e == 1 ? std::string("10") : fmt::format("1e{}", e); };
+  return decade(lo) + ".." + decade(lo + 1);
+}
 
 std::string_view error_stat_name(ErrorStat stat) {
   switch (stat) {
@@ -149,6 +289,15 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
   TensorComparison c;
   c.name = std::string(name);
   c.tolerance = tolerance;
+  if (test.dtype() != ref.dtype() && dtype_is_float(test.dtype()) && dtype_is_float(ref.dtype()) &&
+      test.shape() == ref.shape()) {
+    // An fp64 reference, or a half-precision engine output: every float format widens exactly
+    // to double, so the two are compared without rounding either.
+    const auto wide = [](const Tensor& t) {
+      return t.dtype() == DType::kFloat64 ? t : tensor_cast(t, DType::kFloat64).value();
+    };
+    return compare_tensors(name, wide(test), wide(ref), tolerance, infinities_compare_equal);
+  }
   if (test.dtype() != ref.dtype()) {
     c.mismatch = fmt::format("dtypes differ: {} vs {}", dtype_name(test.dtype()), dtype_name(ref.dtype()));
     return c;
@@ -170,7 +319,17 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
     c.passed = c.mismatch_count == 0;
     return c;
   }
-  std::vector<float> abs_errors(static_cast<size_t>(c.count)), rel_errors(static_cast<size_t>(c.count));
+  // Scratch reused across calls: a layer-wise comparison compares thousands of tensors, and fresh
+  // buffers would cost a page fault per 4 KiB each time.
+  // Buffers beyond 64 MiB are not kept for smaller tensors.
+  thread_local std::vector<float> abs_errors, rel_errors;
+  constexpr size_t kKeep = size_t{16} << 20;
+  if (abs_errors.capacity() > kKeep && static_cast<size_t>(c.count) <= kKeep) {
+    abs_errors = {};
+    rel_errors = {};
+  }
+  abs_errors.resize(static_cast<size_t>(c.count));
+  rel_errors.resize(static_cast<size_t>(c.count));
   dispatch_dtype(test.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, std::string>) {
       accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, abs_errors, rel_errors);
@@ -178,15 +337,26 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
   });
   const bool abs_nan = std::isnan(c.abs_max);
   const bool rel_nan = std::isnan(c.rel_max);
-  c.abs_median = abs_nan ? kNaN : quantile_of(abs_errors, 0.5);
-  c.rel_median = rel_nan ? kNaN : quantile_of(rel_errors, 0.5);
-  c.abs_quantile = abs_nan ? kNaN : quantile_of(abs_errors, tolerance.quantile);
-  c.rel_quantile = rel_nan ? kNaN : quantile_of(rel_errors, tolerance.quantile);
+  if (abs_nan) {
+    c.abs_median = c.abs_quantile = kNaN;
+  } else {
+    const std::vector<double> q = quantiles(abs_errors, {0.5, tolerance.quantile});
+    c.abs_median = q[0];
+    c.abs_quantile = q[1];
+  }
+  if (rel_nan) {
+    c.rel_median = c.rel_quantile = kNaN;
+  } else {
+    const std::vector<double> q = quantiles(rel_errors, {0.5, tolerance.quantile});
+    c.rel_median = q[0];
+    c.rel_quantile = q[1];
+  }
 
   double s_abs = 0, s_rel = 0;
   switch (tolerance.stat) {
     case ErrorStat::kElemwise:
       c.passed = c.mismatch_count == 0;
+      if (!c.passed) c.abs_error_histogram = histogram_of(abs_errors);
       return c;
     case ErrorStat::kMax: s_abs = c.abs_max, s_rel = c.rel_max; break;
     case ErrorStat::kMean: s_abs = c.abs_mean, s_rel = c.rel_mean; break;
@@ -200,6 +370,7 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
   c.passed = !(abs_fails && rel_fails);
   c.min_atol = rel_fails ? (std::isnan(s_abs) ? kInf : s_abs) : 0.0;
   c.min_rtol = abs_fails ? (std::isnan(s_rel) ? kInf : s_rel) : 0.0;
+  if (!c.passed) c.abs_error_histogram = histogram_of(abs_errors);
   return c;
 }
 

@@ -70,14 +70,25 @@ struct TensorComparison {
   /// The smallest tolerance that would make this tensor pass with the other left as set:
   /// min_atol keeps rtol, min_rtol keeps atol. Infinite when no value suffices (NaN).
   double min_atol = 0, min_rtol = 0;
+
+  /// For failed numeric comparisons only: element counts per bin of the absolute error (see
+  /// error_histogram_bin_label); empty otherwise.
+  std::vector<int64_t> abs_error_histogram;
 };
+
+/// Bins of TensorComparison::abs_error_histogram: exact (0), below 1e-9, one per decade from
+/// [1e-9, 1e-8) to [1, 10), 10 and above (inf included), NaN.
+inline constexpr int kErrorHistogramBins = 14;
+/// "0", "<1e-9", "1e-9..1e-8", ..., "1..10", ">=10", "nan".
+std::string error_histogram_bin_label(int bin);
 
 /// Compares `test` against `ref` with Polygraphy's `simple` rule: an element fails only when it
 /// exceeds both atol and rtol (or its error is NaN); statistic modes compare the chosen statistic
 /// of the absolute and of the relative error. Relative error divides by |ref|, with exact zeros of
 /// floating-point refs replaced by 2.22e-16 (numpy's float64 epsilon, Polygraphy's choice).
-/// Integer and bool tensors are compared exactly through their values (bool: XOR). Different
-/// dtypes or shapes fail with `mismatch` set; strings compare for equality only.
+/// Integer and bool tensors are compared exactly through their values (bool: XOR). Two float
+/// tensors of different formats (an fp64 reference, say) are compared in double; other dtype
+/// differences and different shapes fail with `mismatch` set; strings compare for equality only.
 TensorComparison compare_tensors(std::string_view name, const Tensor& test, const Tensor& ref,
                                  const Tolerance& tolerance, bool infinities_compare_equal);
 

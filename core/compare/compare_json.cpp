@@ -40,6 +40,13 @@ nlohmann::ordered_json tensor_comparison_json(const TensorComparison& c) {
   j["mismatch_count"] = c.mismatch_count;
   j["worst"] = {{"index", c.worst_index}, {"test", number(c.worst_test)}, {"ref", number(c.worst_ref)}};
   j["min_passing"] = {{"atol", number(c.min_atol)}, {"rtol", number(c.min_rtol)}};
+  if (!c.abs_error_histogram.empty()) {
+    nlohmann::ordered_json bins = nlohmann::ordered_json::array();
+    for (size_t b = 0; b < c.abs_error_histogram.size(); ++b) {
+      bins.push_back({{"abs_error", error_histogram_bin_label(static_cast<int>(b))}, {"count", c.abs_error_histogram[b]}});
+    }
+    j["histogram"] = std::move(bins);
+  }
   return j;
 }
 
@@ -50,6 +57,51 @@ nlohmann::ordered_json results_comparison_json(const ResultsComparison& comparis
   for (const TensorComparison& c : comparison.tensors) j["tensors"].push_back(tensor_comparison_json(c));
   j["only_in_test"] = comparison.only_in_test;
   j["only_in_ref"] = comparison.only_in_ref;
+  return j;
+}
+
+nlohmann::ordered_json layerwise_comparison_json(const LayerwiseComparison& comparison) {
+  nlohmann::ordered_json j;
+  j["passed"] = comparison.passed();
+  j["local_errors"] = comparison.local_errors;
+  const auto layer_name = [&](const std::optional<size_t>& i) -> nlohmann::ordered_json {
+    if (!i) return nullptr;
+    return comparison.layers[*i].layer.name;
+  };
+  j["culprit"] = layer_name(comparison.first_culprit);
+  j["first_nonfinite"] = layer_name(comparison.first_nonfinite);
+  j["ranking"] = nlohmann::ordered_json::array();
+  for (size_t i : comparison.ranking()) j["ranking"].push_back(comparison.layers[i].layer.name);
+  j["tensors"] = nlohmann::ordered_json::array();
+  for (const TensorComparison& c : comparison.tensors) j["tensors"].push_back(tensor_comparison_json(c));
+  j["layers"] = nlohmann::ordered_json::array();
+  for (const LayerComparison& lc : comparison.layers) {
+    nlohmann::ordered_json l;
+    l["name"] = lc.layer.name;
+    l["op"] = lc.layer.op;
+    l["node"] = lc.layer.node;
+    l["inputs"] = lc.layer.inputs;
+    l["outputs"] = lc.layer.outputs;
+    l["accumulated"] = lc.accumulated;
+    l["accumulated_excess"] = number(lc.accumulated_excess);
+    l["input_excess"] = number(lc.input_excess);
+    if (!lc.local.empty()) {
+      l["local"] = nlohmann::ordered_json::array();
+      for (const TensorComparison& c : lc.local) l["local"].push_back(tensor_comparison_json(c));
+      l["local_excess"] = number(lc.local_excess);
+    }
+    if (!lc.local_skipped.empty()) l["local_skipped"] = lc.local_skipped;
+    l["inputs_within"] = lc.inputs_within;
+    l["introduces"] = lc.introduces;
+    l["nonfinite"] = lc.nonfinite;
+    l["score"] = number(lc.score);
+    l["rank"] = lc.rank;
+    j["layers"].push_back(std::move(l));
+  }
+  j["only_in_test"] = comparison.only_in_test;
+  j["only_in_ref"] = comparison.only_in_ref;
+  j["not_produced"] = comparison.not_produced;
+  j["peak_held_bytes"] = comparison.peak_held_bytes;
   return j;
 }
 

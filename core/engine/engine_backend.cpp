@@ -13,6 +13,7 @@ struct EngineBackend::Step {
   std::vector<int> inputs;   // slot per spec input
   std::vector<int> outputs;  // slot per spec output
   std::vector<int> release;  // slots whose last reader is this step
+  std::vector<int> release_streamed;  // the same when outputs are streamed (RunOptions::stream)
 };
 
 EngineBackend::EngineBackend(EngineOptions options, const ops::OpRegistry& registry)
@@ -39,6 +40,7 @@ const Plan* EngineBackend::plan() const { return engine_ ? &engine_->plan : null
 Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& options) {
   engine_.reset();
   steps_.clear();
+  layer_infos_.clear();
   slot_names_.clear();
   input_slots_.clear();
   output_slots_.clear();
@@ -79,30 +81,36 @@ Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& opt
     for (const std::string& in : spec.inputs) step.inputs.push_back(slot(in));
     for (const std::string& out : spec.outputs) step.outputs.push_back(slot(out));
     steps_.push_back(std::move(step));
+    layer_infos_.push_back(LayerInfo{spec.name, model.graph.nodes[static_cast<size_t>(spec.nodes.front())].op_type,
+                                     spec.nodes.back(), spec.inputs, spec.outputs});
   }
   for (const std::string& name : output_names_) {
     const bool constant = slots.count(name) == 0 && engine_->folded.constants.count(name) > 0;
     output_slots_.push_back(constant ? -1 : slot(name));
   }
-  std::vector<bool> keep(slot_names_.size(), false);
-  for (int s : output_slots_) {
-    if (s >= 0) keep[static_cast<size_t>(s)] = true;
-  }
+  // Each slot is released by the last layer that reads it, unless it is an output kept for the
+  // result; when outputs are streamed nothing is kept.
   std::vector<int> last_reader(slot_names_.size(), -1);
   for (size_t i = 0; i < steps_.size(); ++i) {
     for (int s : steps_[i].inputs) last_reader[static_cast<size_t>(s)] = static_cast<int>(i);
   }
-  for (size_t s = 0; s < last_reader.size(); ++s) {
-    if (keep[s]) continue;
-    if (last_reader[s] >= 0) {
-      steps_[static_cast<size_t>(last_reader[s])].release.push_back(static_cast<int>(s));
-    }
+  const std::vector<bool> keep_streamed(slot_names_.size(), false);
+  std::vector<bool> keep = keep_streamed;
+  for (int s : output_slots_) {
+    if (s >= 0) keep[static_cast<size_t>(s)] = true;
   }
-  for (Step& step : steps_) {
-    for (int s : step.outputs) {
-      if (last_reader[static_cast<size_t>(s)] < 0 && !keep[static_cast<size_t>(s)]) step.release.push_back(s);
+  const auto plan_releases = [&](const std::vector<bool>& kept, std::vector<int> Step::*release) {
+    for (size_t s = 0; s < last_reader.size(); ++s) {
+      if (!kept[s] && last_reader[s] >= 0) (steps_[static_cast<size_t>(last_reader[s])].*release).push_back(static_cast<int>(s));
     }
-  }
+    for (Step& step : steps_) {
+      for (int s : step.outputs) {
+        if (last_reader[static_cast<size_t>(s)] < 0 && !kept[static_cast<size_t>(s)]) (step.*release).push_back(s);
+      }
+    }
+  };
+  plan_releases(keep, &Step::release);
+  plan_releases(keep_streamed, &Step::release_streamed);
   return Status::OK();
 }
 
@@ -140,7 +148,7 @@ Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptio
     if (options.observer && !options.observer(step.node, node, produced)) {
       return make_error(StatusCode::kCancelled, "run stopped by the observer after layer '{}'", layer.spec().name);
     }
-    for (int s : step.release) values[static_cast<size_t>(s)] = Tensor();
+    for (int s : options.stream ? step.release_streamed : step.release) values[static_cast<size_t>(s)] = Tensor();
   }
 
   TensorMap result;
@@ -151,10 +159,30 @@ Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptio
       continue;
     }
     const Tensor& t = values[static_cast<size_t>(output_slots_[i])];
+    if (!t.defined() && options.stream) continue;
     if (!t.defined()) return make_error(StatusCode::kInvalidModel, "output '{}' was not produced by any layer", name);
     result.set(name, t);
   }
   return result;
+}
+
+Result<std::vector<Tensor>> EngineBackend::run_layer_alone(size_t index, std::span<const Tensor* const> inputs) {
+  if (!engine_ || index >= engine_->layers.size()) {
+    return make_error(StatusCode::kInvalidArgument, "no layer {} in the engine", index);
+  }
+  const CompiledLayer& layer = *engine_->layers[index];
+  if (inputs.size() != layer.spec().inputs.size()) {
+    return make_error(StatusCode::kInvalidArgument, "layer '{}' reads {} tensors but was given {}", layer.spec().name,
+                      layer.spec().inputs.size(), inputs.size());
+  }
+  omp_set_num_threads(num_threads_);
+  Eigen::setNbThreads(num_threads_);
+  std::vector<Tensor> outputs(layer.spec().outputs.size());
+  const int64_t node = steps_[index].node;
+  if (Status st = layer.run(inputs, outputs); !st.ok()) {
+    return st.with_node(model()->graph.nodes[static_cast<size_t>(node)].ref(node));
+  }
+  return outputs;
 }
 
 }  // namespace vn::engine

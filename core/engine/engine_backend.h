@@ -47,6 +47,12 @@ class EngineBackend final : public Backend {
   /// The plan of the last successful prepare(), or nullptr.
   const Plan* plan() const;
 
+  /// The plan's layers in execution order (op: the anchor node's op type).
+  const std::vector<LayerInfo>* layers() const override { return engine_ ? &layer_infos_ : nullptr; }
+  /// Runs one layer with its tactic, precision and faults. Errors: kInvalidArgument for an index
+  /// out of range or a wrong number of inputs; the layer's own errors.
+  Result<std::vector<Tensor>> run_layer_alone(size_t index, std::span<const Tensor* const> inputs) override;
+
  protected:
   /// Builds or loads the plan. Errors: kUnsupportedOp listing the unsupported nodes; the
   /// builder's and loader's errors (see build_engine, load_engine).
@@ -63,6 +69,7 @@ class EngineBackend final : public Backend {
   int num_threads_ = 1;
   std::unique_ptr<BuiltEngine> engine_;
   std::vector<Step> steps_;
+  std::vector<LayerInfo> layer_infos_;
   std::vector<std::string> slot_names_;
   std::vector<int> input_slots_;   // graph runtime inputs
   std::vector<int> output_slots_;  // per output name: the slot, or -1 for a folded constant

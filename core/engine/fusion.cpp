@@ -664,11 +664,6 @@ std::string PreventedFusion::describe() const {
   return fmt::format("{} of {}: prevented by marked output {}", fusion, members, tensor);
 }
 
-std::string node_label(const Graph& graph, int64_t index) {
-  const Node& n = graph.nodes[static_cast<size_t>(index)];
-  return n.name.empty() ? fmt::format("{}_{}", n.op_type, index) : n.name;
-}
-
 Result<LayerGraph> fuse_layers(const Model& model, const FoldedGraph& folded, const std::vector<std::string>& marked) {
   return Fuser(model, folded, marked).run();
 }

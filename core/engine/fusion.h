@@ -30,9 +30,6 @@ struct LayerGraph {
   std::vector<PreventedFusion> prevented;
 };
 
-/// The name the engine uses for node `index`: its ONNX name, or "<OpType>_<index>" when unnamed.
-std::string node_label(const Graph& graph, int64_t index);
-
 /// Groups the nodes that constant folding left into layers. Fusions, each only when every tensor
 /// it hides has all its readers inside the layer and is not in `marked` (the tensors the engine
 /// returns, graph outputs included):

@@ -142,4 +142,9 @@ bool GraphIndex::is_graph_output(std::string_view tensor_name) const {
   return output_.count(std::string(tensor_name)) > 0;
 }
 
+std::string node_label(const Graph& graph, int64_t index) {
+  const Node& n = graph.nodes[static_cast<size_t>(index)];
+  return n.name.empty() ? fmt::format("{}_{}", n.op_type, index) : n.name;
+}
+
 }  // namespace vn

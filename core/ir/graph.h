@@ -161,4 +161,7 @@ class GraphIndex {
   std::unordered_map<std::string, bool> output_;
 };
 
+/// How reports name node `index` of `graph`: its ONNX name, or "<OpType>_<index>" when unnamed.
+std::string node_label(const Graph& graph, int64_t index);
+
 }  // namespace vn

@@ -20,6 +20,7 @@ struct ReferenceBackend::Step {
   std::vector<int> inputs;            // slot per node input; -1 for an omitted optional input
   std::vector<int> outputs;           // slot per node output; -1 for an unnamed output
   std::vector<int> release;           // slots whose last reader is this step
+  std::vector<int> release_streamed;  // the same when outputs are streamed (RunOptions::stream)
   std::vector<size_t> narrow_inputs;  // fp64 mode: input positions the spec pins to float32
   bool widen_outputs = false;         // fp64 mode: float outputs come back as float32
 };
@@ -131,7 +132,7 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     if (observe && options_.observer && !options_.observer(step.node_index, node, produced)) {
       return make_error(StatusCode::kCancelled, "run stopped by the observer after node '{}'", node.name);
     }
-    for (int s : step.release) bind(s, Tensor());
+    for (int s : (observe && options_.stream) ? step.release_streamed : step.release) bind(s, Tensor());
   }
   return Status::OK();
 }
@@ -298,25 +299,33 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
     }
   }
 
-  // Each slot is released by the last step that reads it, unless it must survive the run.
-  std::vector<bool> keep(plan.slot_names.size(), false);
-  for (size_t s = 0; s < plan.constants.size(); ++s) keep[s] = plan.constants[s].defined();
-  for (int s : plan.output_slots) keep[static_cast<size_t>(s)] = true;
+  // Each slot is released by the last step that reads it, unless it must survive the run; when
+  // outputs are streamed only constants must.
   std::vector<int> last_reader(plan.slot_names.size(), -1);
   for (size_t i = 0; i < reads.size(); ++i) {
     for (int s : reads[i]) last_reader[static_cast<size_t>(s)] = static_cast<int>(i);
   }
-  for (size_t s = 0; s < last_reader.size(); ++s) {
-    if (last_reader[s] >= 0 && !keep[s]) {
-      plan.steps[static_cast<size_t>(last_reader[s])].release.push_back(static_cast<int>(s));
+  std::vector<bool> keep(plan.slot_names.size(), false);
+  for (size_t s = 0; s < plan.constants.size(); ++s) keep[s] = plan.constants[s].defined();
+  const std::vector<bool> keep_streamed = keep;
+  for (int s : plan.output_slots) keep[static_cast<size_t>(s)] = true;
+  const auto plan_releases = [&](const std::vector<bool>& kept, std::vector<int> Step::*release) {
+    for (size_t s = 0; s < last_reader.size(); ++s) {
+      if (last_reader[s] >= 0 && !kept[s]) {
+        (plan.steps[static_cast<size_t>(last_reader[s])].*release).push_back(static_cast<int>(s));
+      }
     }
-  }
-  // Outputs nobody reads (dead branches) are released right after their producer.
-  for (Step& step : plan.steps) {
-    for (int s : step.outputs) {
-      if (s >= 0 && last_reader[static_cast<size_t>(s)] < 0 && !keep[static_cast<size_t>(s)]) step.release.push_back(s);
+    // Outputs nobody reads (dead branches) are released right after their producer.
+    for (Step& step : plan.steps) {
+      for (int s : step.outputs) {
+        if (s >= 0 && last_reader[static_cast<size_t>(s)] < 0 && !kept[static_cast<size_t>(s)]) {
+          (step.*release).push_back(s);
+        }
+      }
     }
-  }
+  };
+  plan_releases(keep, &Step::release);
+  if (!is_body) plan_releases(keep_streamed, &Step::release_streamed);
   return Status::OK();
 }
 
@@ -380,6 +389,7 @@ Result<TensorMap> ReferenceBackend::run_impl(const TensorMap& feeds, const RunOp
   TensorMap result;
   for (size_t i = 0; i < main_->output_slots.size(); ++i) {
     const Tensor& t = frame.value(main_->output_slots[i]);
+    if (!t.defined() && options.stream) continue;
     if (!t.defined()) {
       return make_error(StatusCode::kInvalidModel, "output '{}' was not produced by any node", output_names_[i]);
     }

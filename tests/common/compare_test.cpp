@@ -3,7 +3,9 @@
 #include "core/compare/compare.h"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -116,8 +118,21 @@ TEST(Compare, MismatchedTensorsFailWithAReason) {
   TensorComparison shape = compare_tensors("x", Tensor(DType::kFloat32, {2}), Tensor(DType::kFloat32, {1, 2}), {}, false);
   EXPECT_FALSE(shape.passed);
   EXPECT_EQ(shape.mismatch, "shapes differ: (2,) vs (1, 2)");
-  TensorComparison dtype = compare_tensors("x", Tensor(DType::kFloat32, {2}), Tensor(DType::kFloat16, {2}), {}, false);
-  EXPECT_EQ(dtype.mismatch, "dtypes differ: float32 vs float16");
+  TensorComparison dtype = compare_tensors("x", Tensor(DType::kFloat32, {2}), Tensor(DType::kInt32, {2}), {}, false);
+  EXPECT_FALSE(dtype.passed);
+  EXPECT_EQ(dtype.mismatch, "dtypes differ: float32 vs int32");
+}
+
+TEST(Compare, FloatFormatsAreComparedInDouble) {
+  // 0.1f against the double 0.1 differs by 1.49e-9: visible only when neither side is rounded.
+  const Tensor test = Tensor::from_vector<float>({2}, {0.1f, 2.0f});
+  const Tensor ref = Tensor::from_vector<double>({2}, {0.1, 2.0});
+  TensorComparison c = compare_tensors("x", test, ref, {.atol = 0, .rtol = 1e-9}, false);
+  EXPECT_TRUE(c.mismatch.empty());
+  EXPECT_NEAR(c.abs_max, 1.4901161e-9, 1e-15);
+  EXPECT_EQ(c.worst_index, 0);
+  EXPECT_FALSE(c.passed);
+  EXPECT_TRUE(compare_tensors("x", test, ref, {.atol = 0, .rtol = 1e-7}, false).passed);
 }
 
 TEST(Compare, PerTensorTolerancesFallBackToTheDefaultKey) {
@@ -142,6 +157,46 @@ TEST(Compare, ResultsArePairedByExactNameOnly) {
   ResultsComparison fast = compare_results(TensorMap{{"c", Tensor::scalar<float>(9)}, {"a", Tensor::scalar<float>(1)}},
                                            ref, {}, true);
   EXPECT_EQ(fast.tensors.size(), 1u);
+}
+
+}  // namespace
+}  // namespace vn
+
+namespace vn {
+namespace {
+
+// numpy.quantile with linear interpolation, by sorting: the definition the selection must match.
+double sorted_quantile(std::vector<float> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const double hi = v[std::min(lo + 1, v.size() - 1)];
+  return pos == static_cast<double>(lo) ? v[lo] : v[lo] + (hi - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+TEST(Compare, MediansAndQuantilesAreExactOverErrorsOfEveryMagnitude) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> exponent(-12.0f, 3.0f), unit(-1.0f, 1.0f);
+  for (int n : {1, 2, 7, 1000, 100001, 300007}) {
+    std::vector<float> ref(static_cast<size_t>(n)), test(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      ref[static_cast<size_t>(i)] = unit(rng);
+      // Errors from 1e-12 to 1e3, some exactly zero, many repeated.
+      const float err = (i % 5 == 0) ? 0.0f : std::pow(10.0f, std::round(exponent(rng) * 4) / 4);
+      test[static_cast<size_t>(i)] = ref[static_cast<size_t>(i)] + err;
+    }
+    std::vector<float> abs_errors(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      abs_errors[static_cast<size_t>(i)] = static_cast<float>(
+          std::abs(static_cast<double>(test[static_cast<size_t>(i)]) - static_cast<double>(ref[static_cast<size_t>(i)])));
+    }
+    const Tensor t = Tensor::from_vector<float>({n}, test), r = Tensor::from_vector<float>({n}, ref);
+    for (double q : {0.0, 0.37, 0.9, 0.99, 1.0}) {
+      TensorComparison c = compare_tensors("x", t, r, {.atol = 1, .rtol = 1, .stat = ErrorStat::kQuantile, .quantile = q}, false);
+      EXPECT_DOUBLE_EQ(c.abs_median, sorted_quantile(abs_errors, 0.5)) << "n=" << n;
+      EXPECT_DOUBLE_EQ(c.abs_quantile, sorted_quantile(abs_errors, q)) << "n=" << n << " q=" << q;
+    }
+  }
 }
 
 }  // namespace

@@ -153,6 +153,10 @@ void CompareOptions::add_to(CLI::App& app) {
   app.add_flag("--infinities-compare-equal", infinities_compare_equal, "Matching infinities count as equal")
       ->group(group);
   app.add_flag("--fail-fast", fail_fast, "Stop at the first mismatched tensor")->group(group);
+  app.add_flag("--local-errors", local_errors,
+               "Also run each engine layer alone on the reference's inputs: its local error beside the accumulated "
+               "one, for culprit ranking")
+      ->group(group);
   app.add_option("--report-json", report_json, "Write the full comparison report as JSON")->group(group);
 }
 

@@ -60,6 +60,7 @@ struct CompareOptions {
   std::vector<std::string> error_quantile;
   bool infinities_compare_equal = false;
   bool fail_fast = false;
+  bool local_errors = false;
   std::string report_json;
 
   void add_to(CLI::App& app);

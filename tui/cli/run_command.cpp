@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <fstream>
 #include <memory>
 #include <optional>
 
 #include "core/common/logging.h"
+#include "core/backend/external_backend.h"
 #include "core/compare/compare_json.h"
+#include "core/compare/layerwise.h"
 #include "core/engine/engine_backend.h"
 #include "core/io/npz.h"
 #include "core/io/polygraphy_json.h"
@@ -25,15 +28,23 @@ namespace vn::cli {
 namespace {
 
 /// Where the results of one runner come from, in command-line order.
-enum class Source { kRef, kEngine, kLoaded };
+enum class Source { kRef, kEngine, kExternal, kLoaded };
+
+/// One runner of the command line: its source and, for --external, which command.
+struct Runner {
+  Source source = Source::kRef;
+  size_t external = 0;
+};
 
 struct RunArgs {
   std::string model;
   bool ref = false;
   std::string ref_precision = "fp32";
   bool engine = false;
+  std::vector<std::string> external;
+  double external_timeout = 0;
   std::vector<std::string> load_outputs;
-  std::vector<Source> order;  // the backend flags as they appear on the command line
+  std::vector<Runner> order;  // the backend flags as they appear on the command line
   int threads = 0;
   int warm_up = 0;
   bool verbose = false;
@@ -54,8 +65,15 @@ std::string runner_name(const std::string& prefix, int index) {
   return fmt::format("{}-runner-N{}-{}", prefix, index, stamp);
 }
 
-// The process's peak resident set so far, as the kernel counts it.
+// The process's peak resident set so far, as the kernel counts it: VmHWM of this address space.
+// getrusage's ru_maxrss is only the fallback, because it survives exec and so reports a large
+// parent's (a Python benchmark's) peak as ours.
 double peak_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
@@ -131,10 +149,31 @@ Result<std::unique_ptr<engine::EngineBackend>> prepare_engine(const RunArgs& arg
   return backend;
 }
 
-// Compares every backend after the first with the first, iteration by iteration. Returns whether
-// everything matched; the JSON report collects every comparison.
+// Whether comparing `test` with `ref` is layer-wise: asked for, or the results hold tensors that
+// are not graph outputs (a layer-wise run saved by Vernier or Polygraphy).
+bool is_layerwise(const RunArgs& args, const TensorMap& test, const Model* model) {
+  if (args.outputs.mark_all) return true;
+  if (!model) return false;
+  size_t graph_outputs = 0;
+  for (const ValueInfo& v : model->graph.outputs) graph_outputs += test.contains(v.name) ? 1 : 0;
+  return test.size() > graph_outputs;
+}
+
+void add_comparison_entry(nlohmann::ordered_json& report, const std::string& test, const std::string& ref, size_t it,
+                          nlohmann::ordered_json comparison) {
+  nlohmann::ordered_json entry;
+  entry["test"] = test;
+  entry["reference"] = ref;
+  entry["iteration"] = it;
+  entry["comparison"] = std::move(comparison);
+  report["comparisons"].push_back(std::move(entry));
+}
+
+// Compares every runner after the first with the first, iteration by iteration, from results held
+// in memory. Layer-wise results are ranked against `model`'s graph when there is one. Returns
+// whether everything matched; the JSON report collects every comparison.
 Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, const io::RunResults& results,
-                              nlohmann::ordered_json& report) {
+                              const Model* model, nlohmann::ordered_json& report) {
   bool all_passed = true;
   const io::RunnerResults& ref = results.front();
   for (size_t k = 1; k < results.size(); ++k) {
@@ -146,18 +185,23 @@ Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, 
                         test.runner_name, test.iterations.size(), ref.runner_name, ref.iterations.size());
     }
     for (size_t it = 0; it < ref.iterations.size(); ++it) {
-      ResultsComparison cmp =
-          compare_results(test.iterations[it].outputs, ref.iterations[it].outputs, config, args.compare.fail_fast);
+      const TensorMap& test_out = test.iterations[it].outputs;
+      const TensorMap& ref_out = ref.iterations[it].outputs;
       const std::string title = fmt::format("{} vs. {} | Iteration {}", test.runner_name, ref.runner_name, it);
-      fmt::print("{}", views::format_comparison(title, cmp, args.verbose));
-      all_passed = all_passed && cmp.passed();
-      nlohmann::ordered_json entry;
-      entry["test"] = test.runner_name;
-      entry["reference"] = ref.runner_name;
-      entry["iteration"] = it;
-      entry["comparison"] = results_comparison_json(cmp);
-      report["comparisons"].push_back(std::move(entry));
-      if (args.compare.fail_fast && !cmp.passed()) return false;
+      bool passed = false;
+      if (model && is_layerwise(args, test_out, model)) {
+        VN_ASSIGN_OR_RETURN(LayerwiseComparison cmp, compare_layerwise_results(test_out, ref_out, model->graph, config));
+        fmt::print("{}", views::format_layerwise(title, cmp, args.verbose));
+        passed = cmp.passed();
+        add_comparison_entry(report, test.runner_name, ref.runner_name, it, layerwise_comparison_json(cmp));
+      } else {
+        ResultsComparison cmp = compare_results(test_out, ref_out, config, args.compare.fail_fast);
+        fmt::print("{}", views::format_comparison(title, cmp, args.verbose));
+        passed = cmp.passed();
+        add_comparison_entry(report, test.runner_name, ref.runner_name, it, results_comparison_json(cmp));
+      }
+      all_passed = all_passed && passed;
+      if (args.compare.fail_fast && !passed) return false;
     }
   }
   return all_passed;
@@ -176,28 +220,132 @@ void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config
              engine::precision_name(precision), format_number(config.atol[""]), format_number(config.rtol[""]));
 }
 
+// Builds and prepares the backend of a live runner. An engine sets the tolerance preset.
+Result<std::unique_ptr<Backend>> make_backend(const RunArgs& args, const Runner& runner, const Model& model,
+                                              CompareConfig& config) {
+  switch (runner.source) {
+    case Source::kEngine: {
+      VN_ASSIGN_OR_RETURN(std::unique_ptr<engine::EngineBackend> engine, prepare_engine(args, model));
+      apply_tolerance_preset(loosest_precision(*engine->plan()), config);
+      return std::unique_ptr<Backend>(std::move(engine));
+    }
+    case Source::kExternal: {
+      ExternalOptions options;
+      options.command = args.external[runner.external];
+      options.model_path = args.model;
+      options.timeout_s = args.external_timeout;
+      auto backend = std::make_unique<ExternalBackend>(std::move(options));
+      VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
+      return std::unique_ptr<Backend>(std::move(backend));
+    }
+    case Source::kRef:
+    case Source::kLoaded: break;
+  }
+  auto backend = std::make_unique<ref::ReferenceBackend>(ref::ReferenceOptions{args.ref_precision == "fp64"});
+  VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+// Layer-wise comparison of live backends (--mark-all or --local-errors): each runner after the
+// first is streamed against the first, feed by feed, so no run keeps every tensor. The runs'
+// tensors are collected only when --save-outputs asks for them.
+int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, const std::vector<TensorMap>& feeds) {
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (const Runner& runner : args.order) {
+    Result<std::unique_ptr<Backend>> backend = make_backend(args, runner, model, config);
+    if (!backend.ok()) return report_error(backend.status());
+    backends.push_back(std::move(*backend));
+  }
+  const bool save = !args.outputs.save_outputs.empty();
+  io::RunResults saved(backends.size());
+  for (size_t k = 0; k < backends.size(); ++k) saved[k].runner_name = runner_name(backends[k]->name(), static_cast<int>(k));
+
+  nlohmann::ordered_json report;
+  report["comparisons"] = nlohmann::ordered_json::array();
+  bool all_passed = true;
+  Backend& ref = *backends.front();
+  for (size_t k = 1; k < backends.size(); ++k) {
+    for (size_t it = 0; it < feeds.size(); ++it) {
+      LayerwiseOptions options;
+      options.config = config;
+      options.local_errors = args.compare.local_errors;
+      TensorMap ref_out, test_out;
+      if (save) {
+        options.on_tensor = [&](bool test, const std::string& name, const Tensor& t) {
+          (test ? test_out : ref_out).set(name, t);
+        };
+      }
+      fmt::print("[I] {:<35} | Comparing layer-wise with {} on iteration {} of {}{}\n", saved[k].runner_name,
+                 saved[0].runner_name, it, args.model, options.local_errors ? ", with local errors" : "");
+      const auto start = std::chrono::steady_clock::now();
+      Result<LayerwiseComparison> cmp = compare_layerwise(ref, *backends[k], feeds[it], options);
+      if (!cmp.ok()) return report_error(cmp.status().with_context(args.model));
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      fmt::print("[I] {:<35} | Completed in {:.4g} ms | Tensors held at most: {:.1f} MiB | Peak memory: {:.1f} MiB\n",
+                 saved[k].runner_name, ms, static_cast<double>(cmp->peak_held_bytes) / (1024.0 * 1024.0),
+                 peak_rss_mib());
+      const std::string title =
+          fmt::format("{} vs. {} | Iteration {}", saved[k].runner_name, saved[0].runner_name, it);
+      fmt::print("{}", views::format_layerwise(title, *cmp, args.verbose));
+      all_passed = all_passed && cmp->passed();
+      add_comparison_entry(report, saved[k].runner_name, saved[0].runner_name, it, layerwise_comparison_json(*cmp));
+      if (save) {
+        if (k == 1) saved[0].iterations.push_back(io::IterationResult{std::move(ref_out), std::nullopt, saved[0].runner_name});
+        saved[k].iterations.push_back(io::IterationResult{std::move(test_out), std::nullopt, saved[k].runner_name});
+      }
+    }
+  }
+  if (save) {
+    if (Status s = save_outputs(args.outputs.save_outputs, saved); !s.ok()) return report_error(s);
+    fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
+  }
+  report["passed"] = all_passed;
+  if (!args.compare.report_json.empty()) {
+    if (Status s = file_write_atomic(args.compare.report_json, report.dump(2) + "\n"); !s.ok()) return report_error(s);
+    fmt::print("[I] Wrote the comparison report to {}\n", args.compare.report_json);
+  }
+  fmt::print("{} | {} comparison(s)\n", all_passed ? "PASSED" : "FAILED", report["comparisons"].size());
+  return all_passed ? kExitOk : kExitFailed;
+}
+
 int run(const RunArgs& args) {
   if (args.order.empty()) {
-    return report_error(
-        make_error(StatusCode::kInvalidArgument, "choose a backend: --ref, --engine, or --load-outputs FILE"));
+    return report_error(make_error(StatusCode::kInvalidArgument,
+                                   "choose a backend: --ref, --engine, --external CMD, or --load-outputs FILE"));
   }
   Result<CompareConfig> config = args.compare.config();
   if (!config.ok()) return report_error(config.status());
+  const bool any_live = std::any_of(args.order.begin(), args.order.end(),
+                                    [](const Runner& r) { return r.source != Source::kLoaded; });
+  const bool any_loaded = std::any_of(args.order.begin(), args.order.end(),
+                                      [](const Runner& r) { return r.source == Source::kLoaded; });
+  if (args.compare.local_errors && (any_loaded || args.order.size() < 2 || args.order[1].source != Source::kEngine)) {
+    return report_error(make_error(StatusCode::kInvalidArgument,
+                                   "--local-errors runs engine layers alone on the reference's inputs: give the "
+                                   "reference first and then --engine, e.g. `vernier run MODEL --ref --engine "
+                                   "--mark-all --local-errors`"));
+  }
   io::RunResults results;
   io::RunResults live;  // the runners of this run, which --save-outputs saves
   std::optional<Model> model;
   std::optional<std::vector<TensorMap>> feeds;
-  if (args.ref || args.engine) {
+  // A model is needed to run it, and to rank layers when comparing loaded layer-wise results.
+  if (any_live || args.outputs.mark_all || std::filesystem::exists(args.model)) {
     Result<Model> loaded = load_model(args.model);
-    if (!loaded.ok()) return report_error(loaded.status());
-    model = std::move(*loaded);
+    if (!loaded.ok() && (any_live || args.outputs.mark_all)) return report_error(loaded.status());
+    if (loaded.ok()) model = std::move(*loaded);
+  }
+  if (any_live) {
     Result<std::vector<TensorMap>> made = args.data.make_feeds(model->graph);
     if (!made.ok()) return report_error(made.status());
     feeds = std::move(*made);
   }
+  if ((args.outputs.mark_all || args.compare.local_errors) && !any_loaded && args.order.size() >= 2) {
+    return run_streamed(args, *config, *model, *feeds);
+  }
   int index = 0;
-  for (Source source : args.order) {
-    if (source == Source::kLoaded) {
+  for (const Runner& runner : args.order) {
+    if (runner.source == Source::kLoaded) {
       for (const std::string& path : args.load_outputs) {
         Result<io::RunResults> loaded = io::load_run_results(path);
         if (!loaded.ok()) return report_error(loaded.status());
@@ -206,20 +354,12 @@ int run(const RunArgs& args) {
       }
       continue;
     }
-    std::unique_ptr<Backend> backend;
-    if (source == Source::kEngine) {
-      Result<std::unique_ptr<engine::EngineBackend>> engine = prepare_engine(args, *model);
-      if (!engine.ok()) return report_error(engine.status());
-      apply_tolerance_preset(loosest_precision(*(*engine)->plan()), *config);
-      backend = std::move(*engine);
-    } else {
-      backend = std::make_unique<ref::ReferenceBackend>(ref::ReferenceOptions{args.ref_precision == "fp64"});
-      if (Status s = prepare_backend(*backend, args, *model); !s.ok()) return report_error(s);
-    }
-    Result<io::RunnerResults> runner = run_backend(*backend, args, *feeds, index++);
-    if (!runner.ok()) return report_error(runner.status());
-    live.push_back(*runner);
-    results.push_back(std::move(*runner));
+    Result<std::unique_ptr<Backend>> backend = make_backend(args, runner, *model, *config);
+    if (!backend.ok()) return report_error(backend.status());
+    Result<io::RunnerResults> ran = run_backend(**backend, args, *feeds, index++);
+    if (!ran.ok()) return report_error(ran.status());
+    live.push_back(*ran);
+    results.push_back(std::move(*ran));
   }
   if (!args.outputs.save_outputs.empty() && !live.empty()) {
     if (Status s = save_outputs(args.outputs.save_outputs, live); !s.ok()) return report_error(s);
@@ -229,7 +369,7 @@ int run(const RunArgs& args) {
 
   nlohmann::ordered_json report;
   report["comparisons"] = nlohmann::ordered_json::array();
-  Result<bool> passed = compare_backends(args, *config, results, report);
+  Result<bool> passed = compare_backends(args, *config, results, model ? &*model : nullptr, report);
   if (!passed.ok()) return report_error(passed.status());
   report["passed"] = *passed;
   if (!args.compare.report_json.empty()) {
@@ -254,6 +394,15 @@ void add_run_command(CLI::App& app, Action& action) {
   CLI::Option* engine =
       cmd->add_flag("--engine", args->engine, "Build and run the engine under test (see Engine build)")
           ->group("Backends");
+  CLI::Option* external =
+      cmd->add_option("--external", args->external,
+                      "Run another engine as a command (repeatable): 'CMD {model} {inputs} {outputs} {mark}' "
+                      "(see assets/runners/)")
+          ->group("Backends");
+  cmd->add_option("--external-timeout", args->external_timeout,
+                  "Seconds an --external command may run per inference before it is killed (default: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->group("Backends");
   CLI::Option* loaded =
       cmd->add_option("--load-outputs", args->load_outputs,
                       "Results saved by Vernier or Polygraphy (RunResults .json), compared with the others")
@@ -267,15 +416,24 @@ void add_run_command(CLI::App& app, Action& action) {
   args->outputs.add_to(*cmd);
   args->compare.add_to(*cmd);
   args->engine_build.add_to(*cmd);
-  cmd->callback([args, cmd, ref, engine, loaded, &action] {
+  cmd->callback([args, cmd, ref, engine, external, loaded, &action] {
     // Backends run and compare in the order their flags appear: the first is the reference of
-    // every comparison.
+    // every comparison. Each --external is a runner of its own.
     args->order.clear();
+    size_t externals = 0;
+    bool seen_ref = false, seen_engine = false, seen_loaded = false;
     for (const CLI::Option* opt : cmd->parse_order()) {
-      const Source source = opt == ref ? Source::kRef : opt == engine ? Source::kEngine : Source::kLoaded;
-      if ((opt == ref || opt == engine || opt == loaded) &&
-          std::find(args->order.begin(), args->order.end(), source) == args->order.end()) {
-        args->order.push_back(source);
+      if (opt == external) {
+        args->order.push_back({Source::kExternal, externals++});
+      } else if (opt == ref && !seen_ref) {
+        seen_ref = true;
+        args->order.push_back({Source::kRef});
+      } else if (opt == engine && !seen_engine) {
+        seen_engine = true;
+        args->order.push_back({Source::kEngine});
+      } else if (opt == loaded && !seen_loaded) {
+        seen_loaded = true;
+        args->order.push_back({Source::kLoaded});
       }
     }
     action = [args] { return run(*args); };
