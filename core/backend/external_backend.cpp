@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-#include <fstream>
 #include <system_error>
 
 #include "core/common/logging.h"

@@ -167,7 +167,6 @@ class Streamer {
     for (const LayerInfo& info : *layers) {
       LayerComparison lc;
       lc.layer = info;
-      lc.accumulated.assign(info.outputs.size(), -1);
       out_.layers.push_back(std::move(lc));
     }
     if (!options_.local_errors) return Status::OK();

@@ -54,18 +54,34 @@ engine::EngineOptions engine_options(const std::vector<std::string>& faults) {
   return options;
 }
 
-Result<LayerwiseComparison> compare(const Model& model, const std::vector<std::string>& faults, bool local,
-                                    bool mark_all = true) {
-  ref::ReferenceBackend ref;
-  engine::EngineBackend eng(engine_options(faults));
+PrepareOptions marked_all() {
   PrepareOptions prep;
-  prep.mark_all = mark_all;
-  VN_RETURN_IF_ERROR(ref.prepare(model, prep));
-  VN_RETURN_IF_ERROR(eng.prepare(model, prep));
-  TensorMap feeds{{"x", random_tensor({1, 64, 64, 64}, 7)}};
+  prep.mark_all = true;
+  return prep;
+}
+
+// A reference and an engine with `faults`, both prepared on `model` (every tensor marked unless
+// told otherwise), and a feed for the chain models.
+struct Pair {
+  ref::ReferenceBackend ref;
+  engine::EngineBackend eng;
+  TensorMap feeds;
+
+  explicit Pair(const Model& model, const std::vector<std::string>& faults = {}, uint32_t seed = 3,
+                const PrepareOptions& ref_prep = marked_all(), const PrepareOptions& eng_prep = marked_all())
+      : eng(engine_options(faults)), feeds{{"x", random_tensor({1, 64, 64, 64}, seed)}} {
+    const Status r = ref.prepare(model, ref_prep);
+    EXPECT_TRUE(r.ok()) << r.to_string();
+    const Status e = eng.prepare(model, eng_prep);
+    EXPECT_TRUE(e.ok()) << e.to_string();
+  }
+};
+
+Result<LayerwiseComparison> compare(const Model& model, const std::vector<std::string>& faults, bool local) {
+  Pair p(model, faults, 7);
   LayerwiseOptions options;
   options.local_errors = local;
-  return compare_layerwise(ref, eng, feeds, options);
+  return compare_layerwise(p.ref, p.eng, p.feeds, options);
 }
 
 TEST(Layerwise, CleanEnginePassesEveryTensorPairedByName) {
@@ -142,16 +158,10 @@ TEST(Layerwise, StreamingHoldsAFewTensorsNotTheWholeRun) {
 
 TEST(Layerwise, UnmarkedTensorsAreListedNeverPairedByPosition) {
   Model model = chain_model(6);
-  ref::ReferenceBackend ref;
-  engine::EngineBackend eng(engine_options({}));
-  PrepareOptions all;
-  all.mark_all = true;
   PrepareOptions some;
   some.outputs = {"t2"};
-  ASSERT_TRUE(ref.prepare(model, all).ok());
-  ASSERT_TRUE(eng.prepare(model, some).ok());
-  TensorMap feeds{{"x", random_tensor({1, 64, 64, 64}, 3)}};
-  Result<LayerwiseComparison> r = compare_layerwise(ref, eng, feeds, {});
+  Pair p(model, {}, 3, marked_all(), some);
+  Result<LayerwiseComparison> r = compare_layerwise(p.ref, p.eng, p.feeds, {});
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   std::vector<std::string> compared;
   for (const TensorComparison& c : r->tensors) compared.push_back(c.name);
@@ -162,17 +172,11 @@ TEST(Layerwise, UnmarkedTensorsAreListedNeverPairedByPosition) {
 
 TEST(Layerwise, OnTensorSeesEveryReturnedTensorOfBothSides) {
   Model model = chain_model(5);
-  ref::ReferenceBackend ref;
-  engine::EngineBackend eng(engine_options({}));
-  PrepareOptions prep;
-  prep.mark_all = true;
-  ASSERT_TRUE(ref.prepare(model, prep).ok());
-  ASSERT_TRUE(eng.prepare(model, prep).ok());
-  TensorMap feeds{{"x", random_tensor({1, 64, 64, 64}, 3)}};
+  Pair p(model);
   TensorMap seen_ref, seen_test;
   LayerwiseOptions options;
   options.on_tensor = [&](bool test, const std::string& name, const Tensor& t) { (test ? seen_test : seen_ref).set(name, t); };
-  ASSERT_TRUE(compare_layerwise(ref, eng, feeds, options).ok());
+  ASSERT_TRUE(compare_layerwise(p.ref, p.eng, p.feeds, options).ok());
   EXPECT_EQ(seen_ref.size(), 5u);
   EXPECT_EQ(seen_test.size(), 5u);
   ASSERT_NE(seen_ref.find("y"), nullptr);
@@ -182,10 +186,8 @@ TEST(Layerwise, OnTensorSeesEveryReturnedTensorOfBothSides) {
 TEST(Layerwise, LocalErrorsNeedABackendThatRunsLayersAlone) {
   Model model = chain_model(3);
   ref::ReferenceBackend a, b;
-  PrepareOptions prep;
-  prep.mark_all = true;
-  ASSERT_TRUE(a.prepare(model, prep).ok());
-  ASSERT_TRUE(b.prepare(model, prep).ok());
+  ASSERT_TRUE(a.prepare(model, marked_all()).ok());
+  ASSERT_TRUE(b.prepare(model, marked_all()).ok());
   TensorMap feeds{{"x", random_tensor({1, 64, 64, 64}, 3)}};
   LayerwiseOptions options;
   options.local_errors = true;
@@ -201,22 +203,16 @@ TEST(Layerwise, LocalErrorsNeedABackendThatRunsLayersAlone) {
 
 TEST(Layerwise, CancellationStopsBothRunsWithoutHanging) {
   Model model = chain_model(6);
-  ref::ReferenceBackend ref;
-  engine::EngineBackend eng(engine_options({}));
-  PrepareOptions prep;
-  prep.mark_all = true;
-  ASSERT_TRUE(ref.prepare(model, prep).ok());
-  ASSERT_TRUE(eng.prepare(model, prep).ok());
-  TensorMap feeds{{"x", random_tensor({1, 64, 64, 64}, 3)}};
+  Pair p(model);
   std::atomic<bool> cancel{true};
   LayerwiseOptions options;
   options.cancel = &cancel;
-  Result<LayerwiseComparison> r = compare_layerwise(ref, eng, feeds, options);
+  Result<LayerwiseComparison> r = compare_layerwise(p.ref, p.eng, p.feeds, options);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
   // A bad feed fails the reference first; the engine must not wait for it forever.
   TensorMap bad{{"x", random_tensor({1, 64, 64, 32}, 3)}};
-  Result<LayerwiseComparison> failed = compare_layerwise(ref, eng, bad, {});
+  Result<LayerwiseComparison> failed = compare_layerwise(p.ref, p.eng, bad, {});
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kShapeMismatch);
 }

@@ -220,6 +220,17 @@ void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config
              engine::precision_name(precision), format_number(config.atol[""]), format_number(config.rtol[""]));
 }
 
+// Writes --report-json and prints the verdict line; the exit code says whether all passed.
+int finish_report(const RunArgs& args, nlohmann::ordered_json& report, bool passed) {
+  report["passed"] = passed;
+  if (!args.compare.report_json.empty()) {
+    if (Status s = file_write_atomic(args.compare.report_json, report.dump(2) + "\n"); !s.ok()) return report_error(s);
+    fmt::print("[I] Wrote the comparison report to {}\n", args.compare.report_json);
+  }
+  fmt::print("{} | {} comparison(s)\n", passed ? "PASSED" : "FAILED", report["comparisons"].size());
+  return passed ? kExitOk : kExitFailed;
+}
+
 // Builds and prepares the backend of a live runner. An engine sets the tolerance preset.
 Result<std::unique_ptr<Backend>> make_backend(const RunArgs& args, const Runner& runner, const Model& model,
                                               CompareConfig& config) {
@@ -299,13 +310,7 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
     if (Status s = save_outputs(args.outputs.save_outputs, saved); !s.ok()) return report_error(s);
     fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
-  report["passed"] = all_passed;
-  if (!args.compare.report_json.empty()) {
-    if (Status s = file_write_atomic(args.compare.report_json, report.dump(2) + "\n"); !s.ok()) return report_error(s);
-    fmt::print("[I] Wrote the comparison report to {}\n", args.compare.report_json);
-  }
-  fmt::print("{} | {} comparison(s)\n", all_passed ? "PASSED" : "FAILED", report["comparisons"].size());
-  return all_passed ? kExitOk : kExitFailed;
+  return finish_report(args, report, all_passed);
 }
 
 int run(const RunArgs& args) {
@@ -371,13 +376,7 @@ int run(const RunArgs& args) {
   report["comparisons"] = nlohmann::ordered_json::array();
   Result<bool> passed = compare_backends(args, *config, results, model ? &*model : nullptr, report);
   if (!passed.ok()) return report_error(passed.status());
-  report["passed"] = *passed;
-  if (!args.compare.report_json.empty()) {
-    if (Status s = file_write_atomic(args.compare.report_json, report.dump(2) + "\n"); !s.ok()) return report_error(s);
-    fmt::print("[I] Wrote the comparison report to {}\n", args.compare.report_json);
-  }
-  fmt::print("{} | {} comparison(s)\n", *passed ? "PASSED" : "FAILED", report["comparisons"].size());
-  return *passed ? kExitOk : kExitFailed;
+  return finish_report(args, report, *passed);
 }
 
 }  // namespace

@@ -89,35 +89,42 @@ std::string summary_table(const std::vector<TensorComparison>& tensors, size_t l
   return out;
 }
 
-}  // namespace
-
-std::string format_comparison(const std::string& title, const ResultsComparison& comparison, bool verbose) {
-  std::string out = fmt::format("==== {} ====\n", title);
-  size_t failed = 0;
-  for (const TensorComparison& c : comparison.tensors) failed += c.passed ? 0 : 1;
-  out += summary_table(comparison.tensors, comparison.tensors.size());
-  for (const TensorComparison& c : comparison.tensors) {
-    if (verbose || !c.passed) out += details(c);
-  }
-  auto list = [](const std::vector<std::string>& names) {
+// The closing lines of a comparison report: the tensors left uncompared, by reason, then the
+// verdict.
+std::string unpaired_and_verdict(const std::vector<TensorComparison>& tensors, const std::vector<std::string>& only_in_test,
+                                 const std::vector<std::string>& only_in_ref,
+                                 const std::vector<std::string>& not_produced) {
+  const auto list = [](const std::vector<std::string>& names) {
     std::string s;
     for (const std::string& n : names) s += (s.empty() ? "'" : ", '") + n + "'";
     return s;
   };
-  if (!comparison.only_in_test.empty()) {
-    out += fmt::format("    Not compared, missing from the reference: {}\n", list(comparison.only_in_test));
+  std::string out;
+  if (!only_in_test.empty()) out += fmt::format("    Not compared, missing from the reference: {}\n", list(only_in_test));
+  if (!only_in_ref.empty()) {
+    out += fmt::format("    Not compared, missing from the results under test: {}\n", list(only_in_ref));
   }
-  if (!comparison.only_in_ref.empty()) {
-    out += fmt::format("    Not compared, missing from the results under test: {}\n", list(comparison.only_in_ref));
-  }
-  if (comparison.tensors.empty()) {
+  if (!not_produced.empty()) out += fmt::format("    Not compared, one side never produced: {}\n", list(not_produced));
+  const auto failed = std::count_if(tensors.begin(), tensors.end(), [](const TensorComparison& c) { return !c.passed; });
+  if (tensors.empty()) {
     out += "    FAILED | no tensor name appears on both sides\n";
   } else if (failed) {
-    out += fmt::format("    FAILED | {} of {} tensor(s) mismatched\n", failed, comparison.tensors.size());
+    out += fmt::format("    FAILED | {} of {} tensor(s) mismatched\n", failed, tensors.size());
   } else {
-    out += fmt::format("    PASSED | all {} tensor(s) matched\n", comparison.tensors.size());
+    out += fmt::format("    PASSED | all {} tensor(s) matched\n", tensors.size());
   }
   return out;
+}
+
+}  // namespace
+
+std::string format_comparison(const std::string& title, const ResultsComparison& comparison, bool verbose) {
+  std::string out = fmt::format("==== {} ====\n", title);
+  out += summary_table(comparison.tensors, comparison.tensors.size());
+  for (const TensorComparison& c : comparison.tensors) {
+    if (verbose || !c.passed) out += details(c);
+  }
+  return out + unpaired_and_verdict(comparison.tensors, comparison.only_in_test, comparison.only_in_ref, {});
 }
 
 std::string format_layerwise(const std::string& title, const LayerwiseComparison& comparison, bool verbose) {
@@ -202,28 +209,8 @@ std::string format_layerwise(const std::string& title, const LayerwiseComparison
       }
     }
   }
-  auto list = [](const std::vector<std::string>& names) {
-    std::string s;
-    for (const std::string& n : names) s += (s.empty() ? "'" : ", '") + n + "'";
-    return s;
-  };
-  if (!comparison.only_in_test.empty()) {
-    out += fmt::format("    Not compared, missing from the reference: {}\n", list(comparison.only_in_test));
-  }
-  if (!comparison.only_in_ref.empty()) {
-    out += fmt::format("    Not compared, missing from the results under test: {}\n", list(comparison.only_in_ref));
-  }
-  if (!comparison.not_produced.empty()) {
-    out += fmt::format("    Not compared, one side never produced: {}\n", list(comparison.not_produced));
-  }
-  if (comparison.tensors.empty()) {
-    out += "    FAILED | no tensor name appears on both sides\n";
-  } else if (failed) {
-    out += fmt::format("    FAILED | {} of {} tensor(s) mismatched\n", failed, comparison.tensors.size());
-  } else {
-    out += fmt::format("    PASSED | all {} tensor(s) matched\n", comparison.tensors.size());
-  }
-  return out;
+  return out + unpaired_and_verdict(comparison.tensors, comparison.only_in_test, comparison.only_in_ref,
+                                    comparison.not_produced);
 }
 
 }  // namespace vn::views
