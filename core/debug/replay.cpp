@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/debug/replay.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/ir/mapped_file.h"
+
+namespace vn::debug {
+
+std::string DebugReplay::key(int64_t iteration, std::string_view suffix) {
+  return suffix.empty() ? fmt::format("_N{}", iteration) : fmt::format("_N{}_{}", iteration, suffix);
+}
+
+Result<DebugReplay> DebugReplay::load(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  VN_RETURN_IF_NOT(in, StatusCode::kIoError, "{}: cannot open debug replay", path.string());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  nlohmann::json json = nlohmann::json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
+  VN_RETURN_IF_NOT(json.is_object(), StatusCode::kIoError, "{}: not a debug replay (expected a JSON object)",
+                   path.string());
+  DebugReplay replay;
+  for (const auto& [key, value] : json.items()) {
+    auto bad = [&](std::string_view what) {
+      return make_error(StatusCode::kIoError, "{}: debug replay entry '{}': {}", path.string(), key, what);
+    };
+    if (!value.is_object()) return bad("not an object");
+    ReplayEntry entry;
+    const auto success = value.find("success");
+    if (success == value.end() || !success->is_boolean()) return bad("'success' missing or not a boolean");
+    entry.verdict = success->get<bool>() ? Verdict::kGood : Verdict::kBad;
+    if (const auto verdict = value.find("verdict"); verdict != value.end()) {
+      if (!verdict->is_string()) return bad("'verdict' is not a string");
+      const std::string name = verdict->get<std::string>();
+      if (name == "good") {
+        entry.verdict = Verdict::kGood;
+      } else if (name == "bad") {
+        entry.verdict = Verdict::kBad;
+      } else if (name == "unresolved") {
+        entry.verdict = Verdict::kUnresolved;
+      } else {
+        return bad(fmt::format("unknown verdict '{}'", name));
+      }
+    }
+    if (const auto state = value.find("state"); state != value.end()) {
+      if (!state->is_object()) return bad("'state' is not an object");
+      entry.state = *state;
+    }
+    if (const auto info = value.find("iteration_info"); info != value.end() && info->is_object()) {
+      const auto it = info->find("iteration");
+      if (it != info->end() && it->is_number_integer()) entry.iteration = it->get<int64_t>();
+    }
+    if (const auto reason = value.find("reason"); reason != value.end() && reason->is_string()) {
+      entry.reason = reason->get<std::string>();
+    }
+    replay.entries_[key] = std::move(entry);
+  }
+  return replay;
+}
+
+const ReplayEntry* DebugReplay::find(const std::string& key) const {
+  const auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void DebugReplay::record(const std::string& key, ReplayEntry entry) { entries_[key] = std::move(entry); }
+
+nlohmann::json DebugReplay::to_json() const {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [key, entry] : entries_) {
+    json[key] = {
+        {"state", entry.state},
+        {"iteration_info", {{"iteration", entry.iteration}}},
+        {"success", entry.verdict != Verdict::kBad},
+        {"polygraphy_class", "IterationContext"},
+        {"verdict", verdict_name(entry.verdict)},
+        {"reason", entry.reason},
+    };
+  }
+  return json;
+}
+
+Status DebugReplay::save(const std::filesystem::path& path) const {
+  VN_ASSIGN_OR_RETURN(AtomicFileWriter writer, AtomicFileWriter::create(path));
+  VN_RETURN_IF_ERROR(writer.write(to_json().dump(4) + "\n"));
+  return writer.commit();
+}
+
+std::filesystem::path skip_current_path(const std::filesystem::path& replay_path) {
+  std::filesystem::path result = replay_path;
+  result.replace_filename(replay_path.stem().string() + "_skip_current" + replay_path.extension().string());
+  return result;
+}
+
+}  // namespace vn::debug
