@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "tui/cli/debug_options.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+namespace vn::cli {
+namespace {
+
+std::optional<std::vector<std::string>>& check_argv() {
+  static std::optional<std::vector<std::string>> argv;
+  return argv;
+}
+
+std::set<const CLI::App*>& check_apps() {
+  static std::set<const CLI::App*> apps;
+  return apps;
+}
+
+}  // namespace
+
+void set_check_command(std::optional<std::vector<std::string>> argv) { check_argv() = std::move(argv); }
+const std::optional<std::vector<std::string>>& check_command() { return check_argv(); }
+void accept_check_command(CLI::App& app) {
+  check_apps().insert(&app);
+  app.footer(app.get_footer() +
+             "\n--check CMD ARGS... runs CMD for every iteration; it takes the rest of the command line, "
+             "so it comes last.");
+}
+bool accepts_check_command(const CLI::App* app) { return check_apps().count(app) > 0; }
+
+void CheckOptions::add_to(CLI::App& app) {
+  const char* group = "Check";
+  app.add_option("--fail-regex", fail_regex,
+                 "Regexes searched in the check's output; without --fail-code a match alone decides")
+      ->group(group);
+  auto* codes = app.add_option("--fail-code", fail_codes, "Only these exit codes count as failures")->group(group);
+  app.add_option("--ignore-fail-code", ignore_fail_codes, "These exit codes always count as passes")
+      ->group(group)
+      ->excludes(codes);
+  app.add_option("--check-timeout", check_timeout, "Seconds before a check is killed (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  app.add_flag("--crash-is-failure", crash_is_failure,
+               "Count a check that crashes or times out as a failure (default: unresolved)")
+      ->group(group);
+  app.add_flag("--show-output", show_output, "Print every check's output (default: failing checks only)")
+      ->group(group);
+}
+
+Result<std::optional<debug::ExternalChecker>> CheckOptions::checker() const {
+  if (!check_command()) return std::optional<debug::ExternalChecker>();
+  debug::ExternalCheck check;
+  check.argv = *check_command();
+  check.fail_regex = fail_regex;
+  check.fail_codes = fail_codes;
+  check.ignore_fail_codes = ignore_fail_codes;
+  check.timeout_s = check_timeout;
+  check.crash_is_failure = crash_is_failure;
+  VN_ASSIGN_OR_RETURN(debug::ExternalChecker checker, debug::ExternalChecker::create(std::move(check)));
+  return std::optional<debug::ExternalChecker>(std::move(checker));
+}
+
+void ArtifactOptions::add_to(CLI::App& app) {
+  const char* group = "Artifacts";
+  app.add_option("--artifacts", artifacts, "Files or folders moved into good/ or bad/ after every iteration")
+      ->group(group);
+  app.add_option("--artifacts-dir,--art-dir", artifacts_dir, "Where --artifacts are sorted")->capture_default_str()->group(group);
+}
+
+debug::ArtifactSorter ArtifactOptions::sorter() const {
+  return debug::ArtifactSorter(artifacts_dir, std::vector<std::filesystem::path>(artifacts.begin(), artifacts.end()));
+}
+
+void ReplayOptions::add_to(CLI::App& app) {
+  const char* group = "Replay";
+  app.add_option("--save-debug-replay", save_debug_replay, "Write every iteration's verdict here")->capture_default_str()
+      ->group(group);
+  app.add_option("--load-debug-replay", load_debug_replay,
+                 "Resume: iterations recorded here are not run again")
+      ->group(group);
+}
+
+Result<debug::DebugReplay> ReplayOptions::load() const {
+  if (load_debug_replay.empty()) return debug::DebugReplay();
+  return debug::DebugReplay::load(load_debug_replay);
+}
+
+Result<Until> Until::parse(const std::string& text) {
+  Until until;
+  if (text == "good") {
+    until.kind = Kind::kGood;
+  } else if (text == "bad") {
+    until.kind = Kind::kBad;
+  } else {
+    size_t used = 0;
+    int64_t n = 0;
+    try {
+      n = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;  // std::stoll throws on non-numbers and overflow; both are the error below
+    }
+    VN_RETURN_IF_NOT(used == text.size() && n > 0, StatusCode::kInvalidArgument,
+                     "--until '{}': expected good, bad or a positive number of iterations", text);
+    until.count = n;
+  }
+  return until;
+}
+
+bool Until::done(int64_t index, debug::Verdict verdict) const {
+  switch (kind) {
+    case Kind::kCount:
+      return index + 1 >= count;
+    case Kind::kGood:
+      return verdict == debug::Verdict::kGood;
+    case Kind::kBad:
+      return verdict == debug::Verdict::kBad;
+  }
+  return true;
+}
+
+void print_check_output(const debug::CheckResult& result, bool show_always) {
+  if (!result.process || (!show_always && result.verdict == debug::Verdict::kGood)) return;
+  const ProcessResult& p = *result.process;
+  if (!p.out.empty()) fmt::print("========== CAPTURED STDOUT ==========\n{}\n", p.out);
+  if (!p.err.empty()) fmt::print("========== CAPTURED STDERR ==========\n{}\n", p.err);
+}
+
+}  // namespace vn::cli

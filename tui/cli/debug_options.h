@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The option groups shared by the debug subcommands (CLI.md `debug ...`): the external check and
+// its verdict rules, artifacts, debug replays, --until and progress.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/debug/artifacts.h"
+#include "core/debug/check.h"
+#include "core/debug/replay.h"
+
+namespace vn::cli {
+
+/// The `--check CMD ARGS...` of this command line, taken out of argv by main() before parsing
+/// (it takes the rest of the line, so the check's own options are never read as Vernier's).
+/// Subcommands that accept it call accept_check_command(); main() refuses it for any other.
+void set_check_command(std::optional<std::vector<std::string>> argv);
+const std::optional<std::vector<std::string>>& check_command();
+/// Marks `app` as a subcommand that takes `--check` (it shows in its help).
+void accept_check_command(CLI::App& app);
+/// Whether `app` accepts --check.
+bool accepts_check_command(const CLI::App* app);
+
+/// How an external check's exit becomes a verdict (`--fail-regex`, `--fail-code`, ...).
+struct CheckOptions {
+  std::vector<std::string> fail_regex;
+  std::vector<int> fail_codes;
+  std::vector<int> ignore_fail_codes;
+  double check_timeout = 0;
+  bool crash_is_failure = false;
+  bool show_output = false;
+
+  void add_to(CLI::App& app);
+  /// The external check of `--check` with these rules; nullopt without `--check`. Errors name the
+  /// bad regex or the conflicting flags.
+  Result<std::optional<debug::ExternalChecker>> checker() const;
+};
+
+/// `--artifacts`, `--artifacts-dir`.
+struct ArtifactOptions {
+  std::vector<std::string> artifacts;
+  std::string artifacts_dir = "vernier_artifacts";
+
+  void add_to(CLI::App& app);
+  debug::ArtifactSorter sorter() const;
+};
+
+/// `--save-debug-replay`, `--load-debug-replay`.
+struct ReplayOptions {
+  std::string save_debug_replay = "vernier_debug_replay.json";
+  std::string load_debug_replay;
+
+  void add_to(CLI::App& app);
+  /// The replay to resume from (empty without --load-debug-replay).
+  Result<debug::DebugReplay> load() const;
+};
+
+/// `--until N|good|bad` of debug build and repeat.
+struct Until {
+  enum class Kind { kCount, kGood, kBad } kind = Kind::kCount;
+  int64_t count = 0;
+
+  /// Parses "good", "bad" or a positive count; kInvalidArgument otherwise.
+  static Result<Until> parse(const std::string& text);
+  /// Whether iteration `index` (0-based) with `verdict` is the last one.
+  bool done(int64_t index, debug::Verdict verdict) const;
+};
+
+/// Prints an external check's captured output the way Polygraphy does: for failing iterations
+/// (or every one with --show-output), stdout then stderr under banners.
+void print_check_output(const debug::CheckResult& result, bool show_always);
+
+}  // namespace vn::cli
