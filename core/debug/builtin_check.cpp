@@ -75,7 +75,9 @@ Result<BuiltinCheckDetail> run_builtin_check(const Model& model, const std::vect
     ref_outputs = &computed;
   }
 
-  engine::EngineBackend engine(check.engine);
+  engine::EngineOptions options = check.engine;
+  for (engine::FaultSpec& fault : options.build.faults) fault.ignore_if_absent = true;
+  engine::EngineBackend engine(std::move(options));
   PrepareOptions prep;
   prep.num_threads = check.threads;
   if (Status s = engine.prepare(model, prep); !s.ok()) return unresolved(s, "the engine cannot build it");

@@ -32,7 +32,8 @@ struct BuiltinCheckDetail {
   std::shared_ptr<const engine::Plan> plan;
 };
 
-/// Builds the engine for `model`, runs it and the reference on every feed, and compares the graph
+/// Builds the engine for `model` (faults on layers the model lacks are ignored: a reduced model holds
+/// only part of the original), runs it and the reference on every feed, and compares the graph
 /// outputs: bad when any output of any feed fails its tolerance, good when all pass. A model the
 /// engine cannot build or run, or the reference cannot run, is unresolved with the reason (a
 /// reduction can produce candidates outside what the engine supports; they say nothing about the

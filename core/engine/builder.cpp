@@ -212,7 +212,7 @@ class Builder {
       }
     }
     for (size_t f = 0; f < options_.faults.size(); ++f) {
-      if (!options_.faults[f].layer.empty() && !fault_used[f]) {
+      if (!options_.faults[f].layer.empty() && !fault_used[f] && !options_.faults[f].ignore_if_absent) {
         return make_error(StatusCode::kInvalidArgument,
                           "--inject-fault '{}': no layer or node is named '{}' (`vernier inspect model PLAN` "
                           "lists the layers)",

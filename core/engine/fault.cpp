@@ -160,10 +160,13 @@ Result<FaultSpec> parse_fault(std::string_view text) {
       if (ec != std::errc() || ptr != value.data() + value.size()) {
         return fail(fmt::format("seed={} is not a non-negative integer", value));
       }
+    } else if (key == "missing") {
+      if (value != "ignore" && value != "error") return fail(fmt::format("missing={}: expected ignore or error", value));
+      f.ignore_if_absent = value == "ignore";
     } else {
       return fail(
           fmt::format("unknown key '{}' (expected layer, tactic, kind, factor, magnitude, fraction, when, "
-                      "seed)",
+                      "seed, missing)",
                       key));
     }
   }

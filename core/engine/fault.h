@@ -57,6 +57,9 @@ struct FaultSpec {
   double fraction = 1.0;
   FaultCondition when = FaultCondition::kAlways;
   uint64_t seed = 0;
+  /// `missing=ignore`: a layer= target the model lacks is not an error (the fault just never
+  /// fires), for checks of reduced models that hold only part of the original.
+  bool ignore_if_absent = false;
 };
 
 /// Parses a spec. kInvalidArgument with the spec and the offending key or value in the message

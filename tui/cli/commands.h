@@ -26,5 +26,8 @@ void add_run_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
 void add_convert_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_debug_command(CLI::App& app, Action& action);
+/// `debug reduce`, added to the `debug` group.
+void add_debug_reduce(CLI::App& debug, Action& action);
 
 }  // namespace vn::cli
