@@ -81,9 +81,11 @@ bool explicitly_quantized(const Model& model) {
   });
 }
 
-/// Compiles a layer: kernel plus rounding and faults. bias-drop faults act inside the kernel.
+/// Compiles a layer: kernel plus rounding and faults. bias-drop faults act inside the kernel. An
+/// int8 layer leaves the tensors in `returned` (the engine's outputs) in float32.
 Result<std::unique_ptr<CompiledLayer>> compile(KernelArgs args, std::vector<DType> formats,
-                                               const std::vector<FaultSpec>& faults) {
+                                               const std::vector<FaultSpec>& faults,
+                                               const std::vector<std::string>& returned) {
   std::vector<FaultSpec> value_faults;
   for (const FaultSpec& f : faults) {
     if (f.kind == FaultKind::kBiasDrop) {
@@ -97,6 +99,9 @@ Result<std::unique_ptr<CompiledLayer>> compile(KernelArgs args, std::vector<DTyp
   if (args.precision == PrecisionId::kInt8) {
     if (!args.scales) return make_error(StatusCode::kInvalidArgument, "layer '{}' is int8 but has no scales", args.spec->name);
     VN_ASSIGN_OR_RETURN(scales, layer_scales(*args.spec, *args.scales));
+    for (size_t o = 0; o < scales.outputs.size(); ++o) {
+      if (std::find(returned.begin(), returned.end(), args.spec->outputs[o]) != returned.end()) scales.outputs[o] = 0;
+    }
   }
   VN_ASSIGN_OR_RETURN(std::unique_ptr<LayerKernel> kernel, make_layer_kernel(args));
   return std::make_unique<CompiledLayer>(*args.spec, args.tactic, args.precision, std::move(kernel), std::move(formats),
@@ -188,7 +193,7 @@ class Builder {
 
       // Faults whose target and condition match, decided on this layer's build output.
       std::vector<Tensor> outputs(spec.outputs.size());
-      VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(args(spec, choice), formats, {}));
+      VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(args(spec, choice), formats, {}, engine_.plan.outputs));
       VN_RETURN_IF_ERROR(compiled->run(inputs, outputs));
       std::vector<FaultSpec> active;
       const std::vector<std::string> labels = member_labels(model_, spec);
@@ -211,7 +216,7 @@ class Builder {
         layer.faults.push_back(f);
       }
       if (!active.empty()) {
-        VN_ASSIGN_OR_RETURN(compiled, compile(args(spec, choice), formats, active));
+        VN_ASSIGN_OR_RETURN(compiled, compile(args(spec, choice), formats, active, engine_.plan.outputs));
         VN_RETURN_IF_ERROR(compiled->run(inputs, outputs));
       }
       layer.output_desc = describe(outputs);
@@ -460,7 +465,7 @@ class Builder {
     std::vector<Candidate> ran;
     Status first_error;
     for (const Candidate& c : cands) {
-      Result<std::unique_ptr<CompiledLayer>> compiled = compile(args(spec, c), formats, {});
+      Result<std::unique_ptr<CompiledLayer>> compiled = compile(args(spec, c), formats, {}, engine_.plan.outputs);
       if (!compiled.ok()) {
         if (first_error.ok()) first_error = compiled.status();
         continue;
@@ -600,7 +605,7 @@ Result<std::unique_ptr<BuiltEngine>> load_engine(const Model& model, const Plan&
     }
     std::vector<FaultSpec> faults;
     for (size_t f : recorded.faults) faults.push_back(plan.faults[f]);
-    VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(a, std::move(input_formats), faults));
+    VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(a, std::move(input_formats), faults, outputs));
     engine->layers.push_back(std::move(compiled));
     engine->plan.layers.push_back(recorded);
     for (const std::string& out : spec.outputs) formats[out] = precision_of(recorded.precision).storage;

@@ -17,23 +17,6 @@ namespace {
 constexpr std::string_view kCacheFormat = "vernier-calibration-cache";
 constexpr int kCacheVersion = 1;
 
-/// Normalizes `dist` to sum 1 and moves a little mass (`eps` per empty bin) from the non-empty
-/// bins to the empty ones, so that KL(P || Q) stays finite where Q lost a bin P has. False when
-/// `dist` is all zeros.
-bool smooth_distribution(std::vector<double>& dist, double eps = 1e-4) {
-  double total = 0;
-  size_t zeros = 0;
-  for (double v : dist) {
-    total += v;
-    zeros += v == 0 ? 1 : 0;
-  }
-  const size_t nonzeros = dist.size() - zeros;
-  if (total <= 0 || nonzeros == 0) return false;
-  const double take = eps * static_cast<double>(zeros) / static_cast<double>(nonzeros);
-  for (double& v : dist) v = v == 0 ? eps : v / total - take;
-  return true;
-}
-
 }  // namespace
 
 std::string_view calibration_method_name(CalibrationMethod method) {
@@ -82,39 +65,46 @@ double percentile_threshold(const AbsHistogram& h, double percentile) {
 }
 
 double entropy_threshold(const AbsHistogram& h) {
-  const std::vector<double>& hist = h.counts;
-  const size_t n = hist.size();
+  // The zero bin holds every value a ReLU clamped; its spike would dominate both distributions, so
+  // it counts as its neighbour does (as NVIDIA's pytorch-quantization does).
+  std::vector<double> bins = h.counts;
+  const size_t n = bins.size();
+  if (n > 1) bins[0] = bins[1];
   std::vector<double> tail(n + 1, 0.0);
-  for (size_t b = n; b-- > 0;) tail[b] = tail[b + 1] + hist[b];
+  for (size_t b = n; b-- > 0;) tail[b] = tail[b + 1] + bins[b];
   if (tail[0] <= 0) return h.range;
   double best_kl = std::numeric_limits<double>::infinity();
   size_t best = n;
-  std::vector<double> p, q;
+  std::vector<double> level_sum(kEntropyLevels), level_count(kEntropyLevels), p, q;
   for (size_t i = kEntropyLevels; i <= n; ++i) {
-    p.assign(hist.begin(), hist.begin() + static_cast<std::ptrdiff_t>(i));
-    p[i - 1] += tail[i];
-    // Q merges the unclipped bins into the int8 levels; each level's mass is spread back over the
-    // bins that were non-empty, since an empty bin holds no values to quantize.
-    q.assign(i, 0.0);
-    const size_t merged = i / kEntropyLevels;
-    for (size_t j = 0; j < static_cast<size_t>(kEntropyLevels); ++j) {
-      const size_t start = j * merged;
-      const size_t stop = j + 1 == static_cast<size_t>(kEntropyLevels) ? i : start + merged;
-      double sum = 0;
-      size_t nonzero = 0;
-      for (size_t k = start; k < stop; ++k) {
-        sum += hist[k];
-        nonzero += hist[k] != 0 ? 1 : 0;
-      }
-      if (nonzero == 0) continue;
-      for (size_t k = start; k < stop; ++k) {
-        if (hist[k] != 0) q[k] = sum / static_cast<double>(nonzero);
-      }
+    // Bin k of the first i falls in level floor(k * levels / i); each level's mass is spread back
+    // evenly over its non-empty bins, since an empty bin holds no value to quantize.
+    std::fill(level_sum.begin(), level_sum.end(), 0.0);
+    std::fill(level_count.begin(), level_count.end(), 0.0);
+    const auto level = [&](size_t k) { return k * kEntropyLevels / i; };
+    for (size_t k = 0; k < i; ++k) {
+      if (bins[k] == 0) continue;
+      level_sum[level(k)] += bins[k];
+      level_count[level(k)] += 1;
     }
-    if (!smooth_distribution(p) || !smooth_distribution(q)) continue;
+    p.assign(bins.begin(), bins.begin() + static_cast<std::ptrdiff_t>(i));
+    p[i - 1] += tail[i];
+    q.assign(i, 0.0);
+    double q_total = 0;
+    for (size_t k = 0; k < i; ++k) {
+      if (bins[k] != 0) q[k] = level_sum[level(k)] / level_count[level(k)];
+      q_total += q[k];
+    }
+    const double p_total = tail[0];
     double kl = 0;
-    for (size_t k = 0; k < i; ++k) kl += p[k] * std::log(p[k] / q[k]);
-    if (kl < best_kl) {
+    for (size_t k = 0; k < i && kl < std::numeric_limits<double>::infinity(); ++k) {
+      if (p[k] == 0) continue;
+      // A clipped tail landing in an empty last bin has no quantized counterpart: infinite KL.
+      kl = q[k] == 0 ? std::numeric_limits<double>::infinity()
+                     : kl + p[k] / p_total * std::log((p[k] / p_total) / (q[k] / q_total));
+    }
+    // Ties go to the larger threshold, which clips less.
+    if (kl <= best_kl) {
       best_kl = kl;
       best = i;
     }

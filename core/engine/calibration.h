@@ -53,11 +53,12 @@ struct AbsHistogram {
 /// The `percentile` (in (0, 100]) of the values of `h`, interpolated linearly inside its bin.
 double percentile_threshold(const AbsHistogram& h, double percentile);
 
-/// TensorRT's entropy threshold: among thresholds of i bins, i from kEntropyLevels to
-/// kHistogramBins, the one that minimizes KL(P || Q), where P is the histogram cut at i with the
-/// clipped tail added to its last bin, and Q is P's first i bins merged into kEntropyLevels levels
-/// and spread back evenly over their non-empty bins. Returns i x bin width (the range for an
-/// empty histogram).
+/// The entropy threshold of TensorRT's calibrator (as NVIDIA's pytorch-quantization computes it):
+/// among thresholds of i bins, i from kEntropyLevels to kHistogramBins, the one that minimizes
+/// KL(P || Q), where P is the histogram cut at i with the clipped tail added to its last bin, and
+/// Q is the first i bins merged evenly into kEntropyLevels levels and spread back over their
+/// non-empty bins. The zero bin counts as its neighbour (ReLU's spike at 0 would dominate); ties go
+/// to the larger threshold. Returns i x bin width (the range for an empty histogram).
 double entropy_threshold(const AbsHistogram& h);
 
 /// The calibration method and its parameter.

@@ -139,7 +139,7 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
     std::span<float> values = out.mutable_values<float>();
     for (const FaultSpec& f : faults_) apply_fault(f, values);
     if (int8) {
-      fake_quantize_in_place(values, scales_.outputs[o]);
+      if (scales_.outputs[o] > 0) fake_quantize_in_place(values, scales_.outputs[o]);
     } else {
       round_in_place(values, storage);
     }

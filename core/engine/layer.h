@@ -126,7 +126,9 @@ Support tactic_applicable(const KernelArgs& args, std::span<const Tensor* const>
 /// Errors: kInvalidModel or kShapeMismatch for malformed weights, tagged with the anchor node.
 Result<std::unique_ptr<LayerKernel>> make_layer_kernel(const KernelArgs& args);
 
-/// The int8 scales of a layer's tensors, one per spec.inputs and one per spec.outputs.
+/// The int8 scales of a layer's tensors, one per spec.inputs and one per spec.outputs. An output
+/// scale of 0 leaves that output in float32: the engine returns float32 tensors, so an int8 layer
+/// writes a tensor the engine returns unquantized, as TensorRT does for float network outputs.
 struct LayerScales {
   std::vector<float> inputs;
   std::vector<float> outputs;
