@@ -97,7 +97,8 @@ Result<std::unique_ptr<CompiledLayer>> compile(KernelArgs args, std::vector<DTyp
   args.outputs_modified = precision_of(args.precision).storage != DType::kFloat32 || !value_faults.empty();
   LayerScales scales;
   if (args.precision == PrecisionId::kInt8) {
-    if (!args.scales) return make_error(StatusCode::kInvalidArgument, "layer '{}' is int8 but has no scales", args.spec->name);
+    if (!args.scales)
+      return make_error(StatusCode::kInvalidArgument, "layer '{}' is int8 but has no scales", args.spec->name);
     VN_ASSIGN_OR_RETURN(scales, layer_scales(*args.spec, *args.scales));
     for (size_t o = 0; o < scales.outputs.size(); ++o) {
       if (std::find(returned.begin(), returned.end(), args.spec->outputs[o]) != returned.end()) scales.outputs[o] = 0;
@@ -193,7 +194,8 @@ class Builder {
 
       // Faults whose target and condition match, decided on this layer's build output.
       std::vector<Tensor> outputs(spec.outputs.size());
-      VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(args(spec, choice), formats, {}, engine_.plan.outputs));
+      VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled,
+                          compile(args(spec, choice), formats, {}, engine_.plan.outputs));
       VN_RETURN_IF_ERROR(compiled->run(inputs, outputs));
       std::vector<FaultSpec> active;
       const std::vector<std::string> labels = member_labels(model_, spec);
@@ -263,7 +265,8 @@ class Builder {
     const Int8Options& o = options_.int8;
     const std::string_view method = calibration_method_name(o.calibration.method);
     if (explicitly_quantized(model_)) {
-      plan.calibration = "none: the model is explicitly quantized; its QuantizeLinear/DequantizeLinear nodes run as given";
+      plan.calibration =
+          "none: the model is explicitly quantized; its QuantizeLinear/DequantizeLinear nodes run as given";
       VN_LOG_INFO("int8: {}", plan.calibration);
       return Status::OK();
     }
@@ -295,15 +298,14 @@ class Builder {
       VN_ASSIGN_OR_RETURN(feeds, data::generate_feeds(model_.graph, synthetic));
       source = fmt::format("{} synthetic feed(s) (seed {})", feeds.size(), synthetic.seed);
       VN_LOG_WARNING(
-          "int8: no --calibration-data, so calibrating on {}; scales from random data rarely fit real inputs",
-          source);
+          "int8: no --calibration-data, so calibrating on {}; scales from random data rarely fit real inputs", source);
     }
     VN_ASSIGN_OR_RETURN(plan.int8_scales, calibrate(model_, feeds, o.calibration, registry_, num_threads_));
     plan.calibration = fmt::format("{} calibration over {}", method, source);
     VN_LOG_INFO("int8: {}", plan.calibration);
     if (!o.cache.empty()) {
-      VN_RETURN_IF_ERROR(save_calibration_cache({plan.model_hash, plan.model_name, o.calibration.method, plan.int8_scales},
-                                                o.cache));
+      VN_RETURN_IF_ERROR(
+          save_calibration_cache({plan.model_hash, plan.model_name, o.calibration.method, plan.int8_scales}, o.cache));
       VN_LOG_INFO("int8: wrote the calibration cache {}", o.cache.string());
     }
     return Status::OK();

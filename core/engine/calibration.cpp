@@ -150,11 +150,15 @@ ScaleTable Calibrator::scales() const {
   return out;
 }
 
-Result<ScaleTable> calibrate(const Model& model, const std::vector<TensorMap>& feeds,
-                             const CalibrationOptions& options, const ops::OpRegistry& registry, int num_threads) {
+Result<ScaleTable> calibrate(const Model& model, const std::vector<TensorMap>& feeds, const CalibrationOptions& options,
+                             const ops::OpRegistry& registry, int num_threads) {
   if (feeds.empty()) return make_error(StatusCode::kInvalidArgument, "int8 calibration needs at least one feed");
   EngineOptions fp32;
   fp32.build.deterministic = true;
+  // The float32 build runs its layers once; with the calibration data's shapes, dynamic dims too.
+  for (const ValueInfo* in : model.graph.runtime_inputs()) {
+    if (const Tensor* t = feeds.front().find(in->name)) fp32.build.input_shapes[in->name] = t->shape();
+  }
   EngineBackend engine(std::move(fp32), registry);
   PrepareOptions prep;
   prep.mark_all = true;
@@ -209,7 +213,8 @@ Result<CalibrationCache> load_calibration_cache(const std::filesystem::path& pat
   buf << in.rdbuf();
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
-  if (!j.contains("format") || j["format"] != kCacheFormat) return fail("\"format\" is not \"vernier-calibration-cache\"");
+  if (!j.contains("format") || j["format"] != kCacheFormat)
+    return fail("\"format\" is not \"vernier-calibration-cache\"");
   if (!j.contains("version") || j["version"] != kCacheVersion) {
     return fail(fmt::format("version is not {}; delete it to calibrate again", kCacheVersion));
   }
@@ -218,8 +223,8 @@ Result<CalibrationCache> load_calibration_cache(const std::filesystem::path& pat
   if (!model.is_object() || !model.contains("hash") || !model["hash"].is_string()) return fail("no model hash");
   cache.model_hash = model["hash"].get<std::string>();
   if (model.contains("name") && model["name"].is_string()) cache.model_name = model["name"].get<std::string>();
-  const std::optional<CalibrationMethod> method =
-      j.contains("method") && j["method"].is_string() ? calibration_method_from_name(j["method"].get<std::string>())
+  const std::optional<CalibrationMethod> method = j.contains("method") && j["method"].is_string()
+                                                      ? calibration_method_from_name(j["method"].get<std::string>())
                                                       : std::nullopt;
   if (!method) return fail("\"method\" is not minmax, percentile or entropy");
   cache.method = *method;

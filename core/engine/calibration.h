@@ -96,8 +96,8 @@ class Calibrator {
 /// observed, whatever fusions a later build makes) and runs it over `feeds`, once for minmax and
 /// twice for percentile and entropy. Returns the scale of every float32 graph input and tensor
 /// the engine produces. Errors: kInvalidArgument for no feeds; the engine's build and run errors.
-Result<ScaleTable> calibrate(const Model& model, const std::vector<TensorMap>& feeds,
-                             const CalibrationOptions& options, const ops::OpRegistry& registry, int num_threads);
+Result<ScaleTable> calibrate(const Model& model, const std::vector<TensorMap>& feeds, const CalibrationOptions& options,
+                             const ops::OpRegistry& registry, int num_threads);
 
 /// The contents of a calibration cache (`--calibration-cache`).
 struct CalibrationCache {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // int8 calibration: each method's threshold on distributions whose right answer is known, the
 // weight scales per output channel, and the calibration cache file.
+#include "core/engine/calibration.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <random>
 
-#include "core/engine/calibration.h"
 #include "core/ir/mapped_file.h"
 #include "tests/engine/engine_test_util.h"
 
@@ -85,7 +86,8 @@ TEST(Calibration, EntropyOfABoundedBulkKeepsItsRange) {
 
 TEST(Calibration, AnAllZeroTensorGetsAUsableScale) {
   const Tensor zeros(DType::kFloat32, {16});
-  for (CalibrationMethod m : {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
+  for (CalibrationMethod m :
+       {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
     Calibrator c({m});
     c.observe_range("z", zeros);
     c.observe_histogram("z", zeros);
@@ -96,7 +98,8 @@ TEST(Calibration, AnAllZeroTensorGetsAUsableScale) {
 }
 
 TEST(Calibration, MethodNamesRoundTrip) {
-  for (CalibrationMethod m : {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
+  for (CalibrationMethod m :
+       {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
     EXPECT_EQ(calibration_method_from_name(calibration_method_name(m)), m);
   }
   EXPECT_FALSE(calibration_method_from_name("kl").has_value());
@@ -127,8 +130,8 @@ TEST(Quantize, WeightScalesArePerOutputChannel) {
 
 class CalibrationCacheTest : public ::testing::Test {
  protected:
-  std::filesystem::path path_ = std::filesystem::temp_directory_path() /
-                                ("vn_calibration_cache_" + std::to_string(::getpid()) + ".json");
+  std::filesystem::path path_ =
+      std::filesystem::temp_directory_path() / ("vn_calibration_cache_" + std::to_string(::getpid()) + ".json");
   void TearDown() override { std::filesystem::remove(path_); }
 };
 

@@ -268,7 +268,8 @@ TEST(Int8Build, EntropyCalibrationBeatsMinMaxOnAResNetWithOutliers) {
   const std::vector<TensorMap> calibration = outlier_feeds(16, 100), held_out = outlier_feeds(16, 200);
   std::map<CalibrationMethod, double> error;
   std::map<CalibrationMethod, float> input_amax;
-  for (CalibrationMethod m : {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
+  for (CalibrationMethod m :
+       {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
     std::unique_ptr<EngineBackend> engine = build(model, int8_options(m, calibration));
     size_t int8_layers = 0;
     for (const PlanLayer& l : engine->plan()->layers) int8_layers += l.precision == PrecisionId::kInt8 ? 1 : 0;
@@ -299,7 +300,9 @@ TEST(Int8Build, LayersWithoutAnInt8TacticStayInFloatAndSayWhy) {
   EXPECT_EQ(pool->precision, PrecisionId::kFp32);
   EXPECT_EQ(pool->int8_fallback, "no int8 tactic for Pool layers");
   for (const PlanLayer& l : plan.layers) {
-    if (l.precision == PrecisionId::kInt8) EXPECT_TRUE(l.int8_fallback.empty()) << l.name;
+    if (l.precision == PrecisionId::kInt8) {
+      EXPECT_TRUE(l.int8_fallback.empty()) << l.name;
+    }
   }
   EXPECT_EQ(plan.calibration, "minmax calibration over 2 feed(s)");
 }
@@ -340,7 +343,8 @@ TEST_F(Int8Files, CalibrationCacheRoundTripNeedsNoData) {
 
 TEST_F(Int8Files, PlanRoundTripKeepsTheScales) {
   const Model model = resnet_like();
-  std::unique_ptr<EngineBackend> built = build(model, int8_options(CalibrationMethod::kPercentile, outlier_feeds(3, 500)));
+  std::unique_ptr<EngineBackend> built =
+      build(model, int8_options(CalibrationMethod::kPercentile, outlier_feeds(3, 500)));
   const std::filesystem::path path = dir_ / "plan.json";
   ASSERT_TRUE(save_plan(*built->plan(), path).ok());
   Result<Plan> loaded = load_plan(path);
@@ -378,8 +382,9 @@ TEST(Int8Build, ExplicitQuantizeDequantizeRunsAsGiven) {
   const Tensor y = *engine->run(feeds)->find("Y");
   test::expect_close(y, ref, test::precision_tolerance(PrecisionId::kFp32), "QDQ model on the engine");
   // The quantization the model asks for happened: the same conv on unquantized X differs.
-  const Model plain = make_model(kHeader + "g (float[1,4,6,6] X, float[8,4,3,3] W) => (float[1,8,4,4] Y) { Y = Conv(X, W) }",
-                                 {{"W", random_tensor({8, 4, 3, 3}, 31)}});
+  const Model plain =
+      make_model(kHeader + "g (float[1,4,6,6] X, float[8,4,3,3] W) => (float[1,8,4,4] Y) { Y = Conv(X, W) }",
+                 {{"W", random_tensor({8, 4, 3, 3}, 31)}});
   const Tensor unquantized = *test::run_reference(plain, feeds).find("Y");
   EXPECT_FALSE(compare_tensors("Y", y, unquantized, test::precision_tolerance(PrecisionId::kFp32), false).passed);
 }

@@ -281,11 +281,13 @@ Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<st
   if (int8) {
     b.allowed |= engine::kInt8;
   } else if (!calibration_data.empty() || !calibration_method.empty() || !calibration_cache.empty()) {
-    return make_error(StatusCode::kInvalidArgument,
-                      "--calibration-{}: calibration is for int8 builds; add --int8",
-                      !calibration_data.empty() ? "data" : !calibration_method.empty() ? "method" : "cache");
+    return make_error(StatusCode::kInvalidArgument, "--calibration-{}: calibration is for int8 builds; add --int8",
+                      !calibration_data.empty()     ? "data"
+                      : !calibration_method.empty() ? "method"
+                                                    : "cache");
   }
-  if (!calibration_method.empty()) b.int8.calibration.method = *engine::calibration_method_from_name(calibration_method);
+  if (!calibration_method.empty())
+    b.int8.calibration.method = *engine::calibration_method_from_name(calibration_method);
   if (!calibration_data.empty()) b.int8.data = {calibration_data};
   b.int8.cache = calibration_cache;
   b.int8.synthetic = synthetic;
@@ -336,9 +338,9 @@ Status EngineOptions::save_artifacts(const engine::Plan& plan) const {
 engine::PrecisionId loosest_precision(const engine::Plan& plan) {
   // Coarsest last: int8 keeps 8 bits of a clipped range, bfloat16 8 mantissa bits, float16 and
   // tf32 11.
-  constexpr engine::PrecisionId kOrder[] = {engine::PrecisionId::kFp32,       engine::PrecisionId::kTf32,
-                                            engine::PrecisionId::kFp16,       engine::PrecisionId::kFp16Strict,
-                                            engine::PrecisionId::kBf16,       engine::PrecisionId::kInt8};
+  constexpr engine::PrecisionId kOrder[] = {engine::PrecisionId::kFp32, engine::PrecisionId::kTf32,
+                                            engine::PrecisionId::kFp16, engine::PrecisionId::kFp16Strict,
+                                            engine::PrecisionId::kBf16, engine::PrecisionId::kInt8};
   size_t loosest = 0;
   for (const engine::PlanLayer& l : plan.layers) {
     for (size_t i = loosest + 1; i < std::size(kOrder); ++i) {

@@ -455,8 +455,8 @@ class ConvKernel final : public LayerKernel {
   int x_input_ = 0;
   Shape w_shape_;
   int64_t group_ = 1;
-  std::vector<float> weights_;     // folded, in the operand format (empty for Winograd)
-  std::vector<float> winograd_u_;  // [16][M][C] transformed weights, in the operand format
+  std::vector<float> weights_;        // folded, in the operand format (empty for Winograd)
+  std::vector<float> winograd_u_;     // [16][M][C] transformed weights, in the operand format
   std::vector<int8_t> weights_int8_;  // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;  // per output channel (int8 only)
   float input_scale_ = 1.0f;          // X's tensor scale (int8 only)

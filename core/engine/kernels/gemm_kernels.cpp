@@ -103,13 +103,15 @@ class GemmKernel final : public LayerKernel {
     const int64_t k = b_.shape[0], cols = b_.shape[1];
     std::vector<double> columns(b_.values.size());
     for (int64_t r = 0; r < k; ++r) {
-      for (int64_t c = 0; c < cols; ++c) columns[static_cast<size_t>(c * k + r)] = b_.values[static_cast<size_t>(r * cols + c)];
+      for (int64_t c = 0; c < cols; ++c)
+        columns[static_cast<size_t>(c * k + r)] = b_.values[static_cast<size_t>(r * cols + c)];
     }
     b_scales_ = per_channel_scales(columns, cols);
     const std::vector<int8_t> by_column = quantize_per_channel(columns, b_scales_);
     b_int8_.resize(by_column.size());
     for (int64_t r = 0; r < k; ++r) {
-      for (int64_t c = 0; c < cols; ++c) b_int8_[static_cast<size_t>(r * cols + c)] = by_column[static_cast<size_t>(c * k + r)];
+      for (int64_t c = 0; c < cols; ++c)
+        b_int8_[static_cast<size_t>(r * cols + c)] = by_column[static_cast<size_t>(c * k + r)];
     }
     b_.values = {};
     a_scale_ = args_.scales->at(n.inputs[0]);
@@ -128,7 +130,8 @@ class GemmKernel final : public LayerKernel {
     matmul_int8(aq.data(), b_int8_.data(), acc.data(), m, n, k);
     for (int64_t r = 0; r < m; ++r) {
       for (int64_t c = 0; c < n; ++c) {
-        y[r * n + c] = static_cast<float>(acc[static_cast<size_t>(r * n + c)]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
+        y[r * n + c] =
+            static_cast<float>(acc[static_cast<size_t>(r * n + c)]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
       }
     }
   }
