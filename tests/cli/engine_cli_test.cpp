@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include "core/engine/plan.h"
+#include "core/io/npz.h"
 #include "core/io/polygraphy_json.h"
 #include "core/ir/onnx_export.h"
 #include "core/ir/onnx_import.h"
@@ -111,6 +113,25 @@ TEST(CliEngine, RunRefEngineInt8WithCalibrationDataPassesWithTheInt8Preset) {
   EXPECT_THAT(r.out, HasSubstr("precisions: fp32 4, int8 3"));
   EXPECT_THAT(r.out, HasSubstr("Tolerance preset for an engine with int8 layers: atol=0.1, rtol=0.1"));
   EXPECT_THAT(r.out, HasSubstr("PASSED | 1 comparison(s)"));
+}
+
+TEST(CliEngine, ConvertInt8CalibratesOnAnNpz) {
+  TempDir dir;
+  Tensor image(DType::kFloat32, {1, 3, 32, 32});
+  float v = 0;
+  for (float& x : image.mutable_values<float>()) {
+    v += 0.37f;
+    x = v - std::floor(v);
+  }
+  TensorMap feed;
+  feed.set("image", image);
+  const std::string npz = (dir / "calib.npz").string(), plan = (dir / "plan.json").string();
+  ASSERT_TRUE(io::npz_save(feed, npz).ok());
+  auto c = run_vernier(
+      {"convert", kDemo, "--int8", "--calibration-data", npz, "--calibration-method", "percentile", "-o", plan});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_THAT(c.err, HasSubstr("[I] int8: percentile calibration over 1 feed(s) of " + npz));
+  EXPECT_THAT(c.out, HasSubstr("int8 3"));
 }
 
 TEST(CliEngine, Int8WithoutCalibrationDataCalibratesOnSyntheticInputsAndSaysSo) {
