@@ -155,7 +155,11 @@ class Builder {
           "TensorRT); add --precision-constraints prefer or obey");
     }
 
-    if (mask_has(s.allowed, PrecisionId::kInt8)) VN_RETURN_IF_ERROR(obtain_int8_scales());
+    // A tactic replay recorded from an int8 build replays int8 layers, which need scales too.
+    const bool int8_replayed =
+        options_.replay && std::any_of(options_.replay->entries.begin(), options_.replay->entries.end(),
+                                       [](const ReplayEntry& e) { return e.precision == PrecisionId::kInt8; });
+    if (mask_has(s.allowed, PrecisionId::kInt8) || int8_replayed) VN_RETURN_IF_ERROR(obtain_int8_scales());
 
     data::SyntheticOptions synthetic;
     synthetic.input_shapes = options_.input_shapes;
