@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/common/logging.h"
+#include "core/data/feeds.h"
 #include "core/data/synthetic.h"
 
 namespace vn::engine {
@@ -25,6 +26,7 @@ struct Candidate {
 /// flags ask for and what is fast on the devices the engine models, so the builder picks the first
 /// class some tactic can run, and times the candidates within it.
 const std::vector<std::vector<PrecisionId>> kPrecisionClasses = {
+    {PrecisionId::kInt8},
     {PrecisionId::kFp16, PrecisionId::kFp16Strict, PrecisionId::kBf16},
     {PrecisionId::kTf32},
     {PrecisionId::kFp32},
@@ -72,9 +74,18 @@ bool has_bias(const Model& model, const LayerSpec& spec) {
   }
 }
 
-/// Compiles a layer: kernel plus rounding and faults. bias-drop faults act inside the kernel.
+/// True when the model quantizes explicitly: its QuantizeLinear/DequantizeLinear nodes say where.
+bool explicitly_quantized(const Model& model) {
+  return std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& n) {
+    return is_default_domain(n.domain) && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear");
+  });
+}
+
+/// Compiles a layer: kernel plus rounding and faults. bias-drop faults act inside the kernel. An
+/// int8 layer leaves the tensors in `returned` (the engine's outputs) in float32.
 Result<std::unique_ptr<CompiledLayer>> compile(KernelArgs args, std::vector<DType> formats,
-                                               const std::vector<FaultSpec>& faults) {
+                                               const std::vector<FaultSpec>& faults,
+                                               const std::vector<std::string>& returned) {
   std::vector<FaultSpec> value_faults;
   for (const FaultSpec& f : faults) {
     if (f.kind == FaultKind::kBiasDrop) {
@@ -84,9 +95,18 @@ Result<std::unique_ptr<CompiledLayer>> compile(KernelArgs args, std::vector<DTyp
     }
   }
   args.outputs_modified = precision_of(args.precision).storage != DType::kFloat32 || !value_faults.empty();
+  LayerScales scales;
+  if (args.precision == PrecisionId::kInt8) {
+    if (!args.scales)
+      return make_error(StatusCode::kInvalidArgument, "layer '{}' is int8 but has no scales", args.spec->name);
+    VN_ASSIGN_OR_RETURN(scales, layer_scales(*args.spec, *args.scales));
+    for (size_t o = 0; o < scales.outputs.size(); ++o) {
+      if (std::find(returned.begin(), returned.end(), args.spec->outputs[o]) != returned.end()) scales.outputs[o] = 0;
+    }
+  }
   VN_ASSIGN_OR_RETURN(std::unique_ptr<LayerKernel> kernel, make_layer_kernel(args));
   return std::make_unique<CompiledLayer>(*args.spec, args.tactic, args.precision, std::move(kernel), std::move(formats),
-                                         std::move(value_faults));
+                                         std::move(value_faults), std::move(scales));
 }
 
 std::vector<TensorDesc> describe(const std::vector<const Tensor*>& tensors) {
@@ -135,6 +155,12 @@ class Builder {
           "TensorRT); add --precision-constraints prefer or obey");
     }
 
+    // A tactic replay recorded from an int8 build replays int8 layers, which need scales too.
+    const bool int8_replayed =
+        options_.replay && std::any_of(options_.replay->entries.begin(), options_.replay->entries.end(),
+                                       [](const ReplayEntry& e) { return e.precision == PrecisionId::kInt8; });
+    if (mask_has(s.allowed, PrecisionId::kInt8) || int8_replayed) VN_RETURN_IF_ERROR(obtain_int8_scales());
+
     data::SyntheticOptions synthetic;
     synthetic.input_shapes = options_.input_shapes;
     VN_ASSIGN_OR_RETURN(std::vector<TensorMap> feeds, data::generate_feeds(model_.graph, synthetic));
@@ -172,7 +198,8 @@ class Builder {
 
       // Faults whose target and condition match, decided on this layer's build output.
       std::vector<Tensor> outputs(spec.outputs.size());
-      VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(args(spec, choice), formats, {}));
+      VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled,
+                          compile(args(spec, choice), formats, {}, engine_.plan.outputs));
       VN_RETURN_IF_ERROR(compiled->run(inputs, outputs));
       std::vector<FaultSpec> active;
       const std::vector<std::string> labels = member_labels(model_, spec);
@@ -195,7 +222,7 @@ class Builder {
         layer.faults.push_back(f);
       }
       if (!active.empty()) {
-        VN_ASSIGN_OR_RETURN(compiled, compile(args(spec, choice), formats, active));
+        VN_ASSIGN_OR_RETURN(compiled, compile(args(spec, choice), formats, active, engine_.plan.outputs));
         VN_RETURN_IF_ERROR(compiled->run(inputs, outputs));
       }
       layer.output_desc = describe(outputs);
@@ -231,8 +258,75 @@ class Builder {
     a.registry = &registry_;
     a.tactic = c.tactic;
     a.precision = c.precision;
+    a.scales = &engine_.plan.int8_scales;
     a.num_threads = num_threads_;
     return a;
+  }
+
+  /// Fills Plan::int8_scales and Plan::calibration (see Int8Options for the order of sources).
+  Status obtain_int8_scales() {
+    Plan& plan = engine_.plan;
+    const Int8Options& o = options_.int8;
+    const std::string_view method = calibration_method_name(o.calibration.method);
+    if (explicitly_quantized(model_)) {
+      plan.calibration =
+          "none: the model is explicitly quantized; its QuantizeLinear/DequantizeLinear nodes run as given";
+      VN_LOG_INFO("int8: {}", plan.calibration);
+      return Status::OK();
+    }
+    std::error_code ec;
+    if (!o.cache.empty() && std::filesystem::exists(o.cache, ec)) {
+      VN_ASSIGN_OR_RETURN(CalibrationCache cache, load_calibration_cache(o.cache));
+      if (cache.model_hash != plan.model_hash) {
+        return make_error(StatusCode::kInvalidArgument,
+                          "--calibration-cache {} was calibrated on another model ('{}', hash {}); this model's hash "
+                          "is {}: delete the cache or name another file to calibrate again",
+                          o.cache.string(), cache.model_name, cache.model_hash, plan.model_hash);
+      }
+      plan.int8_scales = std::move(cache.scales);
+      plan.calibration = fmt::format("{} scales of {} tensor(s) read from the calibration cache {}",
+                                     calibration_method_name(cache.method), plan.int8_scales.size(), o.cache.string());
+      VN_LOG_INFO("int8: {}", plan.calibration);
+      return Status::OK();
+    }
+    std::vector<TensorMap> feeds = o.feeds;
+    std::string source = fmt::format("{} feed(s)", feeds.size());
+    if (!o.data.empty()) {
+      VN_ASSIGN_OR_RETURN(feeds, data::load_feeds(o.data, model_.graph));
+      std::string files;
+      for (const std::filesystem::path& p : o.data) files += (files.empty() ? "" : ", ") + p.string();
+      source = fmt::format("{} feed(s) of {}", feeds.size(), files);
+    } else if (feeds.empty()) {
+      data::SyntheticOptions synthetic = o.synthetic;
+      for (const auto& [name, shape] : options_.input_shapes) synthetic.input_shapes.try_emplace(name, shape);
+      VN_ASSIGN_OR_RETURN(feeds, data::generate_feeds(model_.graph, synthetic));
+      source = fmt::format("{} synthetic feed(s) (seed {})", feeds.size(), synthetic.seed);
+      VN_LOG_WARNING(
+          "int8: no --calibration-data, so calibrating on {}; scales from random data rarely fit real inputs", source);
+    }
+    VN_ASSIGN_OR_RETURN(plan.int8_scales, calibrate(model_, feeds, o.calibration, registry_, num_threads_));
+    plan.calibration = fmt::format("{} calibration over {}", method, source);
+    VN_LOG_INFO("int8: {}", plan.calibration);
+    if (!o.cache.empty()) {
+      VN_RETURN_IF_ERROR(
+          save_calibration_cache({plan.model_hash, plan.model_name, o.calibration.method, plan.int8_scales}, o.cache));
+      VN_LOG_INFO("int8: wrote the calibration cache {}", o.cache.string());
+    }
+    return Status::OK();
+  }
+
+  /// Why a layer cannot run in int8: no tactic of its kind runs int8, or the first reason an int8
+  /// tactic gave.
+  std::string int8_fallback(const LayerSpec& spec, const std::vector<const Tensor*>& inputs) const {
+    std::vector<const TacticInfo*> tactics = tactics_for(spec.kind);
+    std::string reason;
+    for (const TacticInfo* t : tactics) {
+      if (!t->supports(PrecisionId::kInt8)) continue;
+      const Support s = tactic_applicable(args(spec, {t->id, PrecisionId::kInt8}), inputs);
+      if (s.supported) return "";
+      if (reason.empty()) reason = s.reason;
+    }
+    return reason.empty() ? fmt::format("no int8 tactic for {} layers", layer_kind_name(spec.kind)) : reason;
   }
 
   /// Every --layer-precisions name must name a layer or a node in one.
@@ -352,6 +446,10 @@ class Builder {
       }
       cands = candidates(spec, presets, inputs, why);
     }
+    const bool int8 = !cands.empty() && cands.front().precision == PrecisionId::kInt8;
+    if (float32 && !int8 && how.empty() && mask_has(engine_.plan.settings.allowed, PrecisionId::kInt8)) {
+      layer.int8_fallback = int8_fallback(spec, inputs);
+    }
     if (cands.empty()) {
       return make_error(StatusCode::kInternal, "no tactic can run layer '{}': {}", spec.name,
                         why.empty() ? "none listed" : why.front());
@@ -373,7 +471,7 @@ class Builder {
     std::vector<Candidate> ran;
     Status first_error;
     for (const Candidate& c : cands) {
-      Result<std::unique_ptr<CompiledLayer>> compiled = compile(args(spec, c), formats, {});
+      Result<std::unique_ptr<CompiledLayer>> compiled = compile(args(spec, c), formats, {}, engine_.plan.outputs);
       if (!compiled.ok()) {
         if (first_error.ok()) first_error = compiled.status();
         continue;
@@ -478,6 +576,8 @@ Result<std::unique_ptr<BuiltEngine>> load_engine(const Model& model, const Plan&
   }
   engine->plan.settings = plan.settings;
   engine->plan.faults = plan.faults;
+  engine->plan.int8_scales = plan.int8_scales;
+  engine->plan.calibration = plan.calibration;
   std::unordered_map<std::string, DType> formats;
   for (const ValueInfo* in : model.graph.runtime_inputs()) formats[in->name] = DType::kFloat32;
   for (size_t i = 0; i < plan.layers.size(); ++i) {
@@ -496,6 +596,7 @@ Result<std::unique_ptr<BuiltEngine>> load_engine(const Model& model, const Plan&
     a.registry = &registry;
     a.tactic = recorded.tactic;
     a.precision = recorded.precision;
+    a.scales = &engine->plan.int8_scales;
     a.num_threads = num_threads;
     const Support s = (t.kind == spec.kind || t.id == TacticId::kReference) ? tactic_applicable(a, {})
                                                                             : Support{false, "wrong layer kind"};
@@ -510,7 +611,7 @@ Result<std::unique_ptr<BuiltEngine>> load_engine(const Model& model, const Plan&
     }
     std::vector<FaultSpec> faults;
     for (size_t f : recorded.faults) faults.push_back(plan.faults[f]);
-    VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(a, std::move(input_formats), faults));
+    VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(a, std::move(input_formats), faults, outputs));
     engine->layers.push_back(std::move(compiled));
     engine->plan.layers.push_back(recorded);
     for (const std::string& out : spec.outputs) formats[out] = precision_of(recorded.precision).storage;

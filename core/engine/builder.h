@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/data/synthetic.h"
+#include "core/engine/calibration.h"
 #include "core/engine/fault.h"
 #include "core/engine/folding.h"
 #include "core/engine/fusion.h"
@@ -24,10 +26,27 @@
 
 namespace vn::engine {
 
+/// Where an int8 build gets its activation scales, in this order of precedence: an existing
+/// `cache` file; else calibration over `feeds`, else over the files of `data`, else over synthetic
+/// feeds from `synthetic` (said with a warning), writing `cache` when one is named. A model with
+/// QuantizeLinear/DequantizeLinear nodes is explicitly quantized and is not calibrated.
+struct Int8Options {
+  CalibrationOptions calibration;
+  /// --calibration-data: files in the formats of data::load_feeds.
+  std::vector<std::filesystem::path> data;
+  /// Calibration feeds given directly (by a program or a test).
+  std::vector<TensorMap> feeds;
+  /// The synthetic inputs used without data (the run's data options); unset input shapes fall
+  /// back to BuildOptions::input_shapes.
+  data::SyntheticOptions synthetic;
+  /// --calibration-cache: read when it exists (no calibration), else written after calibrating.
+  std::filesystem::path cache;
+};
+
 /// The Engine build option group of the CLI.
 struct BuildOptions {
   /// Precisions the builder may use besides fp32 (always allowed): --fp16 allows kFp16 and
-  /// kFp16Strict, --bf16 kBf16, --tf32 kTf32.
+  /// kFp16Strict, --bf16 kBf16, --tf32 kTf32, --int8 kInt8 (which needs `int8`'s scales).
   PrecisionMask allowed = kFp32;
   /// Per-layer requests (`--layer-precisions NAME:PREC`); NAME is a layer or any node fused into it.
   std::vector<std::pair<std::string, PrecisionId>> layer_precisions;
@@ -50,6 +69,8 @@ struct BuildOptions {
   std::optional<TacticReplay> replay;
   /// Faults to inject (`--inject-fault`).
   std::vector<FaultSpec> faults;
+  /// How int8 scales are obtained when kInt8 is allowed.
+  Int8Options int8;
 };
 
 /// An engine ready to run: its plan and one compiled layer per plan layer. Not movable: the
@@ -68,9 +89,12 @@ struct BuiltEngine {
 /// Builds an engine for `model` returning the tensors `outputs` (which `model` must define; they
 /// block fusions across them). `model` and `registry` must outlive the engine. Runs the model's
 /// layers once on synthetic inputs (seed 1, values in [0, 1)) to time the tactics.
+/// With kInt8 allowed it first obtains the activation scales (see Int8Options) and prefers int8 for
+/// every layer with an int8 tactic; the others stay in float and PlanLayer::int8_fallback says why.
 /// Errors: kInvalidArgument for a --layer-precisions name or fault target that names no layer, a
-/// request `obey` cannot meet, a replay that lacks a layer or replays a tactic that cannot run it;
-/// the failing layer's error when no candidate can run it.
+/// request `obey` cannot meet, a replay that lacks a layer or replays a tactic that cannot run it,
+/// a calibration cache written for another model; kIoError for unreadable calibration data or
+/// cache; the failing layer's error when no candidate can run it.
 Result<std::unique_ptr<BuiltEngine>> build_engine(const Model& model, const std::vector<std::string>& outputs,
                                                   const BuildOptions& options, const ops::OpRegistry& registry,
                                                   int num_threads);

@@ -56,8 +56,28 @@ Support tactic_applicable(const KernelArgs& args, std::span<const Tensor* const>
                                  spec.inputs[i], dtype_name(d))};
     }
   }
+  if (args.precision == PrecisionId::kInt8) {
+    if (!args.scales) return {false, "no int8 scales: the build was not calibrated"};
+    if (Result<LayerScales> s = layer_scales(spec, *args.scales); !s.ok()) return {false, s.status().message()};
+  }
   if (spec.kind == LayerKind::kConv) return kernels::conv_applicable(args, inputs);
+  if (spec.kind == LayerKind::kGemm) return kernels::gemm_applicable(args, inputs);
   return {};
+}
+
+Result<LayerScales> layer_scales(const LayerSpec& spec, const ScaleTable& scales) {
+  LayerScales out;
+  const auto add = [&](const std::string& name, std::vector<float>& to) -> Status {
+    auto it = scales.find(name);
+    if (it == scales.end()) {
+      return make_error(StatusCode::kInvalidArgument, "no int8 scale for '{}': calibration did not observe it", name);
+    }
+    to.push_back(it->second);
+    return Status::OK();
+  };
+  for (const std::string& in : spec.inputs) VN_RETURN_IF_ERROR(add(in, out.inputs));
+  for (const std::string& o : spec.outputs) VN_RETURN_IF_ERROR(add(o, out.outputs));
+  return out;
 }
 
 Result<std::unique_ptr<LayerKernel>> make_layer_kernel(const KernelArgs& args) {
@@ -87,31 +107,42 @@ Result<std::unique_ptr<LayerKernel>> make_layer_kernel(const KernelArgs& args) {
 
 CompiledLayer::CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId precision,
                              std::unique_ptr<LayerKernel> kernel, std::vector<DType> input_formats,
-                             std::vector<FaultSpec> faults)
+                             std::vector<FaultSpec> faults, LayerScales scales)
     : spec_(&spec),
       tactic_(tactic),
       precision_(precision),
       kernel_(std::move(kernel)),
       input_formats_(std::move(input_formats)),
-      faults_(std::move(faults)) {}
+      faults_(std::move(faults)),
+      scales_(std::move(scales)) {}
 
 Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const {
   const DType storage = this->storage();
   std::vector<const Tensor*> ins(inputs.begin(), inputs.end());
   std::vector<Tensor> reformatted;
   reformatted.reserve(ins.size());
+  const bool int8 = storage == DType::kInt8;
   for (size_t i = 0; i < ins.size(); ++i) {
     if (ins[i]->dtype() != DType::kFloat32 || format_contains(storage, input_formats_[i])) continue;
     reformatted.push_back(ins[i]->clone());
-    round_in_place(reformatted.back().mutable_values<float>(), storage);
+    if (int8) {
+      fake_quantize_in_place(reformatted.back().mutable_values<float>(), scales_.inputs[i]);
+    } else {
+      round_in_place(reformatted.back().mutable_values<float>(), storage);
+    }
     ins[i] = &reformatted.back();
   }
   VN_RETURN_IF_ERROR(kernel_->run(ins, outputs));
-  for (Tensor& out : outputs) {
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    Tensor& out = outputs[o];
     if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;
     std::span<float> values = out.mutable_values<float>();
     for (const FaultSpec& f : faults_) apply_fault(f, values);
-    round_in_place(values, storage);
+    if (int8) {
+      if (scales_.outputs[o] > 0) fake_quantize_in_place(values, scales_.outputs[o]);
+    } else {
+      round_in_place(values, storage);
+    }
   }
   return Status::OK();
 }

@@ -16,6 +16,7 @@
 #include "core/common/status.h"
 #include "core/engine/fault.h"
 #include "core/engine/precision.h"
+#include "core/engine/quantize.h"
 #include "core/engine/tactic_registry.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor.h"
@@ -103,6 +104,9 @@ struct KernelArgs {
   const ops::OpRegistry* registry = nullptr;
   TacticId tactic = TacticId::kReference;
   PrecisionId precision = PrecisionId::kFp32;
+  /// The per-tensor activation scales of int8 layers (calibration's, or a plan's); int8 tactics
+  /// need one for every input and output of the layer. May be null when no layer is int8.
+  const ScaleTable* scales = nullptr;
   /// Leave every bias out of the epilogue (the bias-drop fault).
   bool drop_bias = false;
   /// The caller rounds or corrupts the outputs in place, so the kernel must return tensors it
@@ -114,7 +118,7 @@ struct KernelArgs {
 
 /// Whether `tactic` can run the layer of `args` in `args.precision` on inputs like `inputs` (the
 /// tensors of spec.inputs); `reason` says why not ("3x3 stride-1 kernels only", "input is
-/// float64"). kReference runs any layer in fp32, fp16 and bf16.
+/// float64", "no int8 scale for 'x'"). kReference runs any layer in fp32, fp16 and bf16.
 Support tactic_applicable(const KernelArgs& args, std::span<const Tensor* const> inputs);
 
 /// Builds the kernel of `args` (weights folded, transformed and rounded to the precision's storage
@@ -122,14 +126,28 @@ Support tactic_applicable(const KernelArgs& args, std::span<const Tensor* const>
 /// Errors: kInvalidModel or kShapeMismatch for malformed weights, tagged with the anchor node.
 Result<std::unique_ptr<LayerKernel>> make_layer_kernel(const KernelArgs& args);
 
+/// The int8 scales of a layer's tensors, one per spec.inputs and one per spec.outputs. An output
+/// scale of 0 leaves that output in float32: the engine returns float32 tensors, so an int8 layer
+/// writes a tensor the engine returns unquantized, as TensorRT does for float network outputs.
+struct LayerScales {
+  std::vector<float> inputs;
+  std::vector<float> outputs;
+};
+
+/// The scales of `spec`'s inputs and outputs from `scales`. kInvalidArgument naming the first
+/// tensor without a scale.
+Result<LayerScales> layer_scales(const LayerSpec& spec, const ScaleTable& scales);
+
 /// A layer ready to run: its kernel plus the rounding and fault injection around it.
 class CompiledLayer {
  public:
-  /// `input_formats[i]` is the storage format (kFloat32, kFloat16, kBFloat16) of the producer of
-  /// spec.inputs[i]; float32 inputs stored wider than this layer's storage format are rounded on
-  /// entry, as a reformatting layer would. `faults` are the value faults that apply to this layer.
+  /// `input_formats[i]` is the storage format (kFloat32, kFloat16, kBFloat16, kInt8) of the
+  /// producer of spec.inputs[i]; float32 inputs stored wider than this layer's storage format are
+  /// rounded on entry, as a reformatting layer would. `faults` are the value faults that apply to
+  /// this layer. An int8 layer needs `scales`: its float32 inputs are quantized to their tensor's
+  /// int8 grid on entry and its outputs to theirs on exit.
   CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId precision, std::unique_ptr<LayerKernel> kernel,
-                std::vector<DType> input_formats, std::vector<FaultSpec> faults);
+                std::vector<DType> input_formats, std::vector<FaultSpec> faults, LayerScales scales = {});
 
   const LayerSpec& spec() const { return *spec_; }
   TacticId tactic() const { return tactic_; }
@@ -137,8 +155,9 @@ class CompiledLayer {
   /// The storage format of this layer's float32 outputs.
   DType storage() const { return precision_of(precision_).storage; }
 
-  /// Runs the layer: reformats inputs, runs the kernel, applies the faults, then rounds every
-  /// float32 output to the storage format. `outputs` has one slot per spec.outputs.
+  /// Runs the layer: reformats (or quantizes) inputs, runs the kernel, applies the faults, then
+  /// rounds (or requantizes) every float32 output to the storage format. `outputs` has one slot
+  /// per spec.outputs.
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const;
 
  private:
@@ -148,6 +167,7 @@ class CompiledLayer {
   std::unique_ptr<LayerKernel> kernel_;
   std::vector<DType> input_formats_;
   std::vector<FaultSpec> faults_;
+  LayerScales scales_;
 };
 
 }  // namespace vn::engine

@@ -189,6 +189,9 @@ Result<PlanLayer> layer_from_json(const nlohmann::ordered_json& j, size_t index)
     tt.median_ms = ms->get<double>();
     l.timings.push_back(tt);
   }
+  if (j.contains("int8_fallback")) {
+    VN_ASSIGN_OR_RETURN(l.int8_fallback, r.string(j, "int8_fallback"));
+  }
   VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* faults, r.field(j, "faults"));
   if (!faults->is_array()) return r.fail("\"faults\" must be a list of fault indices");
   for (const nlohmann::ordered_json& f : *faults) {
@@ -297,6 +300,7 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
                       {"output_desc", desc_json(l.output_desc)},
                       {"timings", timings},
                       {"faults", l.faults}});
+    if (!l.int8_fallback.empty()) layers.back()["int8_fallback"] = l.int8_fallback;
   }
   j["layers"] = std::move(layers);
   nlohmann::ordered_json prevented = nlohmann::ordered_json::array();
@@ -307,6 +311,11 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
   nlohmann::ordered_json faults = nlohmann::ordered_json::array();
   for (const FaultSpec& f : plan.faults) faults.push_back(f.text);
   j["faults"] = std::move(faults);
+  if (!plan.calibration.empty() || !plan.int8_scales.empty()) {
+    nlohmann::ordered_json scales = nlohmann::ordered_json::object();
+    for (const auto& [name, scale] : plan.int8_scales) scales[name] = static_cast<double>(scale);
+    j["int8"] = {{"calibration", plan.calibration}, {"scales", std::move(scales)}};
+  }
   return j;
 }
 
@@ -347,6 +356,18 @@ Result<Plan> plan_from_json(const nlohmann::ordered_json& j) {
     Result<FaultSpec> f = parse_fault(text);
     if (!f.ok()) return r.fail(f.status().message());
     plan.faults.push_back(std::move(*f));
+  }
+  if (j.contains("int8")) {
+    const nlohmann::ordered_json& int8 = j["int8"];
+    VN_ASSIGN_OR_RETURN(plan.calibration, r.string(int8, "calibration"));
+    VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* scales, r.field(int8, "scales"));
+    if (!scales->is_object()) return r.fail("\"int8\".\"scales\" must be an object");
+    for (auto it = scales->begin(); it != scales->end(); ++it) {
+      if (!it.value().is_number() || !(it.value().get<double>() > 0)) {
+        return r.fail(fmt::format("the int8 scale of '{}' is not a positive number", it.key()));
+      }
+      plan.int8_scales[it.key()] = static_cast<float>(it.value().get<double>());
+    }
   }
   for (const PlanLayer& l : plan.layers) {
     for (size_t f : l.faults) {

@@ -15,6 +15,7 @@
 #include "core/engine/fault.h"
 #include "core/engine/fusion.h"
 #include "core/engine/precision.h"
+#include "core/engine/quantize.h"
 #include "core/engine/tactic_registry.h"
 #include "core/ir/graph.h"
 
@@ -48,6 +49,9 @@ struct PlanLayer {
   std::vector<TacticTiming> timings;    ///< every candidate timed, in candidate order; empty when not timed
   std::string choice;                   ///< how the tactic was chosen ("fastest", "tie broken by seed", ...)
   std::vector<size_t> faults;           ///< indices into Plan::faults of the faults active on this layer
+  /// Why a layer of a build that allowed int8 is not int8 ("no int8 tactic for Softmax layers"),
+  /// or "" (int8 not allowed, the layer is int8, or its tensors are not float).
+  std::string int8_fallback;
 };
 
 /// What the builder was asked for, recorded so a plan says how it was made.
@@ -75,6 +79,12 @@ struct Plan {
   std::vector<PlanLayer> layers;
   std::vector<PreventedFusion> prevented;
   std::vector<FaultSpec> faults;  ///< injected faults (`--inject-fault`), in the order given
+  /// The int8 activation scales by tensor name (empty unless int8 was allowed); int8 layers read
+  /// theirs from here when the plan is loaded. Weight scales are derived from the weights.
+  ScaleTable int8_scales;
+  /// Where the int8 scales came from ("entropy over 16 feed(s) of calib.json", "the calibration
+  /// cache c.json (minmax)"), or "" when int8 was not allowed.
+  std::string calibration;
 
   /// The layer named `name`, or nullptr.
   const PlanLayer* find_layer(std::string_view name) const;
@@ -85,7 +95,9 @@ struct Plan {
 std::string model_hash(const Model& model);
 
 /// The plan as JSON: {"format": "vernier-plan", "version": 1, "model": {...}, "build": {...},
-/// "outputs": [...], "folded": [...], "layers": [...], "prevented_fusions": [...], "faults": [...]}.
+/// "outputs": [...], "folded": [...], "layers": [...], "prevented_fusions": [...], "faults": [...]},
+/// plus "int8": {"calibration": "...", "scales": {"tensor": scale}} when int8 was allowed (scales
+/// written to read back bit-identical) and "int8_fallback" on the layers that stayed in float.
 nlohmann::ordered_json plan_to_json(const Plan& plan);
 /// Reads plan_to_json's output. kIoError naming what is malformed, or a plan of another format or
 /// version.

@@ -20,6 +20,9 @@ constexpr std::array<PresetRow, kPrecisionCount> kPresets{{
     {PrecisionId::kFp16, "fp16", {DType::kFloat16, DType::kFloat32, DType::kFloat32, false}},
     {PrecisionId::kFp16Strict, "fp16_strict", {DType::kFloat16, DType::kFloat16, DType::kFloat16, false}},
     {PrecisionId::kBf16, "bf16", {DType::kBFloat16, DType::kFloat32, DType::kFloat32, false}},
+    // int8 products accumulate exactly in int32; the requantization (scale, bias, activation)
+    // computes in float32.
+    {PrecisionId::kInt8, "int8", {DType::kInt8, DType::kFloat32, DType::kInt32, false}},
 }};
 
 const PresetRow& row(PrecisionId id) { return kPresets[static_cast<size_t>(id)]; }
@@ -92,10 +95,13 @@ void round_operands_in_place(std::span<float> values, const Precision& precision
   if (precision.tf32_products) {
     round_to_tf32_in_place(values);
   } else {
-    round_in_place(values, precision.storage);
+    round_in_place(values, float_storage(precision));
   }
 }
 
-bool format_contains(DType wide, DType narrow) { return wide == narrow || wide == DType::kFloat32; }
+bool format_contains(DType wide, DType narrow) {
+  if (wide == DType::kInt8) return false;
+  return wide == narrow || wide == DType::kFloat32;
+}
 
 }  // namespace vn::engine

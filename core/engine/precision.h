@@ -19,18 +19,19 @@ namespace vn::engine {
 /// The precision presets a layer can run in. The engine keeps every activation in a float32
 /// buffer and rounds it to the preset's formats exactly where a real engine rounds: at every
 /// layer's output (storage), at the operands of matrix products (tf32, or the storage format) and
-/// at the accumulators of fp16-accumulate tactics. int8 (quantized storage with per-tensor and
-/// per-channel scales, int32 accumulation) joins this list with calibration.
+/// at the accumulators of fp16-accumulate tactics. int8 layers hold the values of their int8 grid
+/// (a per-tensor scale times an integer in [-128, 127]) in the same float32 buffers.
 enum class PrecisionId : uint8_t {
   kFp32,        ///< float32 throughout
   kTf32,        ///< float32 storage; matrix-product operands rounded to 10 mantissa bits; float32 accumulate
   kFp16,        ///< float16 storage; float32 compute and accumulate
   kFp16Strict,  ///< float16 storage, compute and accumulate
   kBf16,        ///< bfloat16 storage; float32 compute and accumulate
+  kInt8,        ///< int8 storage (per-tensor activation and per-output-channel weight scales); int32 accumulate
 };
 
 /// Number of PrecisionId values.
-inline constexpr size_t kPrecisionCount = 5;
+inline constexpr size_t kPrecisionCount = 6;
 
 /// A precision as its three formats. `tf32_products` marks tf32, whose compute format is float32
 /// with the operands of matrix products rounded to tf32 (10 mantissa bits, float32 range).
@@ -45,7 +46,7 @@ struct Precision {
 
 /// The formats of a preset.
 Precision precision_of(PrecisionId id);
-/// "fp32", "tf32", "fp16", "fp16_strict" or "bf16": the spelling of plans, replays and the CLI.
+/// "fp32", "tf32", "fp16", "fp16_strict", "bf16" or "int8": the spelling of plans, replays and the CLI.
 std::string_view precision_name(PrecisionId id);
 /// Parses a preset name; also accepts Polygraphy's "float32", "float16", "bfloat16" and "half".
 std::optional<PrecisionId> precision_from_name(std::string_view name);
@@ -62,7 +63,8 @@ inline constexpr PrecisionMask kTf32 = mask_of(PrecisionId::kTf32);
 inline constexpr PrecisionMask kFp16 = mask_of(PrecisionId::kFp16);
 inline constexpr PrecisionMask kFp16Strict = mask_of(PrecisionId::kFp16Strict);
 inline constexpr PrecisionMask kBf16 = mask_of(PrecisionId::kBf16);
-inline constexpr PrecisionMask kAllPrecisions = kFp32 | kTf32 | kFp16 | kFp16Strict | kBf16;
+inline constexpr PrecisionMask kInt8 = mask_of(PrecisionId::kInt8);
+inline constexpr PrecisionMask kAllPrecisions = kFp32 | kTf32 | kFp16 | kFp16Strict | kBf16 | kInt8;
 
 /// "fp32|fp16" in PrecisionId order; "none" for an empty mask.
 std::string mask_to_string(PrecisionMask mask);
@@ -106,13 +108,21 @@ inline float round_to_tf32(float x) {
 void round_in_place(std::span<float> values, DType format);
 /// Rounds every value to tf32 in place.
 void round_to_tf32_in_place(std::span<float> values);
+/// The float format of the values a layer keeps unquantized (biases, epilogue results before
+/// requantization): the storage format, or float32 for int8.
+inline DType float_storage(const Precision& precision) {
+  return precision.storage == DType::kInt8 ? DType::kFloat32 : precision.storage;
+}
+
 /// Rounds values to the format the operands of matrix products have under `precision`: tf32 for
-/// tf32, else the storage format.
+/// tf32, else the storage format (float32 for int8, whose kernels quantize their own operands).
 void round_operands_in_place(std::span<float> values, const Precision& precision);
 
-/// True when every value of format `narrow` is exactly representable in format `wide` (both
-/// kFloat32, kFloat16 or kBFloat16), so a tensor stored in `narrow` needs no rounding to be read
-/// as `wide`. float16 and bfloat16 contain each other in neither direction.
+/// True when every value of format `narrow` is exactly representable in format `wide` (kFloat32,
+/// kFloat16, kBFloat16, or kInt8 for a tensor on an int8 grid), so a tensor stored in `narrow`
+/// needs no rounding to be read as `wide`. float16 and bfloat16 contain each other in neither
+/// direction; an int8 grid is contained only in float32 (and in itself when the scales match,
+/// which a layer cannot tell from the format, so an int8 layer always requantizes its inputs).
 bool format_contains(DType wide, DType narrow);
 
 /// Compile-time rounding of an accumulator after each addition, chosen from a precision's

@@ -18,6 +18,8 @@ std::string trt_dtype(DType dtype, PrecisionId precision) {
         return "DataType.HALF";
       case DType::kBFloat16:
         return "DataType.BF16";
+      case DType::kInt8:
+        return "DataType.INT8";
       default:
         return "DataType.FLOAT";
     }
@@ -169,8 +171,9 @@ Result<TacticReplay> tactic_replay_from_json(const nlohmann::ordered_json& j) {
       const std::string out = e.outputs.empty() ? "DataType.FLOAT" : e.outputs[0].dtype;
       e.precision = out == "DataType.HALF"
                         ? (found->supports(PrecisionId::kFp16) ? PrecisionId::kFp16 : PrecisionId::kFp16Strict)
-                    : out == "DataType.BF16" ? PrecisionId::kBf16
-                                             : PrecisionId::kFp32;
+                    : out == "DataType.BF16"                                        ? PrecisionId::kBf16
+                    : out == "DataType.INT8" && found->supports(PrecisionId::kInt8) ? PrecisionId::kInt8
+                                                                                    : PrecisionId::kFp32;
     }
     replay.entries.push_back(std::move(e));
   }

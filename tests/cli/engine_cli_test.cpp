@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of the engine on the command line: `run --ref --engine`, the Engine build
-// flags, `convert`, `inspect model PLAN` and `inspect tactics`.
+// flags (int8 calibration included), `convert`, `inspect model PLAN` and `inspect tactics`.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
+#include "core/engine/plan.h"
+#include "core/io/npz.h"
 #include "core/io/polygraphy_json.h"
 #include "core/ir/onnx_export.h"
 #include "core/ir/onnx_import.h"
@@ -75,7 +80,12 @@ TEST(CliEngine, BadEngineFlagsAreOneLineErrors) {
                    "unknown kind 'melt'");
   expect_bad_input(run_vernier({"run", kDemo, "--engine", "--inject-fault", "layer=nope,kind=zero"}),
                    "no layer or node is named 'nope'");
-  expect_bad_input(run_vernier({"run", kDemo, "--engine", "--int8"}), "--int8");
+  expect_bad_input(run_vernier({"run", kDemo, "--engine", "--calibration-data", "calib.json"}), "add --int8");
+  expect_bad_input(run_vernier({"run", kDemo, "--engine", "--int8", "--calibration-method", "kl"}),
+                   "--calibration-method");
+  expect_bad_input(run_vernier({"run", kDemo, "--engine", "--layer-precisions", "fc:int8"}), "need --int8");
+  expect_bad_input(run_vernier({"run", kDemo, "--engine", "--int8", "--calibration-data", "/nonexistent/c.json"}),
+                   "/nonexistent/c.json");
   expect_bad_input(run_vernier({"run", kDemo, "--engine", "--layer-precisions", "fc"}), "--layer-precisions 'fc'");
   expect_bad_input(run_vernier({"run", kDemo, "--engine", "--layer-precisions", "fc:fp8"}), "fp8");
   expect_bad_input(run_vernier({"run", kDemo, "--engine", "--precision-constraints", "always"}),
@@ -83,6 +93,104 @@ TEST(CliEngine, BadEngineFlagsAreOneLineErrors) {
   expect_bad_input(run_vernier({"run", kDemo, "--engine", "--timing-margin", "-1"}), "--timing-margin");
   expect_bad_input(run_vernier({"run", kDemo, "--engine", "--load-tactics", "/nonexistent/replay.json"}),
                    "/nonexistent/replay.json");
+}
+
+/// Saves `iterations` synthetic feeds of the demo model (seed 7) as a Polygraphy feed list.
+std::string save_calibration_feeds(const TempDir& dir, int iterations) {
+  const std::string path = (dir / "calib.json").string();
+  auto r = run_vernier(
+      {"run", kDemo, "--ref", "--seed", "7", "--iterations", std::to_string(iterations), "--save-inputs", path});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  return path;
+}
+
+TEST(CliEngine, RunRefEngineInt8WithCalibrationDataPassesWithTheInt8Preset) {
+  TempDir dir;
+  const std::string calib = save_calibration_feeds(dir, 4);
+  auto r = run_vernier({"run", kDemo, "--ref", "--engine", "--int8", "--calibration-data", calib});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("[I] int8: entropy calibration over 4 feed(s) of " + calib));
+  EXPECT_THAT(r.out, HasSubstr("precisions: fp32 4, int8 3"));
+  EXPECT_THAT(r.out, HasSubstr("Tolerance preset for an engine with int8 layers: atol=0.1, rtol=0.1"));
+  EXPECT_THAT(r.out, HasSubstr("PASSED | 1 comparison(s)"));
+}
+
+TEST(CliEngine, ConvertInt8CalibratesOnAnNpz) {
+  TempDir dir;
+  Tensor image(DType::kFloat32, {1, 3, 32, 32});
+  float v = 0;
+  for (float& x : image.mutable_values<float>()) {
+    v += 0.37f;
+    x = v - std::floor(v);
+  }
+  TensorMap feed;
+  feed.set("image", image);
+  const std::string npz = (dir / "calib.npz").string(), plan = (dir / "plan.json").string();
+  ASSERT_TRUE(io::npz_save(feed, npz).ok());
+  auto c = run_vernier(
+      {"convert", kDemo, "--int8", "--calibration-data", npz, "--calibration-method", "percentile", "-o", plan});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_THAT(c.err, HasSubstr("[I] int8: percentile calibration over 1 feed(s) of " + npz));
+  EXPECT_THAT(c.out, HasSubstr("int8 3"));
+}
+
+TEST(CliEngine, Int8WithoutCalibrationDataCalibratesOnSyntheticInputsAndSaysSo) {
+  auto r = run_vernier({"run", kDemo, "--ref", "--engine", "--int8", "--calibration-method", "minmax", "--iterations",
+                        "2", "--deterministic"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("[W] int8: no --calibration-data, so calibrating on 2 synthetic feed(s) (seed 1)"));
+  EXPECT_THAT(r.err, HasSubstr("[I] int8: minmax calibration over 2 synthetic feed(s)"));
+  EXPECT_THAT(r.out, HasSubstr("PASSED"));
+}
+
+TEST(CliEngine, ConvertInt8WithACalibrationCacheThenReuseIt) {
+  TempDir dir;
+  const std::string calib = save_calibration_feeds(dir, 3);
+  const std::string plan = (dir / "int8.plan").string(), cache = (dir / "calib.cache").string();
+  auto c = run_vernier({"convert", kDemo, "--int8", "--calibration-data", calib, "--calibration-method", "entropy",
+                        "--calibration-cache", cache, "-o", plan});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_THAT(c.err, HasSubstr("[I] int8: wrote the calibration cache " + cache));
+  EXPECT_THAT(c.out, HasSubstr("4 layer(s) without an int8 tactic stay in float"));
+
+  auto i = run_vernier({"inspect", "model", plan});
+  ASSERT_EQ(i.exit_code, 0) << i.out << i.err;
+  EXPECT_THAT(i.out, HasSubstr("Calibration: entropy calibration over 3 feed(s) of " + calib));
+  EXPECT_THAT(i.out, HasSubstr("3 int8 layer(s)"));
+  EXPECT_THAT(i.out, HasSubstr("softmax (fp32): no int8 tactic for Softmax layers"));
+  EXPECT_THAT(i.out, HasSubstr("conv__im2col_int8"));
+
+  auto run = run_vernier({"run", kDemo, "--ref", "--engine", "--load-engine", plan});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("Tolerance preset for an engine with int8 layers"));
+
+  // A second build reads the cache: no calibration data, the same scales.
+  const std::string again = (dir / "again.plan").string();
+  auto c2 = run_vernier({"convert", kDemo, "--int8", "--calibration-cache", cache, "-o", again});
+  ASSERT_EQ(c2.exit_code, 0) << c2.out << c2.err;
+  EXPECT_THAT(c2.err, HasSubstr("read from the calibration cache " + cache));
+  EXPECT_THAT(c2.err, Not(HasSubstr("synthetic")));
+  Result<engine::Plan> first = engine::load_plan(plan), second = engine::load_plan(again);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_FALSE(first->int8_scales.empty());
+  EXPECT_EQ(first->int8_scales, second->int8_scales);
+
+  // The plan fixes int8 and its scales; a cache for another model is refused.
+  expect_bad_input(run_vernier({"run", kDemo, "--engine", "--load-engine", plan, "--int8"}), "--int8");
+  std::string text;
+  {
+    std::ifstream in(cache);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t hash = text.find("\"hash\": \"0x");
+  ASSERT_NE(hash, std::string::npos) << text;
+  text.replace(hash + 11, 4, "beef");
+  {
+    std::ofstream out(cache);
+    out << text;
+  }
+  expect_bad_input(run_vernier({"convert", kDemo, "--int8", "--calibration-cache", cache, "-o", again}),
+                   "was calibrated on another model");
 }
 
 TEST(CliEngine, ConvertInspectAndRunASavedPlan) {

@@ -58,10 +58,17 @@ inline TensorMap run_reference(const Model& model, const TensorMap& feeds, std::
   return out.ok() ? std::move(out).value() : TensorMap();
 }
 
+/// The tolerance of an int8 layer whose output scale is `output_scale` (one int8 step): half a
+/// step from requantizing the output, plus the rounding of the input (half a step of its scale)
+/// and of the weights (half a step of their channel's) summed over the dot product, which on
+/// these data stays within a few steps; relative error alone means little near zero.
+inline Tolerance int8_tolerance(float output_scale) { return {4.0 * output_scale, 2e-2}; }
+
 /// The tolerance a correct kernel meets against the float32 reference under `precision`, on
 /// data of magnitude about 1 and dot products up to ~150 terms: float32 reorders sums; tf32 and
 /// fp16 round operands to 10 mantissa bits (2^-11 relative), bf16 to 7 (2^-8), and fp16_strict
-/// also rounds every running sum to float16.
+/// also rounds every running sum to float16; int8 is int8_tolerance for outputs of range 1 (use
+/// int8_tolerance with the real output scale).
 inline Tolerance precision_tolerance(PrecisionId precision) {
   switch (precision) {
     case PrecisionId::kFp32:
@@ -73,6 +80,8 @@ inline Tolerance precision_tolerance(PrecisionId precision) {
       return {5e-2, 2e-2};
     case PrecisionId::kBf16:
       return {8e-2, 4e-2};
+    case PrecisionId::kInt8:
+      return int8_tolerance(1.0f / 127);
   }
   return {};
 }

@@ -2,7 +2,9 @@
 // The engine matrix: every tactic of core/engine/tactics.inc under every precision, on shapes that
 // cover tile edges (Winograd's 2x2 tiles, the 32-deep slices of fp16 accumulation, split-K with
 // fewer rows than splits, empty batches), against the reference backend with a tolerance derived
-// from the precision. Combinations a tactic does not support are skipped with the reason.
+// from the precision. Combinations a tactic does not support are skipped with the reason. int8
+// layers get min-max scales of their real inputs and reference outputs, as calibration on the
+// test's own data would give, and a tolerance of a few steps of the output's scale.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/engine/calibration.h"
 #include "core/engine/folding.h"
 #include "core/engine/fusion.h"
 #include "core/engine/layer.h"
@@ -259,6 +262,18 @@ TEST_P(TacticMatrix, MatchesTheReference) {
 
   std::vector<const Tensor*> inputs;
   for (const std::string& name : spec.inputs) inputs.push_back(feeds.find(name));
+  const TensorMap expected = test::run_reference(model, feeds);
+  const Tensor* ref = expected.find(spec.outputs[0]);
+  ASSERT_NE(ref, nullptr) << config;
+  ScaleTable scales;
+  const auto minmax = [&](const std::string& name, const Tensor& t) {
+    Calibrator c({CalibrationMethod::kMinMax});
+    c.observe_range(name, t);
+    scales[name] = c.scales().at(name);
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) minmax(spec.inputs[i], *inputs[i]);
+  minmax(spec.outputs[0], *ref);
+
   KernelArgs args;
   args.model = &model;
   args.spec = &spec;
@@ -266,23 +281,26 @@ TEST_P(TacticMatrix, MatchesTheReference) {
   args.registry = &ops::reference_registry();
   args.tactic = param.tactic;
   args.precision = param.precision;
+  args.scales = &scales;
   const Support support = tactic_applicable(args, inputs);
   if (!support.supported) GTEST_SKIP() << config << ": " << support.reason;
   Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(args);
   ASSERT_TRUE(kernel.ok()) << config << ": " << kernel.status().to_string();
+  LayerScales layer_scale_set;
+  if (param.precision == PrecisionId::kInt8) layer_scale_set = *layer_scales(spec, scales);
   const CompiledLayer layer(spec, param.tactic, param.precision, std::move(*kernel),
-                            std::vector<DType>(inputs.size(), DType::kFloat32), {});
+                            std::vector<DType>(inputs.size(), DType::kFloat32), {}, layer_scale_set);
   std::vector<Tensor> out(spec.outputs.size()), again(spec.outputs.size());
   Status st = layer.run(inputs, out);
   ASSERT_TRUE(st.ok()) << config << ": " << st.to_string();
   ASSERT_TRUE(layer.run(inputs, again).ok());
   EXPECT_TRUE(out[0].same_as(again[0])) << config << ": two runs differ";
 
-  const TensorMap expected = test::run_reference(model, feeds);
-  const Tensor* ref = expected.find(spec.outputs[0]);
-  ASSERT_NE(ref, nullptr) << config;
   ASSERT_EQ(out[0].shape(), ref->shape()) << config;
-  test::expect_close(out[0], *ref, test::tactic_tolerance(param.tactic, param.precision), config);
+  const Tolerance tolerance = param.precision == PrecisionId::kInt8
+                                  ? test::int8_tolerance(scales.at(spec.outputs[0]))
+                                  : test::tactic_tolerance(param.tactic, param.precision);
+  test::expect_close(out[0], *ref, tolerance, config);
 }
 
 std::string param_name(const ::testing::TestParamInfo<MatrixParam>& info) {

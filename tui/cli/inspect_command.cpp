@@ -56,7 +56,8 @@ std::string tensor_info_list(const std::vector<engine::ReplayTensor>& tensors) {
 }
 
 // The plan report: how it was built, one row per layer (fused members, precision, tactic), the
-// tensors fused away, prevented fusions and injected faults.
+// tensors fused away, int8 calibration and the layers that stayed in float, prevented fusions and
+// injected faults.
 int inspect_plan(const std::string& path, bool timings) {
   Result<engine::Plan> loaded = engine::load_plan(path);
   if (!loaded.ok()) return report_error(loaded.status());
@@ -90,6 +91,19 @@ int inspect_plan(const std::string& path, bool timings) {
     fmt::print("\n[I] ---- Tensors fused away (not available to --outputs or layer-wise comparison) ----\n");
     for (const engine::PlanLayer& l : plan.layers) {
       if (!l.hidden.empty()) fmt::print("    {}: {}\n", l.name, join(l.hidden));
+    }
+  }
+  if (!plan.calibration.empty()) {
+    size_t int8_layers = 0;
+    for (const engine::PlanLayer& l : plan.layers) int8_layers += l.precision == engine::PrecisionId::kInt8 ? 1 : 0;
+    fmt::print("\n[I] ---- int8 ----\n    Calibration: {}\n    {} int8 layer(s); {} tensor scale(s)\n",
+               plan.calibration, int8_layers, plan.int8_scales.size());
+    bool any_fallback = false;
+    for (const engine::PlanLayer& l : plan.layers) {
+      if (l.int8_fallback.empty()) continue;
+      if (!any_fallback) fmt::print("    Layers that stay in float (no int8 tactic can run them):\n");
+      any_fallback = true;
+      fmt::print("      {} ({}): {}\n", l.name, engine::precision_name(l.precision), l.int8_fallback);
     }
   }
   if (timings) {

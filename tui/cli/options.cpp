@@ -98,27 +98,32 @@ void DataOptions::add_to(CLI::App& app) {
       ->group(group);
 }
 
+Result<data::SyntheticOptions> DataOptions::synthetic_options() const {
+  data::SyntheticOptions opts;
+  opts.seed = seed;
+  opts.iterations = iterations;
+  opts.float_min = float_min;
+  opts.float_max = float_max;
+  opts.int_min = int_min;
+  opts.int_max = int_max;
+  for (const std::string& r : val_ranges) {
+    VN_ASSIGN_OR_RETURN(auto parsed, parse_val_range(r));
+    opts.val_ranges[parsed.first] = parsed.second;
+  }
+  for (const std::string& s : input_shapes) {
+    VN_ASSIGN_OR_RETURN(auto parsed, parse_input_shape(s));
+    opts.input_shapes[parsed.first] = parsed.second;
+  }
+  return opts;
+}
+
 Result<std::vector<TensorMap>> DataOptions::make_feeds(const Graph& graph) const {
   std::vector<TensorMap> feeds;
   if (!load_inputs.empty()) {
     std::vector<std::filesystem::path> paths(load_inputs.begin(), load_inputs.end());
     VN_ASSIGN_OR_RETURN(feeds, data::load_feeds(paths, graph));
   } else {
-    data::SyntheticOptions opts;
-    opts.seed = seed;
-    opts.iterations = iterations;
-    opts.float_min = float_min;
-    opts.float_max = float_max;
-    opts.int_min = int_min;
-    opts.int_max = int_max;
-    for (const std::string& r : val_ranges) {
-      VN_ASSIGN_OR_RETURN(auto parsed, parse_val_range(r));
-      opts.val_ranges[parsed.first] = parsed.second;
-    }
-    for (const std::string& s : input_shapes) {
-      VN_ASSIGN_OR_RETURN(auto parsed, parse_input_shape(s));
-      opts.input_shapes[parsed.first] = parsed.second;
-    }
+    VN_ASSIGN_OR_RETURN(const data::SyntheticOptions opts, synthetic_options());
     for (const auto& [name, shape] : opts.input_shapes) {
       bool found = false;
       for (const ValueInfo* in : graph.runtime_inputs()) found = found || in->name == name;
@@ -196,19 +201,29 @@ void EngineOptions::add_to(CLI::App& app) {
   app.add_flag("--fp16", fp16, "Allow float16 layers (float32 or float16 accumulation)")->group(group);
   app.add_flag("--bf16", bf16, "Allow bfloat16 layers")->group(group);
   app.add_flag("--tf32", tf32, "Allow tf32 matrix products (operands rounded to 10 mantissa bits)")->group(group);
-  app.add_flag("--int8", int8, "Allow int8 layers (not available yet)")->group(group);
+  app.add_flag("--int8", int8,
+               "Allow int8 layers (Conv, Gemm/MatMul with constant weights): post-training calibration, per-tensor "
+               "activation and per-channel weight scales, int32 accumulation")
+      ->group(group);
   app.add_option("--layer-precisions", layer_precisions,
-                 "NAME:PREC per layer or node (PREC fp32|tf32|fp16|fp16_strict|bf16); needs "
+                 "NAME:PREC per layer or node (PREC fp32|tf32|fp16|fp16_strict|bf16|int8); needs "
                  "--precision-constraints prefer or obey")
       ->group(group);
   app.add_option("--precision-constraints", precision_constraints,
                  "none (default: --layer-precisions ignored, as in TensorRT), prefer, or obey")
       ->check(CLI::IsMember({"none", "prefer", "obey"}))
       ->group(group);
-  app.add_option("--calibration-data", calibration_data, "int8 calibration feeds (not available yet)")->group(group);
-  app.add_option("--calibration-method", calibration_method, "minmax|percentile|entropy (not available yet)")
+  app.add_option("--calibration-data", calibration_data,
+                 "int8 calibration feeds, in the formats of --load-inputs (default: synthetic inputs from the data "
+                 "options)")
       ->group(group);
-  app.add_option("--calibration-cache", calibration_cache, "int8 calibration cache (not available yet)")->group(group);
+  app.add_option("--calibration-method", calibration_method,
+                 "entropy (default: KL-divergence threshold), percentile (99.99th of |x|) or minmax")
+      ->check(CLI::IsMember({"minmax", "percentile", "entropy"}))
+      ->group(group);
+  app.add_option("--calibration-cache", calibration_cache,
+                 "int8 scales: read from FILE when it exists (no calibration), else written to it")
+      ->group(group);
   app.add_option("--save-tactics", save_tactics, "Write the tactic replay of the build (Polygraphy layout)")
       ->group(group);
   app.add_option("--load-tactics", load_tactics, "Build with the tactics and precisions of a tactic replay")
@@ -229,17 +244,18 @@ void EngineOptions::add_to(CLI::App& app) {
       ->group(group);
 }
 
-Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<std::string>& input_shapes) const {
-  if (int8 || !calibration_data.empty() || !calibration_method.empty() || !calibration_cache.empty()) {
-    return make_error(StatusCode::kInvalidArgument,
-                      "--int8: int8 builds and calibration are not available yet; use --fp16, --bf16 or --tf32");
-  }
+Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<std::string>& input_shapes,
+                                                            const data::SyntheticOptions& synthetic) const {
   engine::EngineOptions out;
   if (!load_engine.empty()) {
     std::vector<std::string> fixed;
     if (fp16) fixed.push_back("--fp16");
     if (bf16) fixed.push_back("--bf16");
     if (tf32) fixed.push_back("--tf32");
+    if (int8) fixed.push_back("--int8");
+    if (!calibration_data.empty()) fixed.push_back("--calibration-data");
+    if (!calibration_method.empty()) fixed.push_back("--calibration-method");
+    if (!calibration_cache.empty()) fixed.push_back("--calibration-cache");
     if (!layer_precisions.empty()) fixed.push_back("--layer-precisions");
     if (precision_constraints != "none") fixed.push_back("--precision-constraints");
     if (!load_tactics.empty()) fixed.push_back("--load-tactics");
@@ -262,13 +278,30 @@ Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<st
   if (fp16) b.allowed |= engine::kFp16 | engine::kFp16Strict;
   if (bf16) b.allowed |= engine::kBf16;
   if (tf32) b.allowed |= engine::kTf32;
+  if (int8) {
+    b.allowed |= engine::kInt8;
+  } else if (!calibration_data.empty() || !calibration_method.empty() || !calibration_cache.empty()) {
+    return make_error(StatusCode::kInvalidArgument, "--calibration-{}: calibration is for int8 builds; add --int8",
+                      !calibration_data.empty()     ? "data"
+                      : !calibration_method.empty() ? "method"
+                                                    : "cache");
+  }
+  if (!calibration_method.empty())
+    b.int8.calibration.method = *engine::calibration_method_from_name(calibration_method);
+  if (!calibration_data.empty()) b.int8.data = {calibration_data};
+  b.int8.cache = calibration_cache;
+  b.int8.synthetic = synthetic;
   for (const std::string& item : layer_precisions) {
     auto [name, value] = split_name_value(item);
     const std::optional<engine::PrecisionId> p = engine::precision_from_name(value);
     if (name.empty() || !p) {
       return make_error(StatusCode::kInvalidArgument,
-                        "--layer-precisions '{}': expected NAME:PREC with PREC fp32, tf32, fp16, fp16_strict or bf16",
+                        "--layer-precisions '{}': expected NAME:PREC with PREC fp32, tf32, fp16, fp16_strict, bf16 or "
+                        "int8",
                         item);
+    }
+    if (*p == engine::PrecisionId::kInt8 && !int8) {
+      return make_error(StatusCode::kInvalidArgument, "--layer-precisions '{}': int8 layers need --int8", item);
     }
     b.layer_precisions.emplace_back(name, *p);
   }
@@ -303,10 +336,11 @@ Status EngineOptions::save_artifacts(const engine::Plan& plan) const {
 }
 
 engine::PrecisionId loosest_precision(const engine::Plan& plan) {
-  // Coarsest last: bfloat16 keeps 8 mantissa bits, float16 and tf32 11.
+  // Coarsest last: int8 keeps 8 bits of a clipped range, bfloat16 8 mantissa bits, float16 and
+  // tf32 11.
   constexpr engine::PrecisionId kOrder[] = {engine::PrecisionId::kFp32, engine::PrecisionId::kTf32,
                                             engine::PrecisionId::kFp16, engine::PrecisionId::kFp16Strict,
-                                            engine::PrecisionId::kBf16};
+                                            engine::PrecisionId::kBf16, engine::PrecisionId::kInt8};
   size_t loosest = 0;
   for (const engine::PlanLayer& l : plan.layers) {
     for (size_t i = loosest + 1; i < std::size(kOrder); ++i) {
@@ -331,6 +365,12 @@ std::string plan_summary(const engine::Plan& plan) {
   std::string out = fmt::format("{} layer(s) from {} node(s) ({} layer(s) fused, {} node(s) folded); precisions: {}",
                                 plan.layers.size(), nodes + plan.folded.size(), fused_layers, plan.folded.size(),
                                 precisions.empty() ? "none" : precisions);
+  size_t int8_fallbacks = 0;
+  for (const engine::PlanLayer& l : plan.layers) int8_fallbacks += l.int8_fallback.empty() ? 0 : 1;
+  if (int8_fallbacks > 0) {
+    out += fmt::format("; {} layer(s) without an int8 tactic stay in float (`vernier inspect model PLAN` says which)",
+                       int8_fallbacks);
+  }
   if (!plan.prevented.empty()) out += fmt::format("; {} fusion(s) prevented by marked outputs", plan.prevented.size());
   if (!plan.faults.empty()) out += fmt::format("; {} fault(s) injected (testing facility)", plan.faults.size());
   return out;
@@ -348,6 +388,11 @@ Tolerance engine_tolerance_preset(engine::PrecisionId precision) {
       break;
     case engine::PrecisionId::kBf16:
       t.atol = t.rtol = 5e-2;
+      break;
+    case engine::PrecisionId::kInt8:
+      // Each int8 layer adds noise of about half a step of 1/127 of its clipping threshold, and it
+      // accumulates over the quantized layers: a few percent of the output's range is normal.
+      t.atol = t.rtol = 0.1;
       break;
   }
   return t;

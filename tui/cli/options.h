@@ -39,6 +39,8 @@ struct DataOptions {
   int iterations = 1;
 
   void add_to(CLI::App& app);
+  /// The synthetic-input settings of these flags (seed, iterations, ranges, shapes).
+  Result<data::SyntheticOptions> synthetic_options() const;
   /// Loads or generates the feeds for `graph` and saves them when --save-inputs is given.
   Result<std::vector<TensorMap>> make_feeds(const Graph& graph) const;
 };
@@ -91,9 +93,11 @@ struct EngineOptions {
   void add_to(CLI::App& app);
   /// The engine backend's options: parsed precisions, constraints and faults, and the files of
   /// --load-tactics and --load-engine read. `input_shapes` are the data group's --input-shapes
-  /// (the shapes the builder times with). Fails naming the flag and value at fault, and refuses
-  /// int8 (not available yet) and build flags combined with --load-engine (the plan fixes them).
-  Result<engine::EngineOptions> engine_options(const std::vector<std::string>& input_shapes) const;
+  /// (the shapes the builder times with); `synthetic` the inputs int8 calibrates on without
+  /// --calibration-data. Fails naming the flag and value at fault, and refuses calibration flags
+  /// without --int8 and build flags combined with --load-engine (the plan fixes them).
+  Result<engine::EngineOptions> engine_options(const std::vector<std::string>& input_shapes,
+                                               const data::SyntheticOptions& synthetic = {}) const;
   /// Writes --save-engine and --save-tactics from a built plan, printing where.
   Status save_artifacts(const engine::Plan& plan) const;
 };

@@ -136,7 +136,9 @@ Result<io::RunnerResults> run_backend(Backend& backend, const RunArgs& args, con
 
 // Builds (or loads) the engine, reports the build and saves its plan and tactics when asked.
 Result<std::unique_ptr<engine::EngineBackend>> prepare_engine(const RunArgs& args, const Model& model) {
-  VN_ASSIGN_OR_RETURN(engine::EngineOptions options, args.engine_build.engine_options(args.data.input_shapes));
+  VN_ASSIGN_OR_RETURN(const data::SyntheticOptions synthetic, args.data.synthetic_options());
+  VN_ASSIGN_OR_RETURN(engine::EngineOptions options,
+                      args.engine_build.engine_options(args.data.input_shapes, synthetic));
   const bool loaded = options.plan != nullptr;
   auto backend = std::make_unique<engine::EngineBackend>(std::move(options));
   const auto start = std::chrono::steady_clock::now();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Conv layers (conv__im2col_gemm, conv__direct, conv__winograd_f2x2_3x3) with BatchNormalization
-// folded into the weights and the epilogue (bias, residual, activation) applied in one pass.
+// Conv layers (conv__im2col_gemm, conv__direct, conv__winograd_f2x2_3x3, conv__im2col_int8) with
+// BatchNormalization folded into the weights and the epilogue (bias, residual, activation) applied
+// in one pass.
 #include <omp.h>
 
 #include <algorithm>
@@ -42,11 +43,12 @@ void valid_range(int64_t off, int64_t stride, int64_t in, int64_t out, int64_t& 
 
 /// im2col over a 3-D (lifted) geometry: one row per (channel, kd, kh, kw), one column per output
 /// position; padding reads as 0.
-void im2col(const float* x, int64_t channels, const ops::WindowGeometry& g, float* col) {
+template <typename T>
+void im2col(const T* x, int64_t channels, const ops::WindowGeometry& g, T* col) {
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_hw = g.out[1] * g.out[2];
   for (int64_t c = 0; c < channels; ++c) {
-    const float* xc = x + c * in_plane;
+    const T* xc = x + c * in_plane;
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
@@ -57,15 +59,15 @@ void im2col(const float* x, int64_t channels, const ops::WindowGeometry& g, floa
             const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
               const int64_t ih = oh * g.strides[1] - g.pads_begin[1] + kh * g.dilations[1];
-              float* dst = col + od * out_hw + oh * g.out[2];
+              T* dst = col + od * out_hw + oh * g.out[2];
               if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-                std::fill_n(dst, g.out[2], 0.0f);
+                std::fill_n(dst, g.out[2], T{0});
                 continue;
               }
-              const float* src = xc + (id * g.in[1] + ih) * g.in[2];
-              std::fill_n(dst, lo, 0.0f);
+              const T* src = xc + (id * g.in[1] + ih) * g.in[2];
+              std::fill_n(dst, lo, T{0});
               for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * g.strides[2] + off_w];
-              std::fill(dst + hi, dst + g.out[2], 0.0f);
+              std::fill(dst + hi, dst + g.out[2], T{0});
             }
           }
           col += g.out[0] * out_hw;
@@ -206,11 +208,18 @@ class ConvKernel final : public LayerKernel {
     }
     if (has_bias && !args_.drop_bias) {
       epilogue_.bias.assign(bias.begin(), bias.end());
-      round_in_place(epilogue_.bias, precision_.storage);
+      round_in_place(epilogue_.bias, float_storage(precision_));
     }
     epilogue_.residual = spec.epilogue.residual.empty() ? -1 : input_index(spec, spec.epilogue.residual);
     epilogue_.activation = spec.epilogue.activation;
 
+    if (args_.tactic == TacticId::kConvIm2colInt8) {
+      // int8 reads only the quantized weights, one scale per output channel.
+      weight_scales_ = per_channel_scales(weights, m);
+      weights_int8_ = quantize_per_channel(weights, weight_scales_);
+      input_scale_ = args_.scales->at(n.inputs[0]);
+      return Status::OK();
+    }
     weights_.assign(weights.begin(), weights.end());
     round_operands_in_place(weights_, precision_);
     if (args_.tactic == TacticId::kConvWinograd) {
@@ -264,6 +273,9 @@ class ConvKernel final : public LayerKernel {
           break;
         case TacticId::kConvWinograd:
           run_winograd(px, x.dim(0), geo, py);
+          break;
+        case TacticId::kConvIm2colInt8:
+          run_im2col_int8(px, x.dim(0), g3, py);
           break;
         default:
           run_im2col(px, x.dim(0), g3, py);
@@ -338,6 +350,32 @@ class ConvKernel final : public LayerKernel {
           cols = col.data();
         }
         matmul(gemm, weights_.data() + gi * mg * rows, cols, y + (img * m + gi * mg) * out_size, mg, out_size, rows);
+      }
+    }
+  }
+
+  /// x holds values of its int8 grid (CompiledLayer quantized it), so converting it to int8 is
+  /// exact; the products sum in int32 and are rescaled per output channel.
+  void run_im2col_int8(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+    const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
+    const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    const int64_t rows = cg * taps;
+    const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+    const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
+    std::vector<int8_t> xq(static_cast<size_t>(batch * group_ * cg * in_size));
+    quantize_to_int8(std::span<const float>(x, xq.size()), input_scale_, xq.data());
+    std::vector<int8_t> col(static_cast<size_t>(rows * out_size));
+    std::vector<int32_t> acc(static_cast<size_t>(mg * out_size));
+    for (int64_t img = 0; img < batch; ++img) {
+      for (int64_t gi = 0; gi < group_; ++gi) {
+        im2col(xq.data() + (img * group_ * cg + gi * cg) * in_size, cg, g, col.data());
+        matmul_int8(weights_int8_.data() + gi * mg * rows, col.data(), acc.data(), mg, out_size, rows);
+        for (int64_t mo = 0; mo < mg; ++mo) {
+          const float scale = input_scale_ * weight_scales_[static_cast<size_t>(gi * mg + mo)];
+          const int32_t* a = acc.data() + mo * out_size;
+          float* dst = y + (img * m + gi * mg + mo) * out_size;
+          for (int64_t i = 0; i < out_size; ++i) dst[i] = static_cast<float>(a[i]) * scale;
+        }
       }
     }
   }
@@ -417,8 +455,11 @@ class ConvKernel final : public LayerKernel {
   int x_input_ = 0;
   Shape w_shape_;
   int64_t group_ = 1;
-  std::vector<float> weights_;     // folded, in the operand format (empty for Winograd)
-  std::vector<float> winograd_u_;  // [16][M][C] transformed weights, in the operand format
+  std::vector<float> weights_;        // folded, in the operand format (empty for Winograd)
+  std::vector<float> winograd_u_;     // [16][M][C] transformed weights, in the operand format
+  std::vector<int8_t> weights_int8_;  // folded and quantized per output channel (int8 only)
+  std::vector<float> weight_scales_;  // per output channel (int8 only)
+  float input_scale_ = 1.0f;          // X's tensor scale (int8 only)
   EpilogueRuntime epilogue_;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Gemm and MatMul layers (gemm__blocked_f32acc, gemm__split_k4, gemm__k32_f16acc), and the matrix
-// product core that the Conv im2col tactic shares.
+// Gemm and MatMul layers (gemm__blocked_f32acc, gemm__split_k4, gemm__k32_f16acc,
+// gemm__int8_i32acc), and the matrix product cores (float and int8) that the Conv im2col tactics
+// share.
 #include <algorithm>
 #include <cstring>
 
@@ -53,14 +54,15 @@ class GemmKernel final : public LayerKernel {
     VN_RETURN_IF_ERROR(operand(n.inputs[1], trans_b_, b_));
     if (a_.input < 0) trans_a_ = false;
     if (b_.input < 0) trans_b_ = false;
+    if (args_.tactic == TacticId::kGemmInt8) prepare_int8(n);
     const LayerSpec& spec = *args_.spec;
     if (!args_.drop_bias) {
       if (gemm_ && n.inputs.size() > 2 && !n.inputs[2].empty() && beta_ != 0.0f) {
-        VN_ASSIGN_OR_RETURN(c_, constant_floats(args_, n.inputs[2], precision_.storage));
+        VN_ASSIGN_OR_RETURN(c_, constant_floats(args_, n.inputs[2], float_storage(precision_)));
         c_shape_ = args_.constants->at(n.inputs[2]).shape();
       }
       for (const std::string& b : spec.epilogue.biases) {
-        VN_ASSIGN_OR_RETURN(std::vector<float> v, constant_floats(args_, b, precision_.storage));
+        VN_ASSIGN_OR_RETURN(std::vector<float> v, constant_floats(args_, b, float_storage(precision_)));
         bias_parts_.push_back(std::move(v));
       }
     }
@@ -83,7 +85,7 @@ class GemmKernel final : public LayerKernel {
   Status operand(const std::string& name, bool trans, Operand& out) {
     out.input = input_index(*args_.spec, name);
     if (out.input >= 0) return Status::OK();
-    VN_ASSIGN_OR_RETURN(out.values, constant_floats(args_, name, precision_.storage, precision_.tf32_products));
+    VN_ASSIGN_OR_RETURN(out.values, constant_floats(args_, name, float_storage(precision_), precision_.tf32_products));
     out.shape = args_.constants->at(name).shape();
     if (trans) {
       if (out.shape.size() != 2) {
@@ -94,6 +96,44 @@ class GemmKernel final : public LayerKernel {
       std::swap(out.shape[0], out.shape[1]);
     }
     return Status::OK();
+  }
+
+  /// Quantizes the constant B ([k, n] once prepared) with one scale per output column.
+  void prepare_int8(const Node& n) {
+    const int64_t k = b_.shape[0], cols = b_.shape[1];
+    std::vector<double> columns(b_.values.size());
+    for (int64_t r = 0; r < k; ++r) {
+      for (int64_t c = 0; c < cols; ++c)
+        columns[static_cast<size_t>(c * k + r)] = b_.values[static_cast<size_t>(r * cols + c)];
+    }
+    b_scales_ = per_channel_scales(columns, cols);
+    const std::vector<int8_t> by_column = quantize_per_channel(columns, b_scales_);
+    b_int8_.resize(by_column.size());
+    for (int64_t r = 0; r < k; ++r) {
+      for (int64_t c = 0; c < cols; ++c)
+        b_int8_[static_cast<size_t>(r * cols + c)] = by_column[static_cast<size_t>(c * k + r)];
+    }
+    b_.values = {};
+    a_scale_ = args_.scales->at(n.inputs[0]);
+  }
+
+  /// y = a · b with the layer's tactic. int8 reads its prepared B: a holds values of A's int8 grid
+  /// (CompiledLayer quantized it), so converting them to int8 is exact; the sums are int32.
+  void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k) const {
+    if (args_.tactic != TacticId::kGemmInt8) {
+      matmul(args_.tactic, a, b, y, m, n, k);
+      return;
+    }
+    std::vector<int8_t> aq(static_cast<size_t>(m * k));
+    quantize_to_int8(std::span<const float>(a, aq.size()), a_scale_, aq.data());
+    std::vector<int32_t> acc(static_cast<size_t>(m * n));
+    matmul_int8(aq.data(), b_int8_.data(), acc.data(), m, n, k);
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t c = 0; c < n; ++c) {
+        y[r * n + c] =
+            static_cast<float>(acc[static_cast<size_t>(r * n + c)]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
+      }
+    }
   }
 
   /// Points `data` at the operand's values: constants as prepared, runtime inputs rounded to tf32
@@ -168,7 +208,7 @@ class GemmKernel final : public LayerKernel {
     if (!created.ok()) return tagged(args_, created.status());
     Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
-    matmul(args_.tactic, pa, pb, py, m, n, k);
+    product(pa, pb, py, m, n, k);
     if (alpha_ != 1.0f) {
       for (int64_t i = 0; i < m * n; ++i) py[i] *= alpha_;
     }
@@ -226,7 +266,7 @@ class GemmKernel final : public LayerKernel {
         off_a += idx * stride_a[d];
         off_b += idx * stride_b[d];
       }
-      matmul(args_.tactic, pa + off_a * m * k, pb + off_b * k * n, py + bi * m * n, m, n, k);
+      product(pa + off_a * m * k, pb + off_b * k * n, py + bi * m * n, m, n, k);
     }
     VN_RETURN_IF_ERROR(finish(py, out_shape, inputs));
     outputs[0] = std::move(y);
@@ -243,9 +283,43 @@ class GemmKernel final : public LayerKernel {
   Shape c_shape_;
   std::vector<std::vector<float>> bias_parts_;  // each of one value or one per column
   EpilogueRuntime epilogue_;
+  std::vector<int8_t> b_int8_;   // B quantized per column, [k, n] (int8 only)
+  std::vector<float> b_scales_;  // per column of B (int8 only)
+  float a_scale_ = 1.0f;         // A's tensor scale (int8 only)
 };
 
 }  // namespace
+
+Support gemm_applicable(const KernelArgs& args, std::span<const Tensor* const>) {
+  if (args.tactic != TacticId::kGemmInt8) return {};
+  const Node& n = anchor_node(args);
+  if (n.inputs.size() < 2 || input_index(*args.spec, n.inputs[0]) < 0) {
+    return {false, "int8 GEMM quantizes a runtime A per tensor; A here is a constant"};
+  }
+  auto b = args.constants->find(n.inputs[1]);
+  if (b == args.constants->end()) return {false, "int8 GEMM needs constant weights B; B here is a runtime tensor"};
+  if (b->second.dtype() != DType::kFloat32 || b->second.rank() != 2) {
+    return {false, fmt::format("int8 GEMM needs a 2-D float32 B, got {} {}", dtype_name(b->second.dtype()),
+                               shape_to_string(b->second.shape()))};
+  }
+  return {};
+}
+
+void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k) {
+  using IntMatrix = Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Int8Map = Eigen::Map<const Eigen::Matrix<int8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+  Eigen::Map<IntMatrix> ym(y, m, n);
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    ym.setZero();
+    return;
+  }
+  // Widened operands multiply in int32: each product is at most 2^14, so sums of up to 2^17 terms
+  // are exact, as on int8 hardware with int32 accumulators.
+  const IntMatrix a32 = Int8Map(a, m, k).cast<int32_t>();
+  const IntMatrix b32 = Int8Map(b, k, n).cast<int32_t>();
+  ym.noalias() = a32 * b32;
+}
 
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k) {
   MatrixMap<float> ym(y, m, n);

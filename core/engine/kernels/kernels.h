@@ -18,6 +18,9 @@ namespace vn::engine::kernels {
 Support conv_applicable(const KernelArgs& args, std::span<const Tensor* const> inputs);
 Result<std::unique_ptr<LayerKernel>> make_conv_kernel(const KernelArgs& args);
 
+/// gemm__int8_i32acc needs a runtime A and a constant 2-D float32 B; the other tactics run any
+/// Gemm/MatMul.
+Support gemm_applicable(const KernelArgs& args, std::span<const Tensor* const> inputs);
 Result<std::unique_ptr<LayerKernel>> make_gemm_kernel(const KernelArgs& args);
 
 Result<std::unique_ptr<LayerKernel>> make_softmax_kernel(const KernelArgs& args);
@@ -47,6 +50,10 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
 /// end) or kGemmK32F16Acc (32-deep slices added into a float16 accumulator). Other tactics are a
 /// programming error.
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k);
+
+/// y (m x n, int32) = a (m x k) · b (k x n), int8 operands, all row-major, summed exactly in int32
+/// (k up to 2^17).
+void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k);
 
 /// Applies `activation` to every value exactly (library functions, float32).
 void activate_exact(const Activation& activation, std::span<float> values);

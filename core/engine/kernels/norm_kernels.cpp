@@ -18,10 +18,10 @@ class LayerNormKernel final : public LayerKernel {
   Status prepare() {
     const NormSpec& norm = args_.spec->norm;
     if (!norm.scale.empty()) {
-      VN_ASSIGN_OR_RETURN(scale_, constant_floats(args_, norm.scale, precision_.storage));
+      VN_ASSIGN_OR_RETURN(scale_, constant_floats(args_, norm.scale, float_storage(precision_)));
     }
     if (!norm.bias.empty() && !args_.drop_bias) {
-      VN_ASSIGN_OR_RETURN(bias_, constant_floats(args_, norm.bias, precision_.storage));
+      VN_ASSIGN_OR_RETURN(bias_, constant_floats(args_, norm.bias, float_storage(precision_)));
     }
     return Status::OK();
   }

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/engine/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/engine/engine_backend.h"
+#include "core/ir/mapped_file.h"
+
+namespace vn::engine {
+namespace {
+
+constexpr std::string_view kCacheFormat = "vernier-calibration-cache";
+constexpr int kCacheVersion = 1;
+
+}  // namespace
+
+std::string_view calibration_method_name(CalibrationMethod method) {
+  switch (method) {
+    case CalibrationMethod::kMinMax:
+      return "minmax";
+    case CalibrationMethod::kPercentile:
+      return "percentile";
+    case CalibrationMethod::kEntropy:
+      return "entropy";
+  }
+  return "entropy";
+}
+
+std::optional<CalibrationMethod> calibration_method_from_name(std::string_view name) {
+  if (name == "minmax") return CalibrationMethod::kMinMax;
+  if (name == "percentile") return CalibrationMethod::kPercentile;
+  if (name == "entropy") return CalibrationMethod::kEntropy;
+  return std::nullopt;
+}
+
+void AbsHistogram::add(std::span<const float> values) {
+  if (!(range > 0)) return;
+  const double per_bin = kHistogramBins / range;
+  for (float v : values) {
+    if (!std::isfinite(v)) continue;
+    const double b = std::abs(static_cast<double>(v)) * per_bin;
+    counts[static_cast<size_t>(std::min(b, static_cast<double>(kHistogramBins - 1)))] += 1;
+  }
+}
+
+double percentile_threshold(const AbsHistogram& h, double percentile) {
+  double total = 0;
+  for (double c : h.counts) total += c;
+  if (total <= 0) return h.range;
+  const double target = total * std::clamp(percentile, 0.0, 100.0) / 100.0;
+  double below = 0;
+  for (size_t b = 0; b < h.counts.size(); ++b) {
+    if (h.counts[b] > 0 && below + h.counts[b] >= target) {
+      const double inside = (target - below) / h.counts[b];
+      return (static_cast<double>(b) + inside) * h.bin_width();
+    }
+    below += h.counts[b];
+  }
+  return h.range;
+}
+
+double entropy_threshold(const AbsHistogram& h) {
+  // The zero bin holds every value a ReLU clamped; its spike would dominate both distributions, so
+  // it counts as its neighbour does (as NVIDIA's pytorch-quantization does).
+  std::vector<double> bins = h.counts;
+  const size_t n = bins.size();
+  if (n > 1) bins[0] = bins[1];
+  std::vector<double> tail(n + 1, 0.0);
+  for (size_t b = n; b-- > 0;) tail[b] = tail[b + 1] + bins[b];
+  if (tail[0] <= 0) return h.range;
+  double best_kl = std::numeric_limits<double>::infinity();
+  size_t best = n;
+  std::vector<double> level_sum(kEntropyLevels), level_count(kEntropyLevels), p, q;
+  for (size_t i = kEntropyLevels; i <= n; ++i) {
+    // Bin k of the first i falls in level floor(k * levels / i); each level's mass is spread back
+    // evenly over its non-empty bins, since an empty bin holds no value to quantize.
+    std::fill(level_sum.begin(), level_sum.end(), 0.0);
+    std::fill(level_count.begin(), level_count.end(), 0.0);
+    const auto level = [&](size_t k) { return k * kEntropyLevels / i; };
+    for (size_t k = 0; k < i; ++k) {
+      if (bins[k] == 0) continue;
+      level_sum[level(k)] += bins[k];
+      level_count[level(k)] += 1;
+    }
+    p.assign(bins.begin(), bins.begin() + static_cast<std::ptrdiff_t>(i));
+    p[i - 1] += tail[i];
+    q.assign(i, 0.0);
+    double q_total = 0;
+    for (size_t k = 0; k < i; ++k) {
+      if (bins[k] != 0) q[k] = level_sum[level(k)] / level_count[level(k)];
+      q_total += q[k];
+    }
+    const double p_total = tail[0];
+    double kl = 0;
+    for (size_t k = 0; k < i && kl < std::numeric_limits<double>::infinity(); ++k) {
+      if (p[k] == 0) continue;
+      // A clipped tail landing in an empty last bin has no quantized counterpart: infinite KL.
+      kl = q[k] == 0 ? std::numeric_limits<double>::infinity()
+                     : kl + p[k] / p_total * std::log((p[k] / p_total) / (q[k] / q_total));
+    }
+    // Ties go to the larger threshold, which clips less.
+    if (kl <= best_kl) {
+      best_kl = kl;
+      best = i;
+    }
+  }
+  return static_cast<double>(best) * h.bin_width();
+}
+
+void Calibrator::observe_range(const std::string& name, const Tensor& tensor) {
+  if (tensor.dtype() != DType::kFloat32) return;
+  double& m = max_abs_[name];
+  for (float v : tensor.values<float>()) {
+    if (std::isfinite(v)) m = std::max(m, static_cast<double>(std::abs(v)));
+  }
+}
+
+void Calibrator::observe_histogram(const std::string& name, const Tensor& tensor) {
+  if (tensor.dtype() != DType::kFloat32) return;
+  auto m = max_abs_.find(name);
+  if (m == max_abs_.end()) return;
+  auto [it, added] = histograms_.try_emplace(name);
+  if (added) it->second.range = m->second;
+  it->second.add(tensor.values<float>());
+}
+
+std::unordered_map<std::string, double> Calibrator::thresholds() const {
+  std::unordered_map<std::string, double> out;
+  for (const auto& [name, max_abs] : max_abs_) {
+    auto h = histograms_.find(name);
+    if (options_.method == CalibrationMethod::kMinMax || h == histograms_.end() || !(max_abs > 0)) {
+      out[name] = max_abs;
+    } else if (options_.method == CalibrationMethod::kPercentile) {
+      out[name] = percentile_threshold(h->second, options_.percentile);
+    } else {
+      out[name] = entropy_threshold(h->second);
+    }
+  }
+  return out;
+}
+
+ScaleTable Calibrator::scales() const {
+  ScaleTable out;
+  for (const auto& [name, amax] : thresholds()) out[name] = scale_from_amax(amax);
+  return out;
+}
+
+Result<ScaleTable> calibrate(const Model& model, const std::vector<TensorMap>& feeds, const CalibrationOptions& options,
+                             const ops::OpRegistry& registry, int num_threads) {
+  if (feeds.empty()) return make_error(StatusCode::kInvalidArgument, "int8 calibration needs at least one feed");
+  EngineOptions fp32;
+  fp32.build.deterministic = true;
+  // The float32 build runs its layers once; with the calibration data's shapes, dynamic dims too.
+  for (const ValueInfo* in : model.graph.runtime_inputs()) {
+    if (const Tensor* t = feeds.front().find(in->name)) fp32.build.input_shapes[in->name] = t->shape();
+  }
+  EngineBackend engine(std::move(fp32), registry);
+  PrepareOptions prep;
+  prep.mark_all = true;
+  prep.num_threads = num_threads;
+  VN_RETURN_IF_ERROR(engine.prepare(model, prep));
+
+  Calibrator calibrator(options);
+  const int passes = calibrator.needs_histograms() ? 2 : 1;
+  for (int pass = 0; pass < passes; ++pass) {
+    const auto observe = [&](const std::string& name, const Tensor& t) {
+      if (pass == 0) {
+        calibrator.observe_range(name, t);
+      } else {
+        calibrator.observe_histogram(name, t);
+      }
+    };
+    RunOptions run;
+    run.stream = true;
+    run.observer = [&](int64_t, const Node&, const TensorMap& outputs) {
+      for (const auto& entry : outputs) observe(entry.name, entry.tensor);
+      return true;
+    };
+    for (const TensorMap& feed : feeds) {
+      for (const ValueInfo* in : model.graph.runtime_inputs()) {
+        if (const Tensor* t = feed.find(in->name)) observe(in->name, *t);
+      }
+      VN_RETURN_IF_ERROR(engine.run(feed, run).status());
+    }
+  }
+  return calibrator.scales();
+}
+
+Status save_calibration_cache(const CalibrationCache& cache, const std::filesystem::path& path) {
+  nlohmann::ordered_json j;
+  j["format"] = kCacheFormat;
+  j["version"] = kCacheVersion;
+  j["model"] = {{"name", cache.model_name}, {"hash", cache.model_hash}};
+  j["method"] = calibration_method_name(cache.method);
+  nlohmann::ordered_json scales = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : cache.scales) scales[name] = static_cast<double>(s);
+  j["scales"] = std::move(scales);
+  return file_write_atomic(path, j.dump(2) + "\n");
+}
+
+Result<CalibrationCache> load_calibration_cache(const std::filesystem::path& path) {
+  const auto fail = [&](std::string_view what) {
+    return make_error(StatusCode::kIoError, "{}: not a Vernier calibration cache: {}", path.string(), what);
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(StatusCode::kIoError, "{}: cannot open the calibration cache", path.string());
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+  if (!j.contains("format") || j["format"] != kCacheFormat)
+    return fail("\"format\" is not \"vernier-calibration-cache\"");
+  if (!j.contains("version") || j["version"] != kCacheVersion) {
+    return fail(fmt::format("version is not {}; delete it to calibrate again", kCacheVersion));
+  }
+  CalibrationCache cache;
+  const nlohmann::ordered_json& model = j.contains("model") ? j["model"] : nlohmann::ordered_json();
+  if (!model.is_object() || !model.contains("hash") || !model["hash"].is_string()) return fail("no model hash");
+  cache.model_hash = model["hash"].get<std::string>();
+  if (model.contains("name") && model["name"].is_string()) cache.model_name = model["name"].get<std::string>();
+  const std::optional<CalibrationMethod> method = j.contains("method") && j["method"].is_string()
+                                                      ? calibration_method_from_name(j["method"].get<std::string>())
+                                                      : std::nullopt;
+  if (!method) return fail("\"method\" is not minmax, percentile or entropy");
+  cache.method = *method;
+  if (!j.contains("scales") || !j["scales"].is_object()) return fail("no \"scales\" object");
+  for (auto it = j["scales"].begin(); it != j["scales"].end(); ++it) {
+    if (!it.value().is_number() || !(it.value().get<double>() > 0)) {
+      return fail(fmt::format("the scale of '{}' is not a positive number", it.key()));
+    }
+    cache.scales[it.key()] = static_cast<float>(it.value().get<double>());
+  }
+  return cache;
+}
+
+}  // namespace vn::engine

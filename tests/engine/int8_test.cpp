@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: Apache-2.0
+// int8 builds: exact int32 accumulation, per-channel weight scales at work, entropy calibration
+// beating min-max on a residual conv net with activation outliers, the calibration cache and the
+// plan round trips, explicitly quantized (QDQ) models, and the layers that stay in float.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "core/engine/engine_backend.h"
+#include "core/engine/folding.h"
+#include "core/engine/fusion.h"
+#include "tests/engine/engine_test_util.h"
+
+namespace vn::engine {
+namespace {
+
+using test::make_model;
+using test::random_tensor;
+
+const std::string kHeader = "<ir_version: 8, opset_import: [\"\" : 13]>\n";
+
+/// A model that fuses into one layer, with everything a kernel needs to run it alone.
+struct OneLayer {
+  Model model;
+  FoldedGraph folded;
+  LayerGraph graph;
+
+  explicit OneLayer(Model m) : model(std::move(m)) {
+    Result<FoldedGraph> f = fold_constants(model, ops::reference_registry());
+    EXPECT_TRUE(f.ok()) << f.status().to_string();
+    folded = std::move(*f);
+    std::vector<std::string> outputs;
+    for (const ValueInfo& o : model.graph.outputs) outputs.push_back(o.name);
+    Result<LayerGraph> g = fuse_layers(model, folded, outputs);
+    EXPECT_TRUE(g.ok()) << g.status().to_string();
+    graph = std::move(*g);
+    EXPECT_EQ(graph.layers.size(), 1u);
+  }
+
+  KernelArgs args(TacticId tactic, const ScaleTable& scales) const {
+    KernelArgs a;
+    a.model = &model;
+    a.spec = &graph.layers[0];
+    a.constants = &folded.constants;
+    a.registry = &ops::reference_registry();
+    a.tactic = tactic;
+    a.precision = PrecisionId::kInt8;
+    a.scales = &scales;
+    return a;
+  }
+};
+
+/// Runs a kernel alone (no requantization of its output) on one input.
+Tensor run_kernel(const LayerKernel& kernel, const Tensor& x) {
+  const Tensor* in[] = {&x};
+  std::vector<Tensor> out(1);
+  const Status st = kernel.run(in, out);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  return out[0];
+}
+
+TEST(Int8Kernels, ConvAccumulatesExactlyInInt32) {
+  // 2304-term dot products of int8 values near +-127: sums reach 3.7e7, past float32's exact
+  // integers (2^24), so only an exact integer accumulator gives every sum exactly. Scales are
+  // powers of two, so rescaling adds no rounding either.
+  constexpr int64_t kChannels = 256, kOut = 3;
+  const float sx = 0x1p-6f, sw = 0x1p-7f;
+  std::mt19937 rng(11);
+  Tensor w(DType::kFloat32, {kOut, kChannels, 3, 3});
+  std::vector<int32_t> qw(static_cast<size_t>(w.numel()));
+  for (size_t i = 0; i < qw.size(); ++i) {
+    // Output channel 0 is all +127 (the largest sum); the others are random with one 127 each, so
+    // that their per-channel scale is exactly sw.
+    const size_t per_channel = qw.size() / kOut;
+    qw[i] = i < per_channel || i % per_channel == 0 ? 127 : static_cast<int32_t>(rng() % 255) - 127;
+    w.mutable_values<float>()[i] = static_cast<float>(qw[i]) * sw;
+  }
+  OneLayer l(make_model(kHeader + "g (float[1,256,3,3] X, float[3,256,3,3] W) => (float[1,3,1,1] Y) { Y = Conv(X, W) }",
+                        {{"W", w}}));
+  Tensor x(DType::kFloat32, {1, kChannels, 3, 3});
+  std::vector<int32_t> qx(static_cast<size_t>(x.numel()));
+  for (size_t i = 0; i < qx.size(); ++i) {
+    qx[i] = i % 7 == 0 ? static_cast<int32_t>(rng() % 255) - 127 : 127;
+    x.mutable_values<float>()[i] = static_cast<float>(qx[i]) * sx;
+  }
+  const ScaleTable scales{{"X", sx}, {"Y", 1.0f}};
+  const KernelArgs args = l.args(TacticId::kConvIm2colInt8, scales);
+  ASSERT_TRUE(tactic_applicable(args, {}).supported);
+  Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(args);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+  const Tensor y = run_kernel(**kernel, x);
+  const size_t per_channel = qx.size();
+  int64_t largest = 0;
+  for (int64_t m = 0; m < kOut; ++m) {
+    int64_t exact = 0;
+    for (size_t i = 0; i < per_channel; ++i) exact += int64_t{qw[m * per_channel + i]} * qx[i];
+    largest = std::max(largest, std::abs(exact));
+    EXPECT_EQ(y.values<float>()[static_cast<size_t>(m)], static_cast<float>(exact) * sx * sw) << "channel " << m;
+  }
+  EXPECT_GT(largest, int64_t{1} << 24) << "the test must exceed float32's exact integers";
+
+  // Against the float32 reference, the int8 layer is within its quantization tolerance.
+  TensorMap feeds;
+  feeds.set("X", x);
+  const Tensor ref = *test::run_reference(l.model, feeds).find("Y");
+  test::expect_close(y, ref, test::int8_tolerance(1e-3f), "int8 conv vs reference");
+}
+
+TEST(Int8Kernels, PerChannelWeightScalesKeepASmallChannel) {
+  // Output channel 0's weights are 1000x smaller than channel 1's: with one scale for the tensor
+  // they would all round to 0, with one per channel they keep 8 bits.
+  Tensor w = random_tensor({2, 4, 3, 3}, 21);
+  for (size_t i = 0; i < 36; ++i) w.mutable_values<float>()[i] *= 1e-3f;
+  OneLayer l(make_model(kHeader + "g (float[1,4,5,5] X, float[2,4,3,3] W) => (float[1,2,3,3] Y) { Y = Conv(X, W) }",
+                        {{"W", w}}));
+  const Tensor x = random_tensor({1, 4, 5, 5}, 22);
+  const ScaleTable scales{{"X", 1.0f / 127}, {"Y", 1.0f}};
+  Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(l.args(TacticId::kConvIm2colInt8, scales));
+  ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+  const Tensor y = run_kernel(**kernel, x);
+  TensorMap feeds;
+  feeds.set("X", x);
+  const Tensor ref = *test::run_reference(l.model, feeds).find("Y");
+  double max_small = 0, err_small = 0;
+  for (size_t i = 0; i < 9; ++i) {
+    max_small = std::max(max_small, std::abs(double{ref.values<float>()[i]}));
+    err_small = std::max(err_small, std::abs(double{y.values<float>()[i] - ref.values<float>()[i]}));
+  }
+  ASSERT_GT(max_small, 0.0);
+  EXPECT_LT(err_small, 0.03 * max_small) << "channel 0 kept its resolution";
+}
+
+TEST(Int8Kernels, GemmNeedsConstantWeights) {
+  OneLayer l(make_model(kHeader + "g (float[2,4,6] A, float[2,6,3] B) => (float[2,4,3] Y) { Y = MatMul(A, B) }"));
+  const ScaleTable scales{{"A", 0.01f}, {"B", 0.01f}, {"Y", 0.01f}};
+  const Support s = tactic_applicable(l.args(TacticId::kGemmInt8, scales), {});
+  EXPECT_FALSE(s.supported);
+  EXPECT_NE(s.reason.find("constant weights"), std::string::npos) << s.reason;
+}
+
+TEST(Int8Kernels, MissingScalesSayWhichTensor) {
+  OneLayer l(make_model(kHeader + "g (float[1,2,4,4] X, float[2,2,1,1] W) => (float[1,2,4,4] Y) { Y = Conv(X, W) }",
+                        {{"W", random_tensor({2, 2, 1, 1}, 3)}}));
+  const ScaleTable scales{{"X", 0.01f}};
+  const Support s = tactic_applicable(l.args(TacticId::kConvIm2colInt8, scales), {});
+  EXPECT_FALSE(s.supported);
+  EXPECT_NE(s.reason.find("no int8 scale for 'Y'"), std::string::npos) << s.reason;
+}
+
+// ---- Whole builds ------------------------------------------------------------------------------
+
+/// He-initialized weights: uniform with the variance 2 / fan_in that keeps activations near 1.
+Tensor he(const Shape& shape, uint32_t seed) {
+  Tensor t = random_tensor(shape, seed);
+  int64_t fan_in = 1;
+  for (size_t i = 1; i < shape.size(); ++i) fan_in *= shape[i];
+  const float a = std::sqrt(6.0f / static_cast<float>(fan_in));
+  for (float& v : t.mutable_values<float>()) v *= a;
+  return t;
+}
+
+/// A ResNet-style net: a stem, a residual block, a strided conv, global pooling and a classifier.
+Model resnet_like() {
+  return make_model(kHeader + R"(g (float[1,3,24,24] X, float[16,3,3,3] W1, float[16] B1, float[16,16,3,3] W2,
+   float[16] B2, float[16,16,3,3] W3, float[16] B3, float[32,16,3,3] W4, float[32] B4, float[32,32,3,3] W5,
+   float[32] B5, float[10,32] Wfc, float[10] Bfc) => (float[1,10] Y) {
+  c1 = Conv<pads=[1,1,1,1]>(X, W1, B1)
+  r1 = Relu(c1)
+  c2 = Conv<pads=[1,1,1,1]>(r1, W2, B2)
+  r2 = Relu(c2)
+  c3 = Conv<pads=[1,1,1,1]>(r2, W3, B3)
+  s3 = Add(c3, r1)
+  r3 = Relu(s3)
+  c4 = Conv<pads=[1,1,1,1], strides=[2,2]>(r3, W4, B4)
+  r4 = Relu(c4)
+  c5 = Conv<pads=[1,1,1,1]>(r4, W5, B5)
+  r5 = Relu(c5)
+  g = GlobalAveragePool(r5)
+  f = Flatten(g)
+  Y = Gemm<transB=1>(f, Wfc, Bfc)
+})",
+                    {{"W1", he({16, 3, 3, 3}, 1)},
+                     {"B1", random_tensor({16}, 2, -0.1f, 0.1f)},
+                     {"W2", he({16, 16, 3, 3}, 3)},
+                     {"B2", random_tensor({16}, 4, -0.1f, 0.1f)},
+                     {"W3", he({16, 16, 3, 3}, 5)},
+                     {"B3", random_tensor({16}, 6, -0.1f, 0.1f)},
+                     {"W4", he({32, 16, 3, 3}, 7)},
+                     {"B4", random_tensor({32}, 8, -0.1f, 0.1f)},
+                     {"W5", he({32, 32, 3, 3}, 9)},
+                     {"B5", random_tensor({32}, 10, -0.1f, 0.1f)},
+                     {"Wfc", he({10, 32}, 11)},
+                     {"Bfc", random_tensor({10}, 12, -0.1f, 0.1f)}});
+}
+
+/// Normalized images (standard normal values) where one value in 10000 is an outlier of
+/// magnitude 20 to 60 (a saturated sensor, a specular highlight): a few per calibration set,
+/// 5-15x the bulk's largest values, which the convolutions carry into every activation.
+std::vector<TensorMap> outlier_feeds(int count, uint32_t seed) {
+  std::vector<TensorMap> out;
+  for (int i = 0; i < count; ++i) {
+    Tensor x(DType::kFloat32, {1, 3, 24, 24});
+    std::mt19937 rng(seed * 7919 + static_cast<uint32_t>(i));
+    std::normal_distribution<float> bulk;
+    for (float& v : x.mutable_values<float>()) {
+      v = bulk(rng);
+      if (rng() % 10000 == 0) v = (rng() % 2 ? 1.0f : -1.0f) * (20.0f + static_cast<float>(rng() % 41));
+    }
+    TensorMap feed;
+    feed.set("X", std::move(x));
+    out.push_back(std::move(feed));
+  }
+  return out;
+}
+
+BuildOptions int8_options(CalibrationMethod method, std::vector<TensorMap> calibration) {
+  BuildOptions b;
+  b.allowed = kInt8;
+  b.deterministic = true;
+  b.int8.calibration.method = method;
+  b.int8.feeds = std::move(calibration);
+  return b;
+}
+
+std::unique_ptr<EngineBackend> prepared(const Model& model, EngineOptions options, Status* error = nullptr) {
+  auto engine = std::make_unique<EngineBackend>(std::move(options));
+  PrepareOptions prep;
+  prep.num_threads = 1;
+  const Status st = engine->prepare(model, prep);
+  if (error) {
+    *error = st;
+  } else {
+    EXPECT_TRUE(st.ok()) << st.to_string();
+  }
+  return engine;
+}
+
+std::unique_ptr<EngineBackend> build(const Model& model, BuildOptions b) {
+  EngineOptions o;
+  o.build = std::move(b);
+  return prepared(model, std::move(o));
+}
+
+/// Mean |engine - reference| over every output value of every feed.
+double mean_abs_error(EngineBackend& engine, const Model& model, const std::vector<TensorMap>& feeds) {
+  double sum = 0;
+  size_t n = 0;
+  for (const TensorMap& feed : feeds) {
+    const Tensor ref = *test::run_reference(model, feed).find("Y");
+    Result<TensorMap> out = engine.run(feed);
+    EXPECT_TRUE(out.ok()) << out.status().to_string();
+    if (!out.ok()) return INFINITY;
+    const Tensor& y = *out->find("Y");
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      sum += std::abs(double{y.values<float>()[i]} - ref.values<float>()[i]);
+      ++n;
+    }
+  }
+  return sum / static_cast<double>(n);
+}
+
+TEST(Int8Build, EntropyCalibrationBeatsMinMaxOnAResNetWithOutliers) {
+  const Model model = resnet_like();
+  const std::vector<TensorMap> calibration = outlier_feeds(16, 100), held_out = outlier_feeds(16, 200);
+  std::map<CalibrationMethod, double> error;
+  std::map<CalibrationMethod, float> input_amax;
+  for (CalibrationMethod m :
+       {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
+    std::unique_ptr<EngineBackend> engine = build(model, int8_options(m, calibration));
+    size_t int8_layers = 0;
+    for (const PlanLayer& l : engine->plan()->layers) int8_layers += l.precision == PrecisionId::kInt8 ? 1 : 0;
+    EXPECT_EQ(int8_layers, 6u) << "the five convs and the classifier run in int8";
+    input_amax[m] = engine->plan()->int8_scales.at("X") * 127;
+    error[m] = mean_abs_error(*engine, model, held_out);
+  }
+  std::cout << "[ int8     ] mean |logit error|: minmax " << error[CalibrationMethod::kMinMax] << ", percentile "
+            << error[CalibrationMethod::kPercentile] << ", entropy " << error[CalibrationMethod::kEntropy]
+            << "; input thresholds " << input_amax[CalibrationMethod::kMinMax] << ", "
+            << input_amax[CalibrationMethod::kPercentile] << ", " << input_amax[CalibrationMethod::kEntropy] << "\n";
+  // The calibration set holds outliers: min-max spends the int8 range on them, entropy clips them.
+  EXPECT_GT(input_amax[CalibrationMethod::kMinMax], 20.0f);
+  EXPECT_LT(input_amax[CalibrationMethod::kEntropy], 10.0f);
+  EXPECT_LT(error[CalibrationMethod::kEntropy], 0.8 * error[CalibrationMethod::kMinMax]);
+  EXPECT_LT(error[CalibrationMethod::kPercentile], error[CalibrationMethod::kMinMax]);
+}
+
+TEST(Int8Build, LayersWithoutAnInt8TacticStayInFloatAndSayWhy) {
+  const Model model = resnet_like();
+  std::unique_ptr<EngineBackend> engine = build(model, int8_options(CalibrationMethod::kMinMax, outlier_feeds(2, 1)));
+  const Plan& plan = *engine->plan();
+  const auto produces = [](const std::string& tensor) {
+    return [tensor](const PlanLayer& l) { return l.outputs == std::vector<std::string>{tensor}; };
+  };
+  auto pool = std::find_if(plan.layers.begin(), plan.layers.end(), produces("g"));
+  ASSERT_NE(pool, plan.layers.end());
+  EXPECT_EQ(pool->precision, PrecisionId::kFp32);
+  EXPECT_EQ(pool->int8_fallback, "no int8 tactic for Pool layers");
+  for (const PlanLayer& l : plan.layers) {
+    if (l.precision == PrecisionId::kInt8) {
+      EXPECT_TRUE(l.int8_fallback.empty()) << l.name;
+    }
+  }
+  EXPECT_EQ(plan.calibration, "minmax calibration over 2 feed(s)");
+}
+
+class Int8Files : public ::testing::Test {
+ protected:
+  std::filesystem::path dir_ = std::filesystem::temp_directory_path() / ("vn_int8_test_" + std::to_string(::getpid()));
+  void SetUp() override { std::filesystem::create_directories(dir_); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+};
+
+TEST_F(Int8Files, CalibrationCacheRoundTripNeedsNoData) {
+  const Model model = resnet_like();
+  BuildOptions first = int8_options(CalibrationMethod::kEntropy, outlier_feeds(4, 300));
+  first.int8.cache = dir_ / "cache.json";
+  std::unique_ptr<EngineBackend> calibrated = build(model, first);
+  ASSERT_TRUE(std::filesystem::exists(first.int8.cache));
+
+  BuildOptions second = int8_options(CalibrationMethod::kMinMax, {});
+  second.int8.cache = first.int8.cache;
+  std::unique_ptr<EngineBackend> cached = build(model, second);
+  EXPECT_EQ(cached->plan()->int8_scales, calibrated->plan()->int8_scales);
+  EXPECT_NE(cached->plan()->calibration.find("entropy scales of"), std::string::npos) << cached->plan()->calibration;
+  EXPECT_NE(cached->plan()->calibration.find("read from the calibration cache"), std::string::npos);
+  const TensorMap feed = outlier_feeds(1, 400)[0];
+  EXPECT_TRUE(calibrated->run(feed)->find("Y")->same_as(*cached->run(feed)->find("Y")));
+
+  // Another model (other weights) refuses the cache.
+  Model other = resnet_like();
+  other.graph.initializers.back().tensor.mutable_values<float>()[0] += 1.0f;
+  EngineOptions o;
+  o.build = second;
+  Status error;
+  prepared(other, std::move(o), &error);
+  EXPECT_EQ(error.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(error.message().find("was calibrated on another model"), std::string::npos) << error.message();
+}
+
+TEST_F(Int8Files, PlanRoundTripKeepsTheScales) {
+  const Model model = resnet_like();
+  std::unique_ptr<EngineBackend> built =
+      build(model, int8_options(CalibrationMethod::kPercentile, outlier_feeds(3, 500)));
+  const std::filesystem::path path = dir_ / "plan.json";
+  ASSERT_TRUE(save_plan(*built->plan(), path).ok());
+  Result<Plan> loaded = load_plan(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  EXPECT_EQ(loaded->int8_scales, built->plan()->int8_scales);
+  EXPECT_EQ(loaded->calibration, built->plan()->calibration);
+  EXPECT_FALSE(loaded->int8_scales.empty());
+  EngineOptions o;
+  o.plan = std::make_shared<const Plan>(std::move(*loaded));
+  std::unique_ptr<EngineBackend> reloaded = prepared(model, std::move(o));
+  ASSERT_EQ(reloaded->plan()->layers.size(), built->plan()->layers.size());
+  for (size_t i = 0; i < built->plan()->layers.size(); ++i) {
+    EXPECT_EQ(reloaded->plan()->layers[i].precision, built->plan()->layers[i].precision);
+  }
+  for (const TensorMap& feed : outlier_feeds(2, 600)) {
+    EXPECT_TRUE(built->run(feed)->find("Y")->same_as(*reloaded->run(feed)->find("Y")));
+  }
+}
+
+TEST(Int8Build, ExplicitQuantizeDequantizeRunsAsGiven) {
+  const Model model = make_model(kHeader + R"(g (float[1,4,6,6] X, float[8,4,3,3] W) => (float[1,8,4,4] Y) {
+  s = Constant<value = float {0.05}>()
+  z = Constant<value = int8 {0}>()
+  q = QuantizeLinear(X, s, z)
+  d = DequantizeLinear(q, s, z)
+  Y = Conv(d, W)
+})",
+                                 {{"W", random_tensor({8, 4, 3, 3}, 31)}});
+  std::unique_ptr<EngineBackend> engine = build(model, int8_options(CalibrationMethod::kEntropy, {}));
+  EXPECT_EQ(engine->plan()->calibration.rfind("none: the model is explicitly quantized", 0), 0u)
+      << engine->plan()->calibration;
+  TensorMap feeds;
+  feeds.set("X", random_tensor({1, 4, 6, 6}, 32, -3.0f, 3.0f));
+  const Tensor ref = *test::run_reference(model, feeds).find("Y");
+  const Tensor y = *engine->run(feeds)->find("Y");
+  test::expect_close(y, ref, test::precision_tolerance(PrecisionId::kFp32), "QDQ model on the engine");
+  // The quantization the model asks for happened: the same conv on unquantized X differs.
+  const Model plain =
+      make_model(kHeader + "g (float[1,4,6,6] X, float[8,4,3,3] W) => (float[1,8,4,4] Y) { Y = Conv(X, W) }",
+                 {{"W", random_tensor({8, 4, 3, 3}, 31)}});
+  const Tensor unquantized = *test::run_reference(plain, feeds).find("Y");
+  EXPECT_FALSE(compare_tensors("Y", y, unquantized, test::precision_tolerance(PrecisionId::kFp32), false).passed);
+}
+
+}  // namespace
+}  // namespace vn::engine
