@@ -62,6 +62,7 @@ Status write_candidate(const debug::Reducer& reducer, const debug::ReduceCandida
 
 // The loosest precision the build flags allow: it sets the built-in check's default tolerance.
 engine::PrecisionId allowed_precision(const EngineOptions& engine) {
+  if (engine.int8) return engine::PrecisionId::kInt8;
   if (engine.bf16) return engine::PrecisionId::kBf16;
   if (engine.fp16) return engine::PrecisionId::kFp16;
   if (engine.tf32) return engine::PrecisionId::kTf32;
