@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/engine/plan.h"
+#include "core/engine/tactic_replay.h"
 #include "core/ir/onnx_export.h"
 #include "tests/debug/fixtures.h"
 #include "tests/util/process.h"
@@ -150,6 +151,10 @@ TEST(CliDebugBuild, BadUsageIsOneLine) {
   expect_bad_input(run_vernier({"debug", "build", kDemo, "--until", "sometimes"}, dir.path()), "--until 'sometimes'");
   expect_bad_input(run_vernier({"debug", "build", kDemo, "--until", "0"}, dir.path()), "--until '0'");
   expect_bad_input(run_vernier({"debug", "build", kDemo}, dir.path()), "--until");
+  expect_bad_input(run_vernier({"debug", "build", kDemo, "--until", "1", "--save-engine", "e.plan"}, dir.path()),
+                   "--save-engine");
+  expect_bad_input(run_vernier({"debug", "build", kDemo, "--until", "1", "--local-errors"}, dir.path()),
+                   "--local-errors");
   test::write_file(dir / "vernier_debug.plan", "{}");
   expect_bad_input(run_vernier({"debug", "build", kDemo, "--until", "1"}, dir.path()), "already exists");
   expect_bad_input(run_vernier({"inspect", "diff-tactics", "--dir", (dir / "nothing").string()}), "nothing");
@@ -201,10 +206,21 @@ TEST(CliDebugPrecision, NamesTheOverflowingLayerAndPrintsACommandThatPasses) {
 TEST(CliDebugPrecision, LinearModeAndBadUsage) {
   TempDir dir;
   const std::string model = overflow_model(dir);
-  auto r = run_vernier({"debug", "precision", model, "--fp16", "--deterministic", "--mode", "linear", "--no-minimize"},
+  auto r = run_vernier({"debug", "precision", model, "--fp16", "--deterministic", "--mode", "linear", "--no-minimize",
+                        "--save-tactics", "replay.json"},
                        dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("Finished 3 iteration(s) | Passed: 1/3"));
+  // Each iteration's tactic replay is sorted by its verdict: K = 0 and 1 fail, K = 2 passes.
+  const auto bad = files_in(dir / "vernier_artifacts/bad");
+  const auto good = files_in(dir / "vernier_artifacts/good");
+  ASSERT_EQ(bad.size(), 2u) << r.out;
+  ASSERT_EQ(good.size(), 1u) << r.out;
+  EXPECT_THAT(good[0].filename().string(), HasSubstr("_N2.json"));
+  Result<engine::TacticReplay> replay = engine::load_tactic_replay(good[0]);
+  ASSERT_TRUE(replay.ok()) << replay.status().to_string();
+  EXPECT_EQ(replay->find("mm_big")->precision, engine::PrecisionId::kFp32);
+  EXPECT_EQ(replay->find("mm_c + tanh_c")->precision, engine::PrecisionId::kFp16);
   EXPECT_THAT(r.out, HasSubstr("first 2 layer(s) in fp32: mm_a, mm_big"));
   EXPECT_THAT(r.out, HasSubstr("--layer-precisions mm_a:fp32 mm_big:fp32"));
 

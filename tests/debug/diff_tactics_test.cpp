@@ -106,6 +106,21 @@ TEST(DiffTactics, LoadsReplaysRecursivelyAndSkipsOtherFiles) {
   EXPECT_NE(c.algorithm.find("Inputs: (TensorInfo(DataType.FLOAT, (16, 1), -1, 1),)"), std::string::npos);
   EXPECT_EQ(c.algorithm, (*replays)[1].at("fc").algorithm);
 
+  // A TensorRT replay as Polygraphy writes it (tests/tools/conftest.py): no Vernier names, so the
+  // Algorithm string is the label.
+  test::write_file(dir / "trt.json", R"({"replay": {"layer0": {"implementation": 0, "tactic": 2,
+      "inputs": [{"dtype": "DataType.FLOAT", "strides": [1, 2], "vectorized_dim": -1, "components_per_element": 1,
+                  "polygraphy_class": "TensorInfo"}],
+      "outputs": [{"dtype": "DataType.FLOAT", "strides": [1, 2], "vectorized_dim": -1, "components_per_element": 1,
+                   "polygraphy_class": "TensorInfo"}],
+      "polygraphy_class": "Algorithm"}}, "polygraphy_class": "TacticReplayData"})");
+  Result<std::vector<ReplayChoices>> trt = load_tactic_replays(dir / "trt.json");
+  ASSERT_TRUE(trt.ok()) << trt.status().to_string();
+  ASSERT_EQ(trt->size(), 1u);
+  EXPECT_EQ(trt->at(0).at("layer0").label,
+            "(Implementation: 0, Tactic: 2) | Inputs: (TensorInfo(DataType.FLOAT, (1, 2), -1, 1),) | Outputs: "
+            "(TensorInfo(DataType.FLOAT, (1, 2), -1, 1),)");
+
   Result<std::vector<ReplayChoices>> missing = load_tactic_replays(dir / "nope");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }

@@ -50,6 +50,17 @@ struct EngineDebugArgs {
     artifacts.add_to(cmd);
     accept_check_command(cmd);
   }
+
+  /// The sorter of --artifacts, plus the --save-tactics replay when it is not listed: each
+  /// build's replay is what diff-tactics needs, so it is always sorted.
+  debug::ArtifactSorter sorter() const {
+    std::vector<std::filesystem::path> paths(artifacts.artifacts.begin(), artifacts.artifacts.end());
+    if (!engine.save_tactics.empty() &&
+        std::find(paths.begin(), paths.end(), std::filesystem::path(engine.save_tactics)) == paths.end()) {
+      paths.emplace_back(engine.save_tactics);
+    }
+    return debug::ArtifactSorter(artifacts.artifacts_dir, std::move(paths));
+  }
 };
 
 /// What every engine-building iteration shares: the model, feeds and reference outputs computed
@@ -69,6 +80,17 @@ Result<std::unique_ptr<EngineSession>> open_session(const EngineDebugArgs& args,
   VN_ASSIGN_OR_RETURN(s->engine, args.engine.engine_options(args.data.input_shapes));
   VN_RETURN_IF_NOT(!s->engine.plan, StatusCode::kInvalidArgument,
                    "--load-engine: debug {} builds its own engines; give it the model", verb);
+  VN_RETURN_IF_NOT(args.engine.save_engine.empty(), StatusCode::kInvalidArgument,
+                   "--save-engine: debug {} writes each build's plan to --iter-artifact; list it in --artifacts to "
+                   "keep every plan",
+                   verb);
+  // Comparison flags that only `vernier run` acts on would be silently ignored here.
+  for (const auto& [set, flag] : {std::pair{args.compare.local_errors, "--local-errors"},
+                                  std::pair{!args.compare.report_json.empty(), "--report-json"},
+                                  std::pair{args.compare.fail_fast, "--fail-fast"}}) {
+    VN_RETURN_IF_NOT(!set, StatusCode::kInvalidArgument, "{}: not used by debug {} (use it with `vernier run`)", flag,
+                     verb);
+  }
   VN_ASSIGN_OR_RETURN(s->checker, args.check.checker());
   std::error_code ec;
   VN_RETURN_IF_NOT(!std::filesystem::exists(args.iter_artifact, ec), StatusCode::kInvalidArgument,
@@ -152,7 +174,7 @@ int debug_build(const BuildArgs& args) {
   Result<std::unique_ptr<EngineSession>> session = open_session(args, "build");
   if (!session.ok()) return report_error(session.status());
   EngineSession& s = **session;
-  const debug::ArtifactSorter sorter = args.artifacts.sorter();
+  const debug::ArtifactSorter sorter = args.sorter();
 
   std::random_device device;
   std::vector<uint64_t> bad_seeds, good_seeds;
@@ -198,7 +220,7 @@ int debug_build(const BuildArgs& args) {
     if (!good_seeds.empty()) fmt::print(", a passing one with `--builder-seed {}`", good_seeds.front());
     fmt::print("\n");
   }
-  if (!args.engine.save_tactics.empty() && !sorter.empty() && !bad_seeds.empty()) {
+  if (!args.engine.save_tactics.empty() && !bad_seeds.empty()) {
     fmt::print("[I] Compare the tactics of good and bad builds: vernier inspect diff-tactics --dir {}\n",
                args.artifacts.artifacts_dir);
   }
@@ -213,9 +235,9 @@ void add_debug_build(CLI::App& debug, Action& action) {
       "build", "Build the engine repeatedly (a fresh builder seed each time), check every build and sort artifacts");
   cmd->footer(
       "Without --check, each build is compared with the reference backend (the comparison flags apply). "
-      "Use --save-tactics replay.json --artifacts replay.json to sort every build's tactic replay into "
-      "good/ and bad/, then `vernier inspect diff-tactics --dir vernier_artifacts`. Exit code 1 when any build "
-      "failed.");
+      "With --save-tactics replay.json, every build's tactic replay is sorted into good/ or bad/ of "
+      "--artifacts-dir (as if listed in --artifacts); then run `vernier inspect diff-tactics --dir "
+      "vernier_artifacts`. Exit code 1 when any build failed.");
   args->add_to(*cmd, "ONNX model");
   cmd->add_option("--until", args->until, "Stop after N iterations, at the first good build, or at the first bad one")
       ->required();
@@ -368,10 +390,13 @@ int debug_precision(PrecisionArgs args) {
       args.direction == "reverse" ? debug::PrecisionDirection::kReverse : debug::PrecisionDirection::kForward;
   search.minimize = !args.no_minimize;
   int64_t step = 0;
+  const debug::ArtifactSorter sorter = args.sorter();
+  std::vector<debug::SortedArtifact> sorted;  // by the last check, printed after its verdict
   search.on_step = [&](const debug::PrecisionStep& st) {
     print_check_output(st.result, args.check.show_output);
     fmt::print("[I]     {}\n", st.result.reason);
     fmt::print("[I] {} | Iteration {} | Duration {:.3g}s\n", verdict_word(st.result.verdict), step, st.result.seconds);
+    print_sorted(sorted);
   };
   Result<debug::PrecisionResult> result = debug::search_precision(
       candidates, search, [&](const std::vector<std::string>& marked) -> Result<debug::CheckResult> {
@@ -381,6 +406,11 @@ int debug_precision(PrecisionArgs args) {
         engine::BuildOptions build = base;
         for (const std::string& layer : marked) build.layer_precisions.emplace_back(layer, *higher);
         Result<debug::EngineCheck> c = debug::check_engine_build(s.setup, build);
+        if (c.ok()) {
+          Result<std::vector<debug::SortedArtifact>> moved = sorter.sort(step - 1, c->result.verdict);
+          if (!moved.ok()) c = moved.status();
+          sorted = moved.ok() ? std::move(*moved) : std::vector<debug::SortedArtifact>();
+        }
         remove_iter_artifact(args);
         if (!c.ok()) return c.status();
         return std::move(c->result);
