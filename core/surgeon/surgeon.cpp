@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <set>
 #include <unordered_set>
 
 #include "core/common/logging.h"
@@ -145,8 +144,16 @@ Result<Rewrite> extract(const Model& model, const std::vector<BoundaryTensor>& i
   for (const BoundaryTensor& b : out) out_names.push_back(b.name);
 
   Rewrite rw;
-  rw.model = model;
-  rw.model.graph = Graph();
+  // Everything but the graph, without copying the full graph's weights.
+  rw.model.ir_version = model.ir_version;
+  rw.model.opset_imports = model.opset_imports;
+  rw.model.producer_name = model.producer_name;
+  rw.model.producer_version = model.producer_version;
+  rw.model.domain = model.domain;
+  rw.model.model_version = model.model_version;
+  rw.model.doc_string = model.doc_string;
+  rw.model.metadata = model.metadata;
+  rw.model.base_dir = model.base_dir;
   VN_ASSIGN_OR_RETURN(rw.model.graph, extract_subgraph(full, in_names, out_names));
   Graph& g = rw.model.graph;
 

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,24 @@ TEST(SurgeonSanitize, OverridesInputShapesAndReinfers) {
 
   options.override_input_shapes = {{"nope", {Dim::of(1)}}};
   EXPECT_EQ(sanitize(*m, options).status().code(), StatusCode::kNotFound);
+}
+
+TEST(SurgeonSanitize, ToposortRestoresAnOrderThatRuns) {
+  Result<Model> m = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[2] X) => (float[2] Y) { r = Relu(X)  s = Sigmoid(r)  Y = Neg(s) }");
+  ASSERT_TRUE(m.ok());
+  Model shuffled = *m;
+  std::reverse(shuffled.graph.nodes.begin(), shuffled.graph.nodes.end());
+  SanitizeOptions options;
+  options.toposort = true;
+  Result<Rewrite> rw = sanitize(shuffled, options);
+  ASSERT_TRUE(rw.ok()) << rw.status().to_string();
+  std::vector<std::string> ops;
+  for (const Node& n : rw->model.graph.nodes) ops.push_back(n.op_type);
+  EXPECT_EQ(ops, (std::vector<std::string>{"Relu", "Sigmoid", "Neg"}));
+  EXPECT_THAT(rw->changes, testing::Contains("Toposort: 2 node(s) moved"));
+  EXPECT_THAT(sanitize(*m, options)->changes, testing::Contains("Toposort: already in topological order"));
 }
 
 }  // namespace

@@ -529,7 +529,7 @@ void add_debug_repeat(CLI::App& debug, Action& action) {
 }
 
 void add_debug_command(CLI::App& app, Action& action) {
-  CLI::App* debug = app.add_subcommand("debug", "Iterative debugging tools: build, precision, repeat");
+  CLI::App* debug = app.add_subcommand("debug", "Iterative debugging tools (Polygraphy's debug verbs)");
   debug->require_subcommand(1);
   add_debug_build(*debug, action);
   add_debug_precision(*debug, action);
