@@ -277,9 +277,26 @@ TEST(CliDebugRepeat, UntilGoodAndBad) {
   EXPECT_THAT(all.out, HasSubstr("Finished 3 iteration(s) | Passed: 3/3 | Pass Rate: 100%"));
 }
 
+TEST(CliDebugRepeat, AsksWithoutACheck) {
+  TempDir dir;
+  // "x" and an empty line are not answers; "Fail" and "PASS" are (first letter, any case).
+  auto r = test::run_process({"/bin/sh", "-c",
+                              "printf 'x\\n\\nFail\\nPASS\\n' | '" + test::vernier_binary() +
+                                  "' debug repeat --until 2 --artifacts art.txt --iter-info info.json"},
+                             dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Starting interactive debugging session"));
+  EXPECT_THAT(r.out, HasSubstr(">>> Did 'this iteration' [p]ass or [f]ail? "));
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '>') / 3, 4) << "one question, two re-asks, one question";
+  EXPECT_THAT(r.out, HasSubstr("FAILED | Iteration 1"));
+  EXPECT_THAT(r.out, HasSubstr("PASSED | Iteration 2"));
+  EXPECT_THAT(r.out, HasSubstr("Finished 2 iteration(s) | Passed: 1/2"));
+}
+
 TEST(CliDebugRepeat, BadUsageIsOneLine) {
   TempDir dir;
-  expect_bad_input(run_vernier({"debug", "repeat", "--until", "3"}, dir.path()), "needs --check");
+  // Without --check it asks on stdin; a closed stdin is an error, not a hang.
+  expect_bad_input(run_vernier({"debug", "repeat", "--until", "3"}, dir.path()), "no answer on stdin");
   expect_bad_input(run_vernier({"debug", "repeat", "--until", "never", "--check", "true"}, dir.path()),
                    "--until 'never'");
   expect_bad_input(run_vernier({"debug", "repeat", "--until", "1", "--check", "/no/such/program"}, dir.path()),

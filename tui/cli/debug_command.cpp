@@ -3,7 +3,10 @@
 // built-in engine-vs-reference check when no --check is given (build, precision).
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <random>
@@ -188,7 +191,7 @@ int debug_build(const BuildArgs& args) {
   loop.on_finish = [&](const debug::IterationOutcome& o) {
     print_check_output(o.result, args.check.show_output);
     fmt::print("[I]     {}\n", o.result.reason);
-    fmt::print("[I] {} | Iteration {} | Duration {:.3g}s\n", verdict_word(o.result.verdict), o.index + 1,
+    fmt::print("[I] {} | Iteration {} | Duration {:.4f}s\n", verdict_word(o.result.verdict), o.index + 1,
                o.result.seconds);
     print_sorted(o.sorted);
     remove_iter_artifact(args);
@@ -395,7 +398,7 @@ int debug_precision(PrecisionArgs args) {
   search.on_step = [&](const debug::PrecisionStep& st) {
     print_check_output(st.result, args.check.show_output);
     fmt::print("[I]     {}\n", st.result.reason);
-    fmt::print("[I] {} | Iteration {} | Duration {:.3g}s\n", verdict_word(st.result.verdict), step, st.result.seconds);
+    fmt::print("[I] {} | Iteration {} | Duration {:.4f}s\n", verdict_word(st.result.verdict), step, st.result.seconds);
     print_sorted(sorted);
   };
   Result<debug::PrecisionResult> result = debug::search_precision(
@@ -476,6 +479,29 @@ namespace {
 
 // ---- debug repeat -----------------------------------------------------------------------------
 
+// Polygraphy's interactive question: the answer's first letter, lowercased, decides (p: pass,
+// f: fail); anything else asks again. Errors: kInvalidArgument when stdin ends first.
+Result<debug::CheckResult> ask_verdict(const std::string& what) {
+  const auto start = std::chrono::steady_clock::now();
+  fmt::print(">>> Did '{}' [p]ass or [f]ail? ", what);
+  std::fflush(stdout);
+  for (std::string line; std::getline(std::cin, line);) {
+    const char c = line.empty() ? '\0' : static_cast<char>(std::tolower(static_cast<unsigned char>(line[0])));
+    if (c == 'p' || c == 'f') {
+      debug::CheckResult r;
+      r.verdict = c == 'p' ? debug::Verdict::kGood : debug::Verdict::kBad;
+      r.reason = fmt::format("answered '{}'", line);
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return r;
+    }
+    fmt::print(">>> Please choose either: 'p' or 'f': ");
+    std::fflush(stdout);
+  }
+  fmt::print("\n");
+  return make_error(StatusCode::kInvalidArgument,
+                    "no answer on stdin (interactive mode): give --check CMD ARGS... to decide automatically");
+}
+
 struct RepeatArgs {
   std::string until;
   std::string iter_info;
@@ -489,8 +515,7 @@ int debug_repeat(const RepeatArgs& args) {
   Result<std::optional<debug::ExternalChecker>> checker = args.check.checker();
   if (!checker.ok()) return report_error(checker.status());
   if (!*checker) {
-    return report_error(
-        make_error(StatusCode::kInvalidArgument, "debug repeat needs --check CMD ARGS... (last on the command line)"));
+    fmt::print("[I] Starting interactive debugging session since no `--check` command was provided\n");
   }
   const debug::ArtifactSorter sorter = args.artifacts.sorter();
   debug::LoopOptions loop;
@@ -502,11 +527,14 @@ int debug_repeat(const RepeatArgs& args) {
   };
   loop.on_finish = [&](const debug::IterationOutcome& o) {
     print_check_output(o.result, args.check.show_output);
-    fmt::print("[I] {} | Iteration {} | Duration {:.3g}s | {}\n", verdict_word(o.result.verdict), o.index + 1,
+    fmt::print("[I] {} | Iteration {} | Duration {:.4f}s | {}\n", verdict_word(o.result.verdict), o.index + 1,
                o.result.seconds, o.result.reason);
     print_sorted(o.sorted);
   };
-  Result<debug::LoopSummary> summary = debug::run_iterations(loop, [&](int64_t) { return (*checker)->run(); });
+  Result<debug::LoopSummary> summary = debug::run_iterations(loop, [&](int64_t) -> Result<debug::CheckResult> {
+    if (*checker) return (*checker)->run();
+    return ask_verdict("this iteration");
+  });
   if (!summary.ok()) return report_error(summary.status());
   print_summary(*summary);
   return summary->failed > 0 ? kExitFailed : kExitOk;
@@ -521,7 +549,9 @@ void add_debug_repeat(CLI::App& debug, Action& action) {
       ->required();
   cmd->add_option("--iter-info,--iteration-info", args->iter_info,
                   "Write {\"iteration\": i} (0-based) here before each check; removed after it");
-  cmd->footer("Exit code 1 when any iteration failed.");
+  cmd->footer(
+      "Without --check it asks after each iteration whether it passed ([p]ass or [f]ail), as Polygraphy does. "
+      "Exit code 1 when any iteration failed.");
   args->check.add_to(*cmd);
   args->artifacts.add_to(*cmd);
   accept_check_command(*cmd);
