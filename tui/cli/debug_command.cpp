@@ -447,6 +447,11 @@ int debug_precision(PrecisionArgs args) {
   }
   fmt::print("[I] Apply and verify with:\n    {}\n",
              run_command_line(args, s.setup.builtin.compare, seed, r.layers, prec));
+  if (s.checker) {
+    fmt::print(
+        "[I] (The verdicts came from your --check; the command above compares with the reference backend. "
+        "Build the plan your check reads with `vernier convert` and the same flags.)\n");
+  }
   return kExitOk;
 }
 
