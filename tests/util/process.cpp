@@ -60,6 +60,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
   return r;
 }
 
+std::string vernier_binary() { return VN_VERNIER_BIN; }
+
 ProcessResult run_vernier(const std::vector<std::string>& args, const std::filesystem::path& cwd) {
   std::vector<std::string> argv{VN_VERNIER_BIN};
   argv.insert(argv.end(), args.begin(), args.end());

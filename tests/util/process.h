@@ -17,6 +17,9 @@ struct ProcessResult {
 /// Runs `argv` (no shell) with stdin closed, in `cwd` when given, and waits for it.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd = {});
 
+/// The path of the vernier binary built alongside the tests.
+std::string vernier_binary();
+
 /// Runs the vernier binary built alongside the tests with `args`.
 ProcessResult run_vernier(const std::vector<std::string>& args, const std::filesystem::path& cwd = {});
 

@@ -26,8 +26,14 @@ void add_run_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
 void add_convert_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_surgeon_command(CLI::App& app, Action& action);
+
+/// `vernier debug`: creates the group and adds one verb per function below; each verb lives in
+/// its own function (and may live in its own file) and adds itself to `debug`.
 void add_debug_command(CLI::App& app, Action& action);
-/// `debug reduce`, added to the `debug` group.
+void add_debug_build(CLI::App& debug, Action& action);
+void add_debug_precision(CLI::App& debug, Action& action);
+void add_debug_repeat(CLI::App& debug, Action& action);
 void add_debug_reduce(CLI::App& debug, Action& action);
 
 }  // namespace vn::cli

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `vernier inspect model|data|tactics`: what a model, an engine plan, a data file or a tactic
+// `vernier inspect model|data|tactics|diff-tactics`: what a model, an engine plan, a data file or a tactic
 // replay holds.
 #include <algorithm>
 #include <fstream>
@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "core/compare/tensor_stats.h"
+#include "core/debug/diff_tactics.h"
 #include "core/engine/plan.h"
 #include "core/engine/tactic_replay.h"
 #include "core/io/npy.h"
@@ -28,6 +29,12 @@ namespace {
 struct InspectModelArgs {
   std::string model;
   std::vector<std::string> show;
+};
+
+struct DiffTacticsArgs {
+  std::string dir;
+  std::string good;
+  std::string bad;
 };
 
 struct InspectDataArgs {
@@ -245,6 +252,56 @@ int inspect_tactics(const std::string& path) {
   return kExitOk;
 }
 
+Result<std::vector<debug::ReplayChoices>> load_replays(const std::filesystem::path& path, const char* kind) {
+  std::vector<std::filesystem::path> skipped;
+  VN_ASSIGN_OR_RETURN(std::vector<debug::ReplayChoices> replays, debug::load_tactic_replays(path, &skipped));
+  for (const std::filesystem::path& f : skipped) fmt::print("[V] Skipping {}: not a tactic replay\n", f.string());
+  fmt::print("[I] Loaded {} {} tactic replay(s) from {}.\n", replays.size(), kind, path.string());
+  return replays;
+}
+
+int diff_tactics(const DiffTacticsArgs& args) {
+  if (!args.dir.empty() && (!args.good.empty() || !args.bad.empty())) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "give --dir, or --good and --bad, not both"));
+  }
+  if (args.good.empty() != args.bad.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "--good and --bad go together (or give --dir)"));
+  }
+  const std::filesystem::path dir = args.dir.empty() ? std::filesystem::path(".") : std::filesystem::path(args.dir);
+  const std::filesystem::path good = args.good.empty() ? dir / "good" : std::filesystem::path(args.good);
+  const std::filesystem::path bad = args.bad.empty() ? dir / "bad" : std::filesystem::path(args.bad);
+  Result<std::vector<debug::ReplayChoices>> good_replays = load_replays(good, "good");
+  if (!good_replays.ok()) return report_error(good_replays.status());
+  Result<std::vector<debug::ReplayChoices>> bad_replays = load_replays(bad, "bad");
+  if (!bad_replays.ok()) return report_error(bad_replays.status());
+  if (bad_replays->empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument,
+                                   "{}: no tactic replays of bad builds (debug build --save-tactics F --artifacts F "
+                                   "sorts them there)",
+                                   bad.string()));
+  }
+  const debug::TacticDiff diff = debug::diff_tactics(*good_replays, *bad_replays);
+  if (diff.layers.empty()) {
+    fmt::print("[I] Could not determine potentially bad tactics. Try providing more tactic replay files if possible.\n");
+    return kExitOk;
+  }
+  fmt::print("[I] Found potentially bad tactics (score = share of bad builds with the tactic - share of good builds "
+             "with it; 1 separates perfectly):\n");
+  for (const debug::LayerSuspects& layer : diff.layers) {
+    fmt::print("[I] Layer: {}\n", layer.layer);
+    for (size_t i = 0; i < layer.suspects.size(); ++i) {
+      const debug::TacticSuspect& t = layer.suspects[i];
+      fmt::print("        {}. {} | score {:.2f} | in {}/{} bad, {}/{} good build(s) | chance p={:.2g}{}\n", i + 1,
+                 t.choice.label, t.score, t.bad, diff.bad_replays, t.good, diff.good_replays, t.p_value,
+                 t.only_in_bad() ? " | only in bad builds" : "");
+      if (t.choice.label != t.choice.algorithm) fmt::print("           Algorithm: {}\n", t.choice.algorithm);
+    }
+  }
+  const debug::TacticSuspect& top = diff.layers.front().suspects.front();
+  fmt::print("[I] Most suspicious: layer {} with {} (score {:.2f})\n", top.layer, top.choice.label, top.score);
+  return kExitOk;
+}
+
 int inspect_data(const InspectDataArgs& args) {
   Result<std::vector<Section>> sections = load_sections(args.path, args.all);
   if (!sections.ok()) return report_error(sections.status());
@@ -291,6 +348,19 @@ void add_inspect_command(CLI::App& app, Action& action) {
   CLI::App* tactics = inspect->add_subcommand("tactics", "Layers, tactics and precisions of a tactic replay");
   tactics->add_option("file", *tactics_path, "Tactic replay (--save-tactics)")->required();
   tactics->callback([tactics_path, &action] { action = [tactics_path] { return inspect_tactics(*tactics_path); }; });
+
+  auto diff_args = std::make_shared<DiffTacticsArgs>();
+  CLI::App* diff = inspect->add_subcommand(
+      "diff-tactics", "Rank the tactics that separate bad engine builds from good ones (debug build's replays)");
+  diff->add_option("--dir", diff_args->dir, "A folder with good/ and bad/ subfolders (default: the current folder)");
+  diff->add_option("--good", diff_args->good, "A tactic replay or a folder of them from good builds");
+  diff->add_option("--bad", diff_args->bad, "A tactic replay or a folder of them from bad builds");
+  diff->footer(
+      "Each layer's tactics seen in bad builds are scored by (bad builds with it / bad builds) - (good builds with it / "
+      "good builds): 1 when every bad build and no good build chose it. Tactics with a positive score are listed, the "
+      "best first, with the one-sided Fisher exact p-value of the split happening by chance. Polygraphy's rule (seen "
+      "only in bad builds) is marked.");
+  diff->callback([diff_args, &action] { action = [diff_args] { return diff_tactics(*diff_args); }; });
 }
 
 }  // namespace vn::cli

@@ -398,6 +398,26 @@ Tolerance engine_tolerance_preset(engine::PrecisionId precision) {
   return t;
 }
 
+// Polygraphy's 1e-5 flags the normal rounding of a reduced-precision engine, so comparisons with
+// one default to a tolerance that fits its precision, and say so. Tolerances given on the command
+// line win.
+void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config) {
+  const bool atol_set = config.atol.count("") > 0, rtol_set = config.rtol.count("") > 0;
+  if (precision == engine::PrecisionId::kFp32 || (atol_set && rtol_set)) return;
+  const Tolerance preset = engine_tolerance_preset(precision);
+  if (!atol_set) config.atol[""] = preset.atol;
+  if (!rtol_set) config.rtol[""] = preset.rtol;
+  fmt::print("[I] Tolerance preset for an engine with {} layers: atol={}, rtol={} (set --atol/--rtol to override)\n",
+             engine::precision_name(precision), format_number(config.atol[""]), format_number(config.rtol[""]));
+}
+
+engine::PrecisionId loosest_allowed(engine::PrecisionMask allowed) {
+  if (engine::mask_has(allowed, engine::PrecisionId::kBf16)) return engine::PrecisionId::kBf16;
+  if (engine::mask_has(allowed, engine::PrecisionId::kFp16)) return engine::PrecisionId::kFp16;
+  if (engine::mask_has(allowed, engine::PrecisionId::kTf32)) return engine::PrecisionId::kTf32;
+  return engine::PrecisionId::kFp32;
+}
+
 std::filesystem::path assets_dir() {
   if (const char* env = std::getenv("VERNIER_ASSETS"); env && *env) return env;
   std::error_code ec;

@@ -114,6 +114,14 @@ engine::PrecisionId loosest_precision(const engine::Plan& plan);
 /// reference: Polygraphy's 1e-5 for fp32, looser where the format's rounding alone exceeds it.
 Tolerance engine_tolerance_preset(engine::PrecisionId precision);
 
+/// Sets the default atol/rtol of `config` to engine_tolerance_preset(precision) where the command
+/// line gave none, and says so; nothing for fp32.
+void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config);
+
+/// The loosest precision a build allowed `allowed` may choose: the tolerance preset of the debug
+/// tools, whose builds vary from one iteration to the next.
+engine::PrecisionId loosest_allowed(engine::PrecisionMask allowed);
+
 /// Where the bundled assets live: $VERNIER_ASSETS, else the source tree's assets/ (for a build
 /// tree), else <exe>/../share/vernier/assets.
 std::filesystem::path assets_dir();

@@ -209,19 +209,6 @@ Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, 
   return all_passed;
 }
 
-// Polygraphy's 1e-5 flags the normal rounding of a reduced-precision engine, so comparisons with
-// one default to a tolerance that fits its precision, and say so. Tolerances given on the command
-// line win.
-void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config) {
-  const bool atol_set = config.atol.count("") > 0, rtol_set = config.rtol.count("") > 0;
-  if (precision == engine::PrecisionId::kFp32 || (atol_set && rtol_set)) return;
-  const Tolerance preset = engine_tolerance_preset(precision);
-  if (!atol_set) config.atol[""] = preset.atol;
-  if (!rtol_set) config.rtol[""] = preset.rtol;
-  fmt::print("[I] Tolerance preset for an engine with {} layers: atol={}, rtol={} (set --atol/--rtol to override)\n",
-             engine::precision_name(precision), format_number(config.atol[""]), format_number(config.rtol[""]));
-}
-
 // Writes --report-json and prints the verdict line; the exit code says whether all passed.
 int finish_report(const RunArgs& args, nlohmann::ordered_json& report, bool passed) {
   report["passed"] = passed;
