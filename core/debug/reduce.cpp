@@ -397,8 +397,7 @@ Result<ReduceResult> Reducer::reduce(const ReduceOptions& options, DebugReplay& 
   const ReduceCandidate whole_model = whole();
   const int64_t n = node_count();
 
-  // Polygraphy's outputs phase: candidate k is node k with everything it depends on, and node k's
-  // outputs as the only outputs.
+  // Node `node` with everything it depends on (within `within`), node k's outputs as the outputs.
   auto prefix = [&](const std::vector<int64_t>& within, int64_t node) {
     std::vector<char> allowed(static_cast<size_t>(n), 0), keep(static_cast<size_t>(n), 0);
     for (int64_t v : within) allowed[static_cast<size_t>(v)] = 1;
@@ -554,6 +553,17 @@ Result<ReduceResult> Reducer::reduce(const ReduceOptions& options, DebugReplay& 
     return search.finish(whole_model);
   }
 
+  // Polygraphy's outputs phase keeps what marker k depends on and compares node k's outputs only;
+  // a marker on a parallel branch after the faulty node then passes and misleads the bisection.
+  // Here candidate k keeps every node up to marker k and compares every tensor leaving it, so it
+  // fails exactly when the faulty node is among them, whatever the branches.
+  auto upto = [&](const std::vector<int64_t>& within, int64_t node) {
+    std::vector<int64_t> nodes;
+    for (int64_t v : within) {
+      if (v <= node) nodes.push_back(v);
+    }
+    return candidate_of(std::move(nodes));
+  };
   // Bisect and linear: the outputs phase, then the inputs phase on its result. Markers are the
   // nodes with a floating-point output: a node computing only integers (shape arithmetic) cannot
   // show a numeric failure, and taking it as a marker breaks bisection's assumption that failure
@@ -574,30 +584,33 @@ Result<ReduceResult> Reducer::reduce(const ReduceOptions& options, DebugReplay& 
   ReduceCandidate base = whole_model;
   const bool linear = options.mode == ReduceMode::kLinear;
   if (options.reduce_outputs && markers_of(base.nodes).size() > 1) {
-    const size_t first = search.history_size();
     const std::vector<int64_t> markers = markers_of(base.nodes);
     const int64_t count = static_cast<int64_t>(markers.size());
+    int64_t first_bad = count;  // the whole model
     if (linear) {
       for (int64_t k = count - 1; k >= 0; --k) {
-        VN_RETURN_IF_ERROR(search.test(prefix(markers, markers[static_cast<size_t>(k)]), "outputs", count - 1 - k,
-                                       k + count).status());
+        VN_ASSIGN_OR_RETURN(Verdict v, search.test(upto(base.nodes, markers[static_cast<size_t>(k)]), "outputs",
+                                                   count - 1 - k, k + count));
+        if (v == Verdict::kBad) first_bad = k;
       }
     } else {
-      int64_t good = 0, bad = count, k = count / 2, iteration = 0;
-      while (bad - good > 1) {
-        const int64_t left = ceil_log2(bad - good) - 1 + ceil_log2(count);
-        VN_ASSIGN_OR_RETURN(Verdict v, search.test(prefix(markers, markers[static_cast<size_t>(k)]), "outputs",
+      int64_t good = 0, k = count / 2, iteration = 0;
+      while (first_bad - good > 1) {
+        const int64_t left = ceil_log2(first_bad - good) - 1 + ceil_log2(count);
+        VN_ASSIGN_OR_RETURN(Verdict v, search.test(upto(base.nodes, markers[static_cast<size_t>(k)]), "outputs",
                                                    iteration++, left));
         if (v == Verdict::kBad) {
-          bad = k;
-          k = (good + bad) / 2;
+          first_bad = k;
+          k = (good + first_bad) / 2;
         } else {
           good = k;
-          k = (good + bad + 1) / 2;
+          k = (good + first_bad + 1) / 2;
         }
       }
     }
-    if (std::optional<ReduceCandidate> best = search.best_bad_since(first)) base = std::move(*best);
+    // Everything up to marker k-1 passes and up to marker k fails, so the failure shows in marker
+    // k's outputs: the inputs phase works on marker k and what it depends on, with k's outputs.
+    if (first_bad < count) base = prefix(base.nodes, markers[static_cast<size_t>(first_bad)]);
   }
   if (options.reduce_inputs && base.nodes.size() > 1 && markers_of(base.nodes).size() > 1) {
     const size_t first = search.history_size();
