@@ -9,6 +9,8 @@
 #include <random>
 #include <unordered_map>
 
+#include <fmt/ranges.h>
+
 #include "core/common/logging.h"
 #include "core/data/feeds.h"
 #include "core/data/synthetic.h"
@@ -461,6 +463,31 @@ class Builder {
     return timed(spec, cands, inputs, formats, how, layer);
   }
 
+  /// What a layer's timings depend on besides tactic and precision: its member ops with their
+  /// attributes, the shapes of their constant inputs (weights), the shapes and formats of its
+  /// runtime inputs, and the thread count. The layer's name is left out so identical layers share.
+  std::string layer_signature(const LayerSpec& spec, const std::vector<const Tensor*>& inputs,
+                              const std::vector<DType>& formats) const {
+    std::string sig = fmt::format("threads={}", num_threads_);
+    for (int64_t n : spec.nodes) {
+      const Node& node = model_.graph.nodes[static_cast<size_t>(n)];
+      sig += fmt::format(";{}(", node.op_type);
+      for (const Attribute& a : node.attributes) {
+        sig += fmt::format("{}={}:{}:{}:[{}][{}],", a.name, a.i, a.f, a.s, fmt::join(a.ints, " "), fmt::join(a.floats, " "));
+      }
+      for (const std::string& in : node.inputs) {
+        const auto w = engine_.folded.constants.find(in);
+        if (w != engine_.folded.constants.end()) sig += fmt::format("w{},", shape_to_string(w->second.shape()));
+      }
+      sig += ")";
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      sig += fmt::format(";in{}", shape_to_string(inputs[i]->shape()));
+      if (i < formats.size()) sig += dtype_name(formats[i]);
+    }
+    return sig;
+  }
+
   /// Times every candidate and keeps the fastest; candidates within the margin of the fastest are
   /// tied and one is drawn with the builder seed.
   Result<Candidate> timed(const LayerSpec& spec, const std::vector<Candidate>& cands,
@@ -470,7 +497,18 @@ class Builder {
     double best = std::numeric_limits<double>::infinity();
     std::vector<Candidate> ran;
     Status first_error;
+    const std::string signature = options_.timing_cache ? layer_signature(spec, inputs, formats) : std::string();
     for (const Candidate& c : cands) {
+      std::string key;
+      if (options_.timing_cache) {
+        key = fmt::format("{}|{}|{}", signature, tactic_info(c.tactic).name, precision_name(c.precision));
+        if (std::optional<double> cached = options_.timing_cache->find(key)) {
+          layer.timings.push_back({c.tactic, c.precision, *cached});
+          ran.push_back(c);
+          best = std::min(best, *cached);
+          continue;
+        }
+      }
       Result<std::unique_ptr<CompiledLayer>> compiled = compile(args(spec, c), formats, {}, engine_.plan.outputs);
       if (!compiled.ok()) {
         if (first_error.ok()) first_error = compiled.status();
@@ -500,6 +538,7 @@ class Builder {
       std::sort(ms.begin(), ms.end());
       const double median = ms[ms.size() / 2];
       layer.timings.push_back({c.tactic, c.precision, median});
+      if (options_.timing_cache) options_.timing_cache->record(key, median);
       ran.push_back(c);
       best = std::min(best, median);
     }

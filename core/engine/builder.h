@@ -22,6 +22,7 @@
 #include "core/engine/plan.h"
 #include "core/engine/tactic_replay.h"
 #include "core/ir/graph.h"
+#include "core/engine/timing_cache.h"
 #include "core/ops/op_registry.h"
 
 namespace vn::engine {
@@ -71,6 +72,10 @@ struct BuildOptions {
   std::vector<FaultSpec> faults;
   /// How int8 scales are obtained when kInt8 is allowed.
   Int8Options int8;
+  /// Timings are looked up here before a candidate is timed, and recorded here after
+  /// (`--timing-cache`); a hit skips the candidate's timing runs. Shared, so several builds can fill
+  /// one cache; one build at a time.
+  std::shared_ptr<TimingCache> timing_cache;
 };
 
 /// An engine ready to run: its plan and one compiled layer per plan layer. Not movable: the

@@ -115,6 +115,26 @@ TEST(CliEngine, RunRefEngineInt8WithCalibrationDataPassesWithTheInt8Preset) {
   EXPECT_THAT(r.out, HasSubstr("PASSED | 1 comparison(s)"));
 }
 
+TEST(CliEngine, TimingCacheIsFilledThenUsed) {
+  TempDir dir;
+  const std::vector<std::string> cmd = {"convert", kDemo, "--builder-seed", "2", "--timing-cache", "cache.json"};
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& more) {
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  auto first = run_vernier(with(cmd, {"-o", "a.json"}), dir.path());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_THAT(first.out, HasSubstr("(0 found there,"));
+  auto second = run_vernier(with(cmd, {"-o", "b.json"}), dir.path());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.out, HasSubstr(" 0 timed)"));
+  EXPECT_THAT(second.out, Not(HasSubstr("(0 found there,")));
+  test::write_file(dir / "bad.json", "[]");
+  auto bad = run_vernier({"convert", kDemo, "--timing-cache", "bad.json", "-o", "c.json"}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("not a Vernier timing cache"));
+}
+
 TEST(CliEngine, ConvertInt8CalibratesOnAnNpz) {
   TempDir dir;
   Tensor image(DType::kFloat32, {1, 3, 32, 32});

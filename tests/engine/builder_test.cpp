@@ -11,6 +11,7 @@
 #include "core/engine/engine_backend.h"
 #include "core/engine/tactic_replay.h"
 #include "tests/engine/engine_test_util.h"
+#include "tests/util/process.h"
 
 namespace vn::engine {
 namespace {
@@ -115,6 +116,69 @@ TEST(Builder, TiedTimingsAreBrokenByTheBuilderSeed) {
   again.build.timing_runs = 1;
   Prepared p = prepare(model, again);
   EXPECT_EQ(choices(*p.engine->plan()), first) << "the same seed must make the same choices";
+}
+
+TEST(Builder, TimingCacheSkipsTimingTheSecondTime) {
+  auto cache = std::make_shared<TimingCache>();
+  EngineOptions o;
+  o.build.builder_seed = 5;
+  o.build.timing_cache = cache;
+  Prepared first = prepare(small_cnn(), o);
+  ASSERT_TRUE(first.status.ok()) << first.status.to_string();
+  size_t timed = 0;
+  for (const PlanLayer& l : first.engine->plan()->layers) timed += l.timings.size();
+  ASSERT_GT(timed, 0u);
+  EXPECT_EQ(cache->misses(), timed);
+  EXPECT_EQ(cache->hits(), 0u);
+  EXPECT_EQ(cache->size(), timed);
+
+  // The same layers again: every candidate's time comes from the cache, so the plan records the
+  // same timings and, with the same seed, makes the same choices.
+  vn::test::TempDir dir;
+  ASSERT_TRUE(cache->save(dir / "cache.json").ok());
+  auto loaded = TimingCache::load(dir / "cache.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  o.build.timing_cache = std::make_shared<TimingCache>(std::move(*loaded));
+  Prepared second = prepare(small_cnn(), o);
+  ASSERT_TRUE(second.status.ok());
+  EXPECT_EQ(o.build.timing_cache->hits(), timed);
+  EXPECT_EQ(o.build.timing_cache->misses(), 0u);
+  EXPECT_EQ(choices(*second.engine->plan()), choices(*first.engine->plan()));
+  for (size_t i = 0; i < first.engine->plan()->layers.size(); ++i) {
+    const auto& a = first.engine->plan()->layers[i].timings;
+    const auto& b = second.engine->plan()->layers[i].timings;
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t t = 0; t < a.size(); ++t) EXPECT_DOUBLE_EQ(a[t].median_ms, b[t].median_ms);
+  }
+
+  // Other weights of another shape are another layer: a 16-channel conv misses the 8-channel
+  // entries.
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[1,8,10,10] X, float[16,8,3,3] W) => (float[1,16,10,10] Y) {\n"
+      "  Y = Conv<pads=[1,1,1,1]>(X, W)\n}";
+  auto other_cache = std::make_shared<TimingCache>(*o.build.timing_cache);
+  EngineOptions other;
+  other.build.builder_seed = 5;
+  other.build.timing_cache = other_cache;
+  const size_t hits_before = other_cache->hits();
+  Prepared third = prepare(test::make_model(text, {{"W", random_tensor({16, 8, 3, 3}, 3)}}), other);
+  ASSERT_TRUE(third.status.ok()) << third.status.to_string();
+  EXPECT_EQ(other_cache->hits(), hits_before);
+  EXPECT_GT(other_cache->misses(), 0u);
+}
+
+TEST(Builder, MalformedTimingCachesAreIoErrors) {
+  vn::test::TempDir dir;
+  vn::test::write_file(dir / "a.json", "{\"format\": 1}");
+  vn::test::write_file(dir / "b.json",
+                   "{\"format\": \"vernier-timing-cache\", \"version\": 1, \"entries\": {\"k\": \"slow\"}}");
+  vn::test::write_file(dir / "c.json", "not json");
+  for (const char* name : {"a.json", "b.json", "c.json", "missing.json"}) {
+    auto cache = TimingCache::load(dir / name);
+    ASSERT_FALSE(cache.ok()) << name;
+    EXPECT_EQ(cache.status().code(), StatusCode::kIoError) << name;
+  }
 }
 
 TEST(Builder, Fp16BuildsStoreEveryActivationInHalf) {

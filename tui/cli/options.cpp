@@ -236,6 +236,10 @@ void EngineOptions::add_to(CLI::App& app) {
                  "Tactics within this fraction of the fastest median time are tied (default 0.1)")
       ->check(CLI::NonNegativeNumber)
       ->group(group);
+  app.add_option("--timing-cache", timing_cache,
+                 "Tactic timings: read from FILE when it exists (timed candidates found there are not timed "
+                 "again), and written back after the build")
+      ->group(group);
   app.add_option("--save-engine", save_engine, "Write the engine plan (JSON)")->group(group);
   app.add_option("--load-engine", load_engine, "Run a saved engine plan instead of building one")->group(group);
   app.add_option("--inject-fault", inject_faults,
@@ -262,6 +266,7 @@ Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<st
     if (deterministic) fixed.push_back("--deterministic");
     if (builder_seed) fixed.push_back("--builder-seed");
     if (!inject_faults.empty()) fixed.push_back("--inject-fault");
+    if (!timing_cache.empty()) fixed.push_back("--timing-cache");
     if (!fixed.empty()) {
       std::string flags;
       for (const std::string& f : fixed) flags += (flags.empty() ? "" : ", ") + f;
@@ -275,6 +280,15 @@ Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<st
     return out;
   }
   engine::BuildOptions& b = out.build;
+  if (!timing_cache.empty()) {
+    if (std::filesystem::exists(timing_cache)) {
+      VN_ASSIGN_OR_RETURN(engine::TimingCache cache, engine::TimingCache::load(timing_cache));
+      timing_cache_state = std::make_shared<engine::TimingCache>(std::move(cache));
+    } else {
+      timing_cache_state = std::make_shared<engine::TimingCache>();
+    }
+    b.timing_cache = timing_cache_state;
+  }
   if (fp16) b.allowed |= engine::kFp16 | engine::kFp16Strict;
   if (bf16) b.allowed |= engine::kBf16;
   if (tf32) b.allowed |= engine::kTf32;
@@ -331,6 +345,11 @@ Status EngineOptions::save_artifacts(const engine::Plan& plan) const {
   if (!save_tactics.empty()) {
     VN_RETURN_IF_ERROR(engine::save_tactic_replay(engine::tactic_replay_from_plan(plan), save_tactics));
     fmt::print("[I] Saved the tactic replay to {}\n", save_tactics);
+  }
+  if (timing_cache_state) {
+    VN_RETURN_IF_ERROR(timing_cache_state->save(timing_cache));
+    fmt::print("[I] Saved {} timing(s) to the timing cache {} ({} found there, {} timed)\n", timing_cache_state->size(),
+               timing_cache, timing_cache_state->hits(), timing_cache_state->misses());
   }
   return Status::OK();
 }

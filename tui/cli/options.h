@@ -86,8 +86,11 @@ struct EngineOptions {
   bool deterministic = false;
   std::optional<uint64_t> builder_seed;
   double timing_margin = 0.1;
+  std::string timing_cache;
   std::string save_engine;
   std::string load_engine;
+  /// The timing cache of the last engine_options() call, saved by save_artifacts().
+  mutable std::shared_ptr<engine::TimingCache> timing_cache_state;
   std::vector<std::string> inject_faults;
 
   void add_to(CLI::App& app);
