@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   vn::cli::add_demo_command(app, action);
   vn::cli::add_surgeon_command(app, action);
   vn::cli::add_debug_command(app, action);
+  vn::cli::add_triage_command(app, action);
 
   // `--check CMD ARGS...` takes the rest of the line (Polygraphy's rule), so it is cut off before
   // CLI11 sees options that belong to the check command.

@@ -27,6 +27,7 @@ void add_inspect_command(CLI::App& app, Action& action);
 void add_convert_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
 void add_surgeon_command(CLI::App& app, Action& action);
+void add_triage_command(CLI::App& app, Action& action);
 
 /// `vernier debug`: creates the group and adds one verb per function below; each verb lives in
 /// its own function (and may live in its own file) and adds itself to `debug`.

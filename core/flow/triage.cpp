@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/flow/triage.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/compare/layerwise.h"
+#include "core/debug/build.h"
+#include "core/debug/builtin_check.h"
+#include "core/debug/diff_tactics.h"
+#include "core/debug/reduce.h"
+#include "core/engine/engine_backend.h"
+#include "core/engine/tactic_replay.h"
+#include "core/io/polygraphy_json.h"
+#include "core/ir/onnx_export.h"
+#include "core/ref/reference_backend.h"
+#include "core/surgeon/surgeon.h"
+
+namespace vn::flow {
+namespace {
+
+// What the probes learn and hand on to later probes.
+struct Walk {
+  TriageConfig& config;
+  const std::atomic<bool>* cancel;
+  std::vector<TensorMap> feeds;        ///< the data the failure shows on
+  std::vector<TensorMap> ref_outputs;  ///< the reference's outputs for `feeds`
+  std::optional<LayerwiseComparison> layerwise;
+  std::string culprit;
+  std::filesystem::path minimal;
+  std::string outcome;  ///< set when a probe ends the walk outside the chart's ends
+};
+
+struct Answered {
+  std::optional<bool> answer;
+  std::string summary;
+  nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
+};
+
+nlohmann::ordered_json check_json(const debug::CheckResult& r) {
+  return {{"verdict", debug::verdict_name(r.verdict)}, {"reason", r.reason}, {"seconds", r.seconds}};
+}
+
+Result<debug::CheckResult> check(Walk& w, const Model& model, const std::vector<TensorMap>& feeds,
+                                 const std::vector<TensorMap>* ref) {
+  debug::BuiltinCheck builtin;
+  builtin.engine.build = w.config.build;
+  builtin.compare = w.config.compare;
+  builtin.threads = w.config.threads;
+  VN_ASSIGN_OR_RETURN(debug::BuiltinCheckDetail detail, debug::run_builtin_check(model, feeds, builtin, ref, w.cancel));
+  return detail.result;
+}
+
+Result<Answered> probe_sanitize(Walk& w) {
+  surgeon::SanitizeOptions options;
+  options.fold_constants = true;
+  options.cleanup = true;
+  surgeon::FoldCounts counts;
+  VN_ASSIGN_OR_RETURN(surgeon::Rewrite rewrite, surgeon::sanitize(w.config.model, options, &counts));
+  Answered a;
+  a.summary = fmt::format("{} node(s) before, {} after: {} folded, {} change(s)", counts.original,
+                          rewrite.model.graph.nodes.size(), counts.folded.size(), rewrite.changes.size());
+  a.evidence["nodes_before"] = counts.original;
+  a.evidence["nodes_after"] = rewrite.model.graph.nodes.size();
+  a.evidence["changes"] = rewrite.changes;
+  w.config.model = std::move(rewrite.model);
+  return a;
+}
+
+Result<Answered> probe_real_data(Walk& w) {
+  Answered a;
+  VN_ASSIGN_OR_RETURN(debug::CheckResult synthetic, check(w, w.config.model, w.config.synthetic_feeds, nullptr));
+  a.evidence["synthetic"] = check_json(synthetic);
+  if (w.config.real_feeds.empty()) {
+    if (synthetic.verdict != debug::Verdict::kBad) {
+      w.outcome = "no_failure";
+      a.summary = fmt::format("no real data given (--load-inputs); synthetic data passes ({})", synthetic.reason);
+      return a;
+    }
+    a.answer = false;
+    a.summary = fmt::format("no real data given (--load-inputs) to tell; synthetic data fails: {}", synthetic.reason);
+    w.feeds = w.config.synthetic_feeds;
+    return a;
+  }
+  VN_ASSIGN_OR_RETURN(debug::CheckResult real, check(w, w.config.model, w.config.real_feeds, nullptr));
+  a.evidence["real"] = check_json(real);
+  const bool real_bad = real.verdict == debug::Verdict::kBad, synthetic_bad = synthetic.verdict == debug::Verdict::kBad;
+  if (!real_bad && !synthetic_bad) {
+    w.outcome = "no_failure";
+    a.summary = "real and synthetic data both pass";
+    return a;
+  }
+  a.answer = !real_bad;
+  a.summary = real_bad ? fmt::format("real data fails too: {}", real.reason)
+                       : fmt::format("real data passes, synthetic data fails: {}", synthetic.reason);
+  w.feeds = real_bad ? w.config.real_feeds : w.config.synthetic_feeds;
+  return a;
+}
+
+std::filesystem::path builds_dir(const Walk& w) { return w.config.workdir / "builds"; }
+
+Result<Answered> probe_intermittent(Walk& w) {
+  VN_ASSIGN_OR_RETURN(w.ref_outputs, debug::reference_outputs(w.config.model, w.feeds, w.config.threads, w.cancel));
+  debug::EngineCheckSetup setup;
+  setup.model = &w.config.model;
+  setup.feeds = &w.feeds;
+  setup.ref_outputs = &w.ref_outputs;
+  setup.builtin.compare = w.config.compare;
+  setup.builtin.threads = w.config.threads;
+  std::error_code ec;
+  std::filesystem::remove_all(builds_dir(w), ec);
+  for (const char* verdict : {"good", "bad", "unresolved"}) std::filesystem::create_directories(builds_dir(w) / verdict, ec);
+  VN_RETURN_IF_NOT(!ec, StatusCode::kIoError, "{}: cannot create: {}", builds_dir(w).string(), ec.message());
+  const uint64_t base = w.config.build.builder_seed.value_or(1);
+  int good = 0, bad = 0;
+  Answered a;
+  for (int i = 0; i < w.config.builds; ++i) {
+    engine::BuildOptions build = w.config.build;
+    build.builder_seed = base + static_cast<uint64_t>(i);
+    const std::filesystem::path replay = builds_dir(w) / fmt::format("build{}.json", i);
+    setup.save_tactics = replay;
+    VN_ASSIGN_OR_RETURN(debug::EngineCheck built, debug::check_engine_build(setup, build, w.cancel));
+    const std::string verdict(debug::verdict_name(built.result.verdict));
+    std::filesystem::rename(replay, builds_dir(w) / verdict / replay.filename(), ec);
+    good += built.result.verdict == debug::Verdict::kGood;
+    bad += built.result.verdict == debug::Verdict::kBad;
+    a.evidence["builds"].push_back({{"builder_seed", *build.builder_seed}, {"check", check_json(built.result)}});
+  }
+  a.answer = good > 0 && bad > 0;
+  a.summary = fmt::format("{} of {} build(s) fail, {} pass{}", bad, w.config.builds, good,
+                          w.config.build.deterministic ? " (--deterministic: every build makes the same choices)" : "");
+  return a;
+}
+
+Result<Answered> probe_debug_intermittent(Walk& w) {
+  VN_ASSIGN_OR_RETURN(std::vector<debug::ReplayChoices> good, debug::load_tactic_replays(builds_dir(w) / "good"));
+  VN_ASSIGN_OR_RETURN(std::vector<debug::ReplayChoices> bad, debug::load_tactic_replays(builds_dir(w) / "bad"));
+  const debug::TacticDiff diff = debug::diff_tactics(good, bad);
+  Answered a;
+  a.evidence["good_builds"] = diff.good_replays;
+  a.evidence["bad_builds"] = diff.bad_replays;
+  for (const debug::LayerSuspects& layer : diff.layers) {
+    for (const debug::TacticSuspect& s : layer.suspects) {
+      a.evidence["suspects"].push_back({{"layer", s.layer}, {"tactic", s.choice.label}, {"bad", s.bad},
+                                        {"good", s.good}, {"score", s.score}, {"p_value", s.p_value}});
+    }
+  }
+  // Found: a choice made by every bad build and by no good one.
+  const debug::TacticSuspect* best =
+      diff.layers.empty() || diff.layers.front().suspects.empty() ? nullptr : &diff.layers.front().suspects.front();
+  a.answer = best && best->score >= 1.0;
+  if (*a.answer) {
+    w.culprit = fmt::format("tactic {} of layer '{}'", best->choice.label, best->layer);
+    a.summary = fmt::format("{} is in all {} bad build(s) and in none of the {} good one(s) (p = {:.3g})", w.culprit,
+                            best->bad, diff.good_replays, best->p_value);
+  } else {
+    a.summary = best ? fmt::format("no tactic separates the builds; the best, {} of '{}', scores {:.2f}",
+                                   best->choice.label, best->layer, best->score)
+                     : "no tactic appears more often in bad builds than in good ones";
+  }
+  return a;
+}
+
+Result<Answered> probe_layerwise(Walk& w) {
+  ref::ReferenceBackend reference;
+  engine::EngineOptions options;
+  options.build = w.config.build;
+  engine::EngineBackend engine(options);
+  PrepareOptions prep;
+  prep.mark_all = true;
+  prep.num_threads = w.config.threads;
+  VN_RETURN_IF_ERROR(reference.prepare(w.config.model, prep));
+  VN_RETURN_IF_ERROR(engine.prepare(w.config.model, prep));
+  LayerwiseOptions lw;
+  lw.config = w.config.compare;
+  lw.local_errors = true;
+  lw.cancel = w.cancel;
+  VN_ASSIGN_OR_RETURN(LayerwiseComparison result, compare_layerwise(reference, engine, w.feeds.front(), lw));
+  Answered a;
+  a.answer = !result.passed();
+  size_t failed = 0;
+  for (const TensorComparison& t : result.tensors) failed += t.passed ? 0 : 1;
+  a.evidence["tensors"] = result.tensors.size();
+  a.evidence["failed"] = failed;
+  std::optional<size_t> culprit = result.first_nonfinite ? result.first_nonfinite : result.first_culprit;
+  if (culprit) a.evidence["first_culprit"] = result.layers[*culprit].layer.name;
+  a.summary = *a.answer ? fmt::format("{} of {} tensor(s) fail with every tensor marked{}", failed, result.tensors.size(),
+                                      culprit ? fmt::format("; the first layer introducing the error: '{}'",
+                                                            result.layers[*culprit].layer.name)
+                                              : "")
+                        : fmt::format("all {} tensor(s) pass with every tensor marked: marking hides the failure",
+                                      result.tensors.size());
+  w.layerwise = std::move(result);
+  return a;
+}
+
+Status write_minimal(Walk& w, const debug::Reducer& reducer, const debug::ReduceCandidate& candidate) {
+  VN_ASSIGN_OR_RETURN(Model model, reducer.build_model(candidate));
+  w.minimal = w.config.workdir / "minimal.onnx";
+  VN_RETURN_IF_ERROR(save_model(model, w.minimal));
+  return io::save_feed_list(reducer.build_feeds(candidate), w.config.workdir / "minimal_inputs.json");
+}
+
+Result<debug::CheckResult> check_candidate(Walk& w, const debug::Reducer& reducer,
+                                           const debug::ReduceCandidate& candidate) {
+  VN_ASSIGN_OR_RETURN(Model model, reducer.build_model(candidate));
+  const std::vector<TensorMap> expected = reducer.reference_outputs(candidate);
+  return check(w, model, reducer.build_feeds(candidate), &expected);
+}
+
+Result<Answered> probe_extract(Walk& w) {
+  Answered a;
+  const LayerwiseComparison& lw = *w.layerwise;
+  std::optional<size_t> index = lw.first_nonfinite ? lw.first_nonfinite : lw.first_culprit;
+  if (!index && !lw.ranking().empty()) index = lw.ranking().front();
+  if (!index) {
+    a.answer = false;
+    a.summary = "no layer stands out in the layer-wise comparison";
+    return a;
+  }
+  const std::string layer = lw.layers[*index].layer.name;
+  VN_ASSIGN_OR_RETURN(debug::Reducer reducer, debug::Reducer::create(w.config.model, w.feeds, w.config.threads));
+  // A fused layer is named after its nodes joined with " + ".
+  std::vector<int64_t> nodes;
+  for (int64_t v = 0; v < reducer.node_count(); ++v) {
+    const std::string label = node_label(reducer.model().graph, v);
+    size_t start = 0;
+    while (start <= layer.size()) {
+      const size_t end = std::min(layer.find(" + ", start), layer.size());
+      if (layer.compare(start, end - start, label) == 0 && label.size() == end - start) nodes.push_back(v);
+      start = end + 3;
+    }
+  }
+  a.evidence["layer"] = layer;
+  if (nodes.empty()) {
+    a.answer = false;
+    a.summary = fmt::format("layer '{}' has no node left to extract", layer);
+    return a;
+  }
+  const debug::ReduceCandidate candidate = reducer.candidate_of(nodes);
+  VN_ASSIGN_OR_RETURN(debug::CheckResult result, check_candidate(w, reducer, candidate));
+  a.evidence["subgraph"] = reducer.describe(candidate);
+  a.evidence["check"] = check_json(result);
+  a.answer = result.verdict == debug::Verdict::kBad;
+  a.summary = fmt::format("'{}' extracted with its inputs from the reference {}: {}", layer,
+                          *a.answer ? "fails alone" : "passes alone", result.reason);
+  if (*a.answer) {
+    w.culprit = fmt::format("layer '{}'", layer);
+    VN_RETURN_IF_ERROR(write_minimal(w, reducer, candidate));
+  }
+  return a;
+}
+
+Result<Answered> probe_reduce(Walk& w) {
+  VN_ASSIGN_OR_RETURN(debug::Reducer reducer, debug::Reducer::create(w.config.model, w.feeds, w.config.threads));
+  debug::DebugReplay replay;
+  debug::ReduceOptions options;
+  options.mode = debug::ReduceMode::kDdmin;
+  debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& c, const std::string&) {
+    return check_candidate(w, reducer, c);
+  };
+  VN_ASSIGN_OR_RETURN(debug::ReduceResult result, reducer.reduce(options, replay, oracle, nullptr));
+  Answered a;
+  a.evidence["checks"] = result.checks;
+  a.evidence["nodes_before"] = reducer.node_count();
+  a.answer = result.failed_any;
+  if (!result.failed_any) {
+    a.summary = fmt::format("no candidate failed in {} check(s)", result.checks);
+    return a;
+  }
+  a.evidence["minimal"] = reducer.describe(result.minimal);
+  a.summary = fmt::format("reduced {} node(s) to {} in {} check(s): {}", reducer.node_count(),
+                          result.minimal.nodes.size(), result.checks, reducer.describe(result.minimal));
+  if (result.minimal.nodes.size() == 1) {
+    w.culprit = fmt::format("node '{}'", node_label(reducer.model().graph, result.minimal.nodes.front()));
+  }
+  VN_RETURN_IF_ERROR(write_minimal(w, reducer, result.minimal));
+  return a;
+}
+
+Result<Answered> run_probe(Walk& w, const FlowNode& node) {
+  if (node.probe == "sanitize") return probe_sanitize(w);
+  if (node.probe == "real_data") return probe_real_data(w);
+  if (node.probe == "intermittent") return probe_intermittent(w);
+  if (node.probe == "debug_intermittent") return probe_debug_intermittent(w);
+  if (node.probe == "layerwise") return probe_layerwise(w);
+  if (node.probe == "extract") return probe_extract(w);
+  if (node.probe == "reduce") return probe_reduce(w);
+  if (node.probe == "double_check") {
+    // Headless triage cannot edit the check; a reduction that lost the failure ends here.
+    w.outcome = "not_localized";
+    Answered a;
+    a.summary = "the reduction lost the failure; check the tolerances and the engine options, then reduce again";
+    return a;
+  }
+  return make_error(StatusCode::kInvalidArgument, "flowchart node '{}': unknown probe '{}'", node.id, node.probe);
+}
+
+}  // namespace
+
+Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config, const TriageObserver& observe,
+                                     const std::atomic<bool>* cancel) {
+  VN_RETURN_IF_NOT(!config.synthetic_feeds.empty(), StatusCode::kInvalidArgument, "triage: no synthetic feeds");
+  std::error_code ec;
+  std::filesystem::create_directories(config.workdir, ec);
+  VN_RETURN_IF_NOT(!ec, StatusCode::kIoError, "{}: cannot create the work folder: {}", config.workdir.string(),
+                   ec.message());
+  Walk w{config, cancel, {}, {}, std::nullopt, {}, {}, {}};
+  TriageResult result;
+  const FlowNode* node = chart.find(chart.start);
+  // Every node but double_check's loop back is visited at most once; the guard bounds a chart
+  // edited into a longer cycle.
+  for (size_t visits = 0; node && visits < 4 * chart.nodes.size(); ++visits) {
+    if (cancel && cancel->load()) return Status(StatusCode::kCancelled, "triage cancelled");
+    if (node->kind == NodeKind::kEnd) {
+      result.outcome = node->outcome;
+      TriageStep step{node->id, std::nullopt, node->title, nlohmann::ordered_json::object()};
+      result.path.push_back(step);
+      if (observe) observe(step, *node);
+      break;
+    }
+    VN_ASSIGN_OR_RETURN(Answered answered, run_probe(w, *node));
+    TriageStep step{node->id, answered.answer, answered.summary, std::move(answered.evidence)};
+    result.path.push_back(step);
+    if (observe) observe(step, *node);
+    if (!w.outcome.empty()) {
+      result.outcome = w.outcome;
+      break;
+    }
+    if (node->kind == NodeKind::kStep) {
+      node = chart.find(node->next);
+    } else {
+      node = chart.find(*answered.answer ? node->yes.next : node->no.next);
+    }
+  }
+  result.culprit = w.culprit;
+  result.minimal_model = w.minimal;
+  return result;
+}
+
+nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart& chart) {
+  nlohmann::ordered_json report;
+  report["outcome"] = result.outcome;
+  report["culprit"] = result.culprit;
+  report["minimal_model"] = result.minimal_model.string();
+  for (const TriageStep& step : result.path) {
+    const FlowNode* node = chart.find(step.node);
+    nlohmann::ordered_json entry;
+    entry["node"] = step.node;
+    entry["title"] = node ? node->title : "";
+    if (step.answer) entry["answer"] = *step.answer ? "yes" : "no";
+    entry["summary"] = step.summary;
+    entry["evidence"] = step.evidence;
+    report["path"].push_back(std::move(entry));
+  }
+  return report;
+}
+
+}  // namespace vn::flow

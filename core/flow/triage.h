@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Headless triage: walks the flowchart from its start, answering every question with its probe
+// (core/flow/triage.cpp), and keeps the evidence of each answer. The probes reuse the comparison,
+// engine and debug APIs: the built-in engine-vs-reference check, repeated builds and the tactic
+// diff, layer-wise comparison with local errors, and debug reduce.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/common/status.h"
+#include "core/compare/compare.h"
+#include "core/engine/builder.h"
+#include "core/flow/flowchart.h"
+#include "core/ir/graph.h"
+#include "core/ir/tensor_map.h"
+
+namespace vn::flow {
+
+/// What triage works on.
+struct TriageConfig {
+  Model model;
+  /// The user's own inputs (--load-inputs); empty when none were given.
+  std::vector<TensorMap> real_feeds;
+  /// Synthetic inputs from the data options (always present).
+  std::vector<TensorMap> synthetic_feeds;
+  engine::BuildOptions build;  ///< the engine under test, as the user builds it
+  CompareConfig compare;       ///< tolerances of every check
+  int threads = 0;
+  /// Engine builds of the intermittency probe (each with its own builder seed).
+  int builds = 5;
+  /// Where triage writes what it produces (tactic replays of the builds, the minimal model).
+  std::filesystem::path workdir;
+};
+
+/// One answered node.
+struct TriageStep {
+  std::string node;                 ///< flowchart node id
+  std::optional<bool> answer;       ///< questions only
+  std::string summary;              ///< one line of evidence
+  nlohmann::ordered_json evidence;  ///< the measurements behind it
+};
+
+/// Where triage ended.
+struct TriageResult {
+  std::vector<TriageStep> path;
+  /// "localized" (a minimal failing case), "no_bug" (the chart's input-sensitive end),
+  /// "no_failure" (nothing failed on any data), "not_localized" (a reduction that lost the
+  /// failure; headless cannot edit the check).
+  std::string outcome;
+  std::string culprit;  ///< the layer or tactic named, when one was
+  std::filesystem::path minimal_model;  ///< written in the workdir when localized by a subgraph
+};
+
+/// Called after every answered node (headless prints it; a session would save it).
+using TriageObserver = std::function<void(const TriageStep& step, const FlowNode& node)>;
+
+/// Walks `chart` headless. Errors: the probes' (a model the reference cannot run, unwritable
+/// workdir), kCancelled.
+Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config, const TriageObserver& observe,
+                                     const std::atomic<bool>* cancel = nullptr);
+
+/// The report.json of a result: the path with evidence, the outcome and the culprit.
+nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart& chart);
+
+}  // namespace vn::flow
