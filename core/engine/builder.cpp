@@ -219,7 +219,7 @@ class Builder {
           continue;
         }
         const Shape shape = outputs.empty() ? Shape{} : outputs[0].shape();
-        if (!fault_condition_holds(fault, shape, choice.precision)) continue;
+        if (!fault_condition_holds(fault, shape, choice.precision, spec.nodes.size())) continue;
         active.push_back(fault);
         layer.faults.push_back(f);
       }

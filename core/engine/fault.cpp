@@ -25,11 +25,12 @@ constexpr std::array<std::pair<FaultKind, std::string_view>, 7> kKinds{{
     {FaultKind::kBiasDrop, "bias-drop"},
 }};
 
-constexpr std::array<std::pair<FaultCondition, std::string_view>, 4> kConditions{{
+constexpr std::array<std::pair<FaultCondition, std::string_view>, 5> kConditions{{
     {FaultCondition::kAlways, "always"},
     {FaultCondition::kChannelsNotMultipleOf8, "channels-not-multiple-of-8"},
     {FaultCondition::kChannelsMultipleOf8, "channels-multiple-of-8"},
     {FaultCondition::kReducedPrecision, "reduced-precision"},
+    {FaultCondition::kFused, "fused"},
 }};
 
 std::string lower(std::string_view s) {
@@ -175,7 +176,8 @@ Result<FaultSpec> parse_fault(std::string_view text) {
   return f;
 }
 
-bool fault_condition_holds(const FaultSpec& fault, const Shape& output_shape, PrecisionId precision) {
+bool fault_condition_holds(const FaultSpec& fault, const Shape& output_shape, PrecisionId precision,
+                           size_t member_nodes) {
   const int64_t channels = output_shape.empty() ? 1 : (output_shape.size() == 1 ? output_shape[0] : output_shape[1]);
   switch (fault.when) {
     case FaultCondition::kAlways:
@@ -186,6 +188,8 @@ bool fault_condition_holds(const FaultSpec& fault, const Shape& output_shape, Pr
       return channels % 8 == 0;
     case FaultCondition::kReducedPrecision:
       return precision_of(precision).storage != DType::kFloat32;
+    case FaultCondition::kFused:
+      return member_nodes > 1;
   }
   return false;
 }

@@ -34,6 +34,7 @@ enum class FaultCondition : uint8_t {
   kChannelsNotMultipleOf8,  ///< output channels (dim 1; the only dim of a 1-D output) % 8 != 0
   kChannelsMultipleOf8,     ///< output channels % 8 == 0
   kReducedPrecision,        ///< the layer runs in fp16, fp16_strict or bf16
+  kFused,                   ///< the layer fuses several nodes (marking its inner tensors hides the fault)
 };
 
 /// A parsed `--inject-fault` spec: comma-separated key=value pairs.
@@ -43,7 +44,7 @@ enum class FaultCondition : uint8_t {
 ///   factor=F       scale factor (default 2);
 ///   magnitude=F    offset, or standard deviation of the noise (default 1);
 ///   fraction=F     share of the elements touched, in (0, 1] (default 1: all);
-///   when=always|channels-not-multiple-of-8|channels-multiple-of-8|reduced-precision
+///   when=always|channels-not-multiple-of-8|channels-multiple-of-8|reduced-precision|fused
 ///                  condition (default always; case-insensitive, so ALWAYS works);
 ///   seed=N         selects which elements `fraction` and `noise` touch (default: derived from
 ///                  the spec text).
@@ -70,9 +71,10 @@ Result<FaultSpec> parse_fault(std::string_view text);
 std::string_view fault_kind_name(FaultKind kind);            ///< "scale", ..., "bias-drop"
 std::string_view fault_condition_name(FaultCondition when);  ///< "always", ...
 
-/// Whether `fault`'s condition holds for a layer whose first output has `output_shape` and that
-/// runs in `precision`.
-bool fault_condition_holds(const FaultSpec& fault, const Shape& output_shape, PrecisionId precision);
+/// Whether `fault`'s condition holds for a layer of `member_nodes` nodes whose first output has
+/// `output_shape` and that runs in `precision`.
+bool fault_condition_holds(const FaultSpec& fault, const Shape& output_shape, PrecisionId precision,
+                           size_t member_nodes);
 
 /// Corrupts `values` (a layer's float32 output) as `fault` says. kBiasDrop acts inside the kernel
 /// and leaves values unchanged here.

@@ -272,9 +272,11 @@ Result<Answered> probe_reduce(Walk& w) {
   a.evidence["minimal"] = reducer.describe(result.minimal);
   a.summary = fmt::format("reduced {} node(s) to {} in {} check(s): {}", reducer.node_count(),
                           result.minimal.nodes.size(), result.checks, reducer.describe(result.minimal));
-  if (result.minimal.nodes.size() == 1) {
-    w.culprit = fmt::format("node '{}'", node_label(reducer.model().graph, result.minimal.nodes.front()));
+  std::string nodes;
+  for (int64_t v : result.minimal.nodes) {
+    nodes += fmt::format("{}'{}'", nodes.empty() ? "" : ", ", node_label(reducer.model().graph, v));
   }
+  w.culprit = fmt::format("{} {}", result.minimal.nodes.size() == 1 ? "node" : "nodes", nodes);
   VN_RETURN_IF_ERROR(write_minimal(w, reducer, result.minimal));
   return a;
 }

@@ -60,6 +60,19 @@ TEST(CliTriage, AFlakyTacticIsNamedFromRepeatedBuilds) {
   EXPECT_FALSE(std::filesystem::is_empty(dir / "w/builds/bad"));
 }
 
+TEST(CliTriage, AFailureHiddenByMarkingIsReduced) {
+  TempDir dir;
+  // The fault fires only in a fused layer: marking every tensor prevents the fusion and hides it.
+  const auto r = run_vernier({"triage", kDemo, "--headless", "--workdir", "w", "--deterministic", "--inject-fault",
+                              "layer=conv2,kind=scale,factor=1.5,when=fused"},
+                             dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(path_of(dir / "w/report.json"),
+            (std::vector<std::string>{"sanitize", "real_data:no", "intermittent:no", "layerwise:no", "reduce:yes",
+                                      "minimal"}));
+  EXPECT_THAT(r.out, HasSubstr("culprit: nodes 'conv2', 'relu2'"));
+}
+
 TEST(CliTriage, NoFailureExitsZero) {
   TempDir dir;
   const auto r = run_vernier({"triage", kDemo, "--headless", "--workdir", "w", "--deterministic"}, dir.path());

@@ -168,6 +168,29 @@ TEST(FaultInjection, ConditionsAreDecidedPerLayer) {
   for (float v : fp16.y.values<float>()) EXPECT_EQ(v, 0.0f);
 }
 
+TEST(FaultInjection, FusedFaultsVanishWhenMarkingPreventsTheFusion) {
+  const Model model = fc_model();
+  const Tensor clean = run_with_faults(model, {}).y;
+  const std::string spec = "layer=MatMul_0,kind=scale,factor=3,when=fused";
+  // MatMul + bias + Sigmoid fuse into one layer: the fault applies.
+  const Outcome fused = run_with_faults(model, {spec});
+  ASSERT_TRUE(fused.status.ok()) << fused.status.to_string();
+  EXPECT_GT(fused.plan->layers[0].nodes.size(), 1u);
+  EXPECT_FALSE(fused.y.same_as(clean));
+  // Every tensor marked: the MatMul runs alone and the fault does not fire.
+  EngineOptions o;
+  o.build.deterministic = true;
+  o.build.faults.push_back(*parse_fault(spec));
+  EngineBackend engine(o);
+  PrepareOptions prep;
+  prep.mark_all = true;
+  ASSERT_TRUE(engine.prepare(model, prep).ok());
+  for (const PlanLayer& layer : engine.plan()->layers) EXPECT_TRUE(layer.faults.empty()) << layer.name;
+  Result<TensorMap> out = engine.run(fc_feeds());
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->find("Y")->same_as(clean));
+}
+
 TEST(FaultInjection, TacticFaultsApplyOnlyToBuildsThatPickTheTactic) {
   const Model model = fc_model();
   const Tensor clean = run_with_faults(model, {}).y;
