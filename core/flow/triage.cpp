@@ -2,6 +2,7 @@
 #include "core/flow/triage.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -30,6 +31,8 @@ struct Walk {
   std::string culprit;
   std::filesystem::path minimal;
   std::string outcome;  ///< set when a probe ends the walk outside the chart's ends
+  int64_t checks = 0;   ///< built-in checks run (each one engine build and run)
+  int64_t builds = 0;   ///< engine builds, checks included
 };
 
 struct Answered {
@@ -48,6 +51,8 @@ Result<debug::CheckResult> check(Walk& w, const Model& model, const std::vector<
   builtin.engine.build = w.config.build;
   builtin.compare = w.config.compare;
   builtin.threads = w.config.threads;
+  ++w.checks;
+  ++w.builds;
   VN_ASSIGN_OR_RETURN(debug::BuiltinCheckDetail detail, debug::run_builtin_check(model, feeds, builtin, ref, w.cancel));
   return detail.result;
 }
@@ -120,6 +125,8 @@ Result<Answered> probe_intermittent(Walk& w) {
     build.builder_seed = base + static_cast<uint64_t>(i);
     const std::filesystem::path replay = builds_dir(w) / fmt::format("build{}.json", i);
     setup.save_tactics = replay;
+    ++w.checks;
+    ++w.builds;
     VN_ASSIGN_OR_RETURN(debug::EngineCheck built, debug::check_engine_build(setup, build, w.cancel));
     const std::string verdict(debug::verdict_name(built.result.verdict));
     std::filesystem::rename(replay, builds_dir(w) / verdict / replay.filename(), ec);
@@ -172,6 +179,7 @@ Result<Answered> probe_layerwise(Walk& w) {
   prep.num_threads = w.config.threads;
   VN_RETURN_IF_ERROR(reference.prepare(w.config.model, prep));
   VN_RETURN_IF_ERROR(engine.prepare(w.config.model, prep));
+  ++w.builds;
   LayerwiseOptions lw;
   lw.config = w.config.compare;
   lw.local_errors = true;
@@ -322,8 +330,13 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
       if (observe) observe(step, *node);
       break;
     }
+    const auto start = std::chrono::steady_clock::now();
+    const int64_t checks_before = w.checks, builds_before = w.builds;
     VN_ASSIGN_OR_RETURN(Answered answered, run_probe(w, *node));
     TriageStep step{node->id, answered.answer, answered.summary, std::move(answered.evidence)};
+    step.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    step.checks = w.checks - checks_before;
+    step.builds = w.builds - builds_before;
     result.path.push_back(step);
     if (observe) observe(step, *node);
     if (!w.outcome.empty()) {
@@ -353,6 +366,9 @@ nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart
     entry["title"] = node ? node->title : "";
     if (step.answer) entry["answer"] = *step.answer ? "yes" : "no";
     entry["summary"] = step.summary;
+    entry["seconds"] = step.seconds;
+    entry["engine_builds"] = step.builds;
+    entry["checks"] = step.checks;
     entry["evidence"] = step.evidence;
     report["path"].push_back(std::move(entry));
   }

@@ -45,6 +45,9 @@ struct TriageStep {
   std::optional<bool> answer;       ///< questions only
   std::string summary;              ///< one line of evidence
   nlohmann::ordered_json evidence;  ///< the measurements behind it
+  double seconds = 0;               ///< what the probe took
+  int64_t builds = 0;               ///< engine builds the probe made
+  int64_t checks = 0;               ///< engine-vs-reference checks among them
 };
 
 /// Where triage ended.

@@ -3,6 +3,7 @@
 // probe, and prints the path with the evidence; writes report.json into the work folder.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 
@@ -91,16 +92,21 @@ int triage(const TriageArgs& args) {
              format_number(config.compare.atol[""]), format_number(config.compare.rtol[""]), workdir.string());
   const flow::Flowchart& flowchart = *chart;
   auto observe = [](const flow::TriageStep& step, const flow::FlowNode& node) {
+    const std::string cost = node.kind == flow::NodeKind::kEnd
+                                 ? ""
+                                 : fmt::format("         ({:.2f} s, {} engine build(s), {} check(s))\n", step.seconds,
+                                               step.builds, step.checks);
     if (node.kind == flow::NodeKind::kQuestion && step.answer) {
-      fmt::print("[triage] {} -> {}\n         {}\n", node.question, *step.answer ? node.yes.label : node.no.label,
-                 step.summary);
+      fmt::print("[triage] {} -> {}\n         {}\n{}", node.question, *step.answer ? node.yes.label : node.no.label,
+                 step.summary, cost);
     } else if (node.kind == flow::NodeKind::kEnd) {
       fmt::print("[triage] {}\n         {}\n", node.title, node.text);
     } else {
-      fmt::print("[triage] {}\n         {}\n", node.title, step.summary);
+      fmt::print("[triage] {}\n         {}\n{}", node.title, step.summary, cost);
     }
     std::fflush(stdout);
   };
+  const auto start = std::chrono::steady_clock::now();
   Result<flow::TriageResult> result = flow::triage_headless(flowchart, std::move(config), observe);
   if (!result.ok()) return report_error(result.status());
   const nlohmann::ordered_json report = flow::triage_report(*result, flowchart);
@@ -113,6 +119,13 @@ int triage(const TriageArgs& args) {
   fmt::print("[I] Path: {}\n", path);
   fmt::print("[I] Outcome: {}{}{}\n", result->outcome, result->culprit.empty() ? "" : " | culprit: " + result->culprit,
              result->minimal_model.empty() ? "" : " | minimal failing model: " + result->minimal_model.string());
+  int64_t builds = 0, checks = 0;
+  for (const flow::TriageStep& step : result->path) {
+    builds += step.builds;
+    checks += step.checks;
+  }
+  fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s)\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), builds, checks);
   fmt::print("[I] Wrote {}\n", (workdir / "report.json").string());
   const bool failing = result->outcome == "localized" || result->outcome == "not_localized";
   return failing ? kExitFailed : kExitOk;
