@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/compare/layerwise.h"
+#include "core/flow/bundle.h"
 #include "core/debug/build.h"
 #include "core/debug/builtin_check.h"
 #include "core/debug/diff_tactics.h"
@@ -29,10 +30,12 @@ struct Walk {
   std::vector<TensorMap> ref_outputs;  ///< the reference's outputs for `feeds`
   std::optional<LayerwiseComparison> layerwise;
   std::string culprit;
-  std::filesystem::path minimal;
   std::string outcome;  ///< set when a probe ends the walk outside the chart's ends
   int64_t checks = 0;   ///< built-in checks run (each one engine build and run)
   int64_t builds = 0;   ///< engine builds, checks included
+  std::filesystem::path bad_replay;  ///< the tactic replay of a failing build (intermittency probe)
+  /// The failing case for the bundle, once a probe has pinned it down.
+  std::optional<BundleContents> failing;
 };
 
 struct Answered {
@@ -130,6 +133,9 @@ Result<Answered> probe_intermittent(Walk& w) {
     VN_ASSIGN_OR_RETURN(debug::EngineCheck built, debug::check_engine_build(setup, build, w.cancel));
     const std::string verdict(debug::verdict_name(built.result.verdict));
     std::filesystem::rename(replay, builds_dir(w) / verdict / replay.filename(), ec);
+    if (built.result.verdict == debug::Verdict::kBad && w.bad_replay.empty()) {
+      w.bad_replay = builds_dir(w) / verdict / replay.filename();
+    }
     good += built.result.verdict == debug::Verdict::kGood;
     bad += built.result.verdict == debug::Verdict::kBad;
     a.evidence["builds"].push_back({{"builder_seed", *build.builder_seed}, {"check", check_json(built.result)}});
@@ -159,6 +165,14 @@ Result<Answered> probe_debug_intermittent(Walk& w) {
   a.answer = best && best->score >= 1.0;
   if (*a.answer) {
     w.culprit = fmt::format("tactic {} of layer '{}'", best->choice.label, best->layer);
+    // The bundle rebuilds a failing engine exactly: with the tactics of a bad build.
+    VN_ASSIGN_OR_RETURN(engine::TacticReplay replay, engine::load_tactic_replay(w.bad_replay));
+    BundleContents failing;
+    failing.model = w.config.model;
+    failing.feeds = w.feeds;
+    failing.build = w.config.build;
+    failing.build.replay = std::move(replay);
+    w.failing = std::move(failing);
     a.summary = fmt::format("{} is in all {} bad build(s) and in none of the {} good one(s) (p = {:.3g})", w.culprit,
                             best->bad, diff.good_replays, best->p_value);
   } else {
@@ -203,11 +217,13 @@ Result<Answered> probe_layerwise(Walk& w) {
   return a;
 }
 
-Status write_minimal(Walk& w, const debug::Reducer& reducer, const debug::ReduceCandidate& candidate) {
-  VN_ASSIGN_OR_RETURN(Model model, reducer.build_model(candidate));
-  w.minimal = w.config.workdir / "minimal.onnx";
-  VN_RETURN_IF_ERROR(save_model(model, w.minimal));
-  return io::save_feed_list(reducer.build_feeds(candidate), w.config.workdir / "minimal_inputs.json");
+Status keep_failing(Walk& w, const debug::Reducer& reducer, const debug::ReduceCandidate& candidate) {
+  BundleContents failing;
+  VN_ASSIGN_OR_RETURN(failing.model, reducer.build_model(candidate));
+  failing.feeds = reducer.build_feeds(candidate);
+  failing.build = w.config.build;
+  w.failing = std::move(failing);
+  return Status::OK();
 }
 
 Result<debug::CheckResult> check_candidate(Walk& w, const debug::Reducer& reducer,
@@ -255,7 +271,7 @@ Result<Answered> probe_extract(Walk& w) {
                           *a.answer ? "fails alone" : "passes alone", result.reason);
   if (*a.answer) {
     w.culprit = fmt::format("layer '{}'", layer);
-    VN_RETURN_IF_ERROR(write_minimal(w, reducer, candidate));
+    VN_RETURN_IF_ERROR(keep_failing(w, reducer, candidate));
   }
   return a;
 }
@@ -285,7 +301,7 @@ Result<Answered> probe_reduce(Walk& w) {
     nodes += fmt::format("{}'{}'", nodes.empty() ? "" : ", ", node_label(reducer.model().graph, v));
   }
   w.culprit = fmt::format("{} {}", result.minimal.nodes.size() == 1 ? "node" : "nodes", nodes);
-  VN_RETURN_IF_ERROR(write_minimal(w, reducer, result.minimal));
+  VN_RETURN_IF_ERROR(keep_failing(w, reducer, result.minimal));
   return a;
 }
 
@@ -307,6 +323,20 @@ Result<Answered> run_probe(Walk& w, const FlowNode& node) {
   return make_error(StatusCode::kInvalidArgument, "flowchart node '{}': unknown probe '{}'", node.id, node.probe);
 }
 
+// The path so far as a numbered Markdown list, for the bundle's report.
+std::string path_markdown(const std::vector<TriageStep>& path, const Flowchart& chart) {
+  std::string text;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const FlowNode* node = chart.find(path[i].node);
+    std::string answer;
+    if (path[i].answer && node) answer = fmt::format(" — {}", *path[i].answer ? node->yes.label : node->no.label);
+    text += fmt::format("{}. **{}**{}\n   {} ({:.2f} s, {} engine build(s), {} check(s))\n", i + 1,
+                        node ? node->title : path[i].node, answer, path[i].summary, path[i].seconds, path[i].builds,
+                        path[i].checks);
+  }
+  return text;
+}
+
 }  // namespace
 
 Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config, const TriageObserver& observe,
@@ -316,7 +346,7 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
   std::filesystem::create_directories(config.workdir, ec);
   VN_RETURN_IF_NOT(!ec, StatusCode::kIoError, "{}: cannot create the work folder: {}", config.workdir.string(),
                    ec.message());
-  Walk w{config, cancel, {}, {}, std::nullopt, {}, {}, {}};
+  Walk w{config, cancel, {}, {}, std::nullopt, {}, {}, 0, 0, {}, std::nullopt};
   TriageResult result;
   const FlowNode* node = chart.find(chart.start);
   // Every node but double_check's loop back is visited at most once; the guard bounds a chart
@@ -326,6 +356,15 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
     if (node->kind == NodeKind::kEnd) {
       result.outcome = node->outcome;
       TriageStep step{node->id, std::nullopt, node->title, nlohmann::ordered_json::object()};
+      if (w.failing) {
+        w.failing->compare = w.config.compare;
+        w.failing->threads = w.config.threads;
+        w.failing->culprit = w.culprit;
+        w.failing->triage_path = path_markdown(result.path, chart);
+        result.bundle = w.config.workdir / "bundle";
+        VN_RETURN_IF_ERROR(write_bundle(result.bundle, *w.failing));
+        step.summary = fmt::format("bug-report bundle written to {}", result.bundle.string());
+      }
       result.path.push_back(step);
       if (observe) observe(step, *node);
       break;
@@ -350,7 +389,6 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
     }
   }
   result.culprit = w.culprit;
-  result.minimal_model = w.minimal;
   return result;
 }
 
@@ -358,7 +396,7 @@ nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart
   nlohmann::ordered_json report;
   report["outcome"] = result.outcome;
   report["culprit"] = result.culprit;
-  report["minimal_model"] = result.minimal_model.string();
+  report["bundle"] = result.bundle.string();
   for (const TriageStep& step : result.path) {
     const FlowNode* node = chart.find(step.node);
     nlohmann::ordered_json entry;

@@ -58,13 +58,14 @@ struct TriageResult {
   /// failure; headless cannot edit the check).
   std::string outcome;
   std::string culprit;  ///< the layer or tactic named, when one was
-  std::filesystem::path minimal_model;  ///< written in the workdir when localized by a subgraph
+  std::filesystem::path bundle;  ///< the bug-report bundle (write_bundle) when localized
 };
 
 /// Called after every answered node (headless prints it; a session would save it).
 using TriageObserver = std::function<void(const TriageStep& step, const FlowNode& node)>;
 
-/// Walks `chart` headless. Errors: the probes' (a model the reference cannot run, unwritable
+/// Walks `chart` headless; when it ends with a minimal failing case, writes the bug-report bundle
+/// into `<workdir>/bundle` (core/flow/bundle.h). Errors: the probes' (a model the reference cannot run, unwritable
 /// workdir), kCancelled.
 Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config, const TriageObserver& observe,
                                      const std::atomic<bool>* cancel = nullptr);

@@ -28,6 +28,12 @@ std::vector<std::string> path_of(const std::filesystem::path& report_file) {
   return path;
 }
 
+// Runs the bundle's reproduce.sh with this build's vernier.
+test::ProcessResult reproduce(const std::filesystem::path& bundle) {
+  return test::run_process({"env", "VERNIER=" + std::string(VN_BINARY_DIR) + "/tui/vernier", "sh",
+                            (bundle / "reproduce.sh").string()});
+}
+
 TEST(CliTriage, AFaultyLayerIsFoundLayerwiseAndExtracted) {
   TempDir dir;
   const auto r = run_vernier({"triage", kDemo, "--headless", "--workdir", "w", "--deterministic", "--inject-fault",
@@ -38,12 +44,24 @@ TEST(CliTriage, AFaultyLayerIsFoundLayerwiseAndExtracted) {
   EXPECT_EQ(path_of(dir / "w/report.json"),
             (std::vector<std::string>{"sanitize", "real_data:no", "intermittent:no", "layerwise:yes", "extract:yes",
                                       "minimal"}));
-  // The minimal failing model is relu1 alone, and it loads through the ONNX checker.
-  const auto inspect = run_vernier({"inspect", "model", "w/minimal.onnx"}, dir.path());
+  // The bundle's model is relu1 alone, and it loads through the ONNX checker.
+  const auto inspect = run_vernier({"inspect", "model", "w/bundle/model.onnx"}, dir.path());
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   EXPECT_THAT(inspect.out, HasSubstr("---- 1 Node(s) ----"));
   EXPECT_THAT(inspect.out, HasSubstr("relu1 [Op: Relu]"));
-  EXPECT_TRUE(std::filesystem::exists(dir / "w/minimal_inputs.json"));
+  for (const char* file : {"inputs.json", "test_data_set_0/input_0.pb", "test_data_set_0/output_0.pb",
+                           "reference_outputs.json", "failing_outputs.json", "plan.json", "tactics.json", "faults.txt",
+                           "report.md", "reproduce.sh"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / "w/bundle" / file)) << file;
+  }
+  const std::string report = test::read_file(dir / "w/bundle/report.md");
+  EXPECT_THAT(report, HasSubstr("**Culprit:** layer 'relu1'"));
+  EXPECT_THAT(report, HasSubstr("polygraphy run model.onnx --onnxrt --trt --load-inputs inputs.json"));
+  EXPECT_THAT(report, HasSubstr("Extract the failing subgraph"));
+  // One command reproduces the failure from the bundle alone.
+  test::ProcessResult reproduced = reproduce(dir / "w/bundle");
+  EXPECT_EQ(reproduced.exit_code, 1) << reproduced.out << reproduced.err;
+  EXPECT_THAT(reproduced.out, HasSubstr("FAILED"));
 }
 
 TEST(CliTriage, AFlakyTacticIsNamedFromRepeatedBuilds) {
@@ -58,6 +76,9 @@ TEST(CliTriage, AFlakyTacticIsNamedFromRepeatedBuilds) {
             (std::vector<std::string>{"sanitize", "real_data:no", "intermittent:yes", "debug_intermittent:yes", "minimal"}));
   EXPECT_FALSE(std::filesystem::is_empty(dir / "w/builds/good"));
   EXPECT_FALSE(std::filesystem::is_empty(dir / "w/builds/bad"));
+  // The bundle replays a bad build's tactics, so its plan fails every time.
+  EXPECT_THAT(test::read_file(dir / "w/bundle/plan.json"), HasSubstr("gemm__split_k4"));
+  EXPECT_EQ(reproduce(dir / "w/bundle").exit_code, 1);
 }
 
 TEST(CliTriage, AFailureHiddenByMarkingIsReduced) {
@@ -71,6 +92,7 @@ TEST(CliTriage, AFailureHiddenByMarkingIsReduced) {
             (std::vector<std::string>{"sanitize", "real_data:no", "intermittent:no", "layerwise:no", "reduce:yes",
                                       "minimal"}));
   EXPECT_THAT(r.out, HasSubstr("culprit: nodes 'conv2', 'relu2'"));
+  EXPECT_EQ(reproduce(dir / "w/bundle").exit_code, 1);
 }
 
 TEST(CliTriage, NoFailureExitsZero) {

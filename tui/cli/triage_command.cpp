@@ -118,7 +118,7 @@ int triage(const TriageArgs& args) {
   }
   fmt::print("[I] Path: {}\n", path);
   fmt::print("[I] Outcome: {}{}{}\n", result->outcome, result->culprit.empty() ? "" : " | culprit: " + result->culprit,
-             result->minimal_model.empty() ? "" : " | minimal failing model: " + result->minimal_model.string());
+             result->bundle.empty() ? "" : " | bug-report bundle: " + result->bundle.string());
   int64_t builds = 0, checks = 0;
   for (const flow::TriageStep& step : result->path) {
     builds += step.builds;

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/flow/bundle.h"
+
+#include <fmt/format.h>
+
+#include "core/engine/engine_backend.h"
+#include "core/engine/tactic_replay.h"
+#include "core/io/polygraphy_json.h"
+#include "core/io/test_folder.h"
+#include "core/ir/mapped_file.h"
+#include "core/ir/onnx_export.h"
+#include "core/ref/reference_backend.h"
+
+namespace vn::flow {
+namespace {
+
+Result<io::RunnerResults> run_all(Backend& backend, const std::string& name, const std::vector<TensorMap>& feeds) {
+  io::RunnerResults runner;
+  runner.runner_name = name;
+  for (const TensorMap& feed : feeds) {
+    VN_ASSIGN_OR_RETURN(TensorMap out, backend.run(feed));
+    runner.iterations.push_back(io::IterationResult{std::move(out), std::nullopt, name});
+  }
+  return runner;
+}
+
+std::string tolerance_flags(const CompareConfig& compare) {
+  const Tolerance t = compare.tolerance_for("");
+  return fmt::format("--atol {:g} --rtol {:g}", t.atol, t.rtol);
+}
+
+}  // namespace
+
+Status write_bundle(const std::filesystem::path& dir, const BundleContents& c) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  VN_RETURN_IF_NOT(!ec, StatusCode::kIoError, "{}: cannot create the bundle folder: {}", dir.string(), ec.message());
+  VN_RETURN_IF_NOT(!c.feeds.empty(), StatusCode::kInvalidArgument, "bundle: no inputs");
+
+  PrepareOptions prep;
+  prep.num_threads = c.threads;
+  ref::ReferenceBackend reference;
+  VN_RETURN_IF_ERROR(reference.prepare(c.model, prep));
+  VN_ASSIGN_OR_RETURN(io::RunnerResults golden, run_all(reference, "ref", c.feeds));
+  engine::EngineOptions options;
+  options.build = c.build;
+  engine::EngineBackend engine(options);
+  VN_RETURN_IF_ERROR(engine.prepare(c.model, prep));
+  VN_ASSIGN_OR_RETURN(io::RunnerResults failing, run_all(engine, "engine", c.feeds));
+
+  // The failure as the bundle reproduces it: the worst output of the first failing iteration.
+  std::string failure;
+  for (size_t i = 0; i < c.feeds.size() && failure.empty(); ++i) {
+    const ResultsComparison cmp = compare_results(failing.iterations[i].outputs, golden.iterations[i].outputs, c.compare);
+    for (const TensorComparison& t : cmp.tensors) {
+      if (t.passed) continue;
+      failure = fmt::format("iteration {}, output '{}': max abs error {:.5g}, max rel error {:.5g}, {} of {} elements "
+                            "outside atol {:g} / rtol {:g}",
+                            i, t.name, t.abs_max, t.rel_max, t.mismatch_count, t.count, t.tolerance.atol,
+                            t.tolerance.rtol);
+      break;
+    }
+  }
+  VN_RETURN_IF_NOT(!failure.empty(), StatusCode::kInvalidArgument,
+                   "bundle: the engine built for {} does not fail, so the bundle would not reproduce the failure",
+                   dir.string());
+
+  VN_RETURN_IF_ERROR(save_model(c.model, dir / "model.onnx"));
+  VN_RETURN_IF_ERROR(io::save_feed_list(c.feeds, dir / "inputs.json"));
+  std::vector<NamedTensor> inputs(c.feeds.front().begin(), c.feeds.front().end());
+  std::vector<NamedTensor> outputs(golden.iterations.front().outputs.begin(), golden.iterations.front().outputs.end());
+  VN_RETURN_IF_ERROR(io::save_test_data_set(dir / "test_data_set_0", inputs, outputs));
+  VN_RETURN_IF_ERROR(io::save_run_results({golden}, dir / "reference_outputs.json"));
+  VN_RETURN_IF_ERROR(io::save_run_results({failing}, dir / "failing_outputs.json"));
+  VN_RETURN_IF_ERROR(engine::save_plan(*engine.plan(), dir / "plan.json"));
+  VN_RETURN_IF_ERROR(engine::save_tactic_replay(engine::tactic_replay_from_plan(*engine.plan()), dir / "tactics.json"));
+  std::string faults;
+  for (const engine::FaultSpec& f : c.build.faults) faults += f.text + "\n";
+  if (!faults.empty()) VN_RETURN_IF_ERROR(file_write_atomic(dir / "faults.txt", faults));
+
+  const std::string tolerances = tolerance_flags(c.compare);
+  const std::string vernier_cmd = fmt::format(
+      "vernier run model.onnx --ref --engine --load-engine plan.json --load-inputs inputs.json {}", tolerances);
+  VN_RETURN_IF_ERROR(file_write_atomic(
+      dir / "reproduce.sh",
+      fmt::format("#!/bin/sh\n"
+                  "# Reproduces the failure: exits 1 while the engine plan still disagrees with the reference.\n"
+                  "# VERNIER names the vernier program when it is not on PATH.\n"
+                  "cd \"$(dirname \"$0\")\" || exit 2\n"
+                  "exec \"${{VERNIER:-vernier}}\" run model.onnx --ref --engine --load-engine plan.json "
+                  "--load-inputs inputs.json {}\n",
+                  tolerances)));
+  std::filesystem::permissions(dir / "reproduce.sh", std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
+                               std::filesystem::perm_options::add, ec);
+
+  std::string nodes;
+  for (size_t i = 0; i < c.model.graph.nodes.size(); ++i) {
+    nodes += fmt::format("- `{}` ({})\n", node_label(c.model.graph, static_cast<int64_t>(i)), c.model.graph.nodes[i].op_type);
+  }
+  const std::string report = fmt::format(
+      "# Accuracy failure report\n\n"
+      "**Culprit:** {}\n\n"
+      "**Failure:** {}\n\n"
+      "## The failing model\n\n"
+      "`model.onnx`, {} node(s):\n\n{}\n"
+      "Inputs: `inputs.json` (Polygraphy feed list, {} iteration(s)) and `test_data_set_0/` (ONNX test "
+      "folder with the reference outputs). Reference outputs: `reference_outputs.json`; the engine's: "
+      "`failing_outputs.json`. Engine: `plan.json` (layers, fusions, precisions, tactics{}), `tactics.json` "
+      "(tactic replay).\n\n"
+      "## Reproduce\n\n"
+      "With Vernier (exits 1 while the failure reproduces): `sh reproduce.sh`, that is\n\n"
+      "```sh\n{}\n```\n\n"
+      "With Polygraphy and TensorRT:\n\n"
+      "```sh\npolygraphy run model.onnx --onnxrt --trt --load-inputs inputs.json {}\n```\n\n"
+      "## How triage got here\n\n{}",
+      c.culprit.empty() ? "(not named)" : c.culprit, failure, c.model.graph.nodes.size(), nodes, c.feeds.size(),
+      faults.empty() ? "" : "; the injected faults are in `faults.txt`", vernier_cmd, tolerances, c.triage_path);
+  return file_write_atomic(dir / "report.md", report);
+}
+
+}  // namespace vn::flow
