@@ -80,12 +80,16 @@ Status export_layers(const session::LayerwiseSession& s, const std::string& path
 
 }  // namespace
 
-bool on_terminal() { return isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0; }
+bool on_terminal() {
+  const char* term = std::getenv("TERM");
+  return isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0 && term != nullptr && *term != '\0' &&
+         std::string_view(term) != "dumb";
+}
 
-int browse_layerwise(Model model, TensorMap feeds, session::LayerwiseSessionOptions options) {
-  std::string error;
+std::optional<int> browse_layerwise(Model model, TensorMap feeds, session::LayerwiseSessionOptions options,
+                                    std::string& error) {
   std::unique_ptr<tui::CursesTerminal> terminal = tui::CursesTerminal::open({}, error);
-  if (!terminal) return report_error(make_error(StatusCode::kInvalidArgument, "cannot open the terminal UI: {}", error));
+  if (!terminal) return std::nullopt;
   CompareConfig config = options.config;
   auto feed = std::make_shared<views::SessionFeed>(start_comparison(std::move(model), std::move(feeds), options));
 

@@ -20,7 +20,8 @@ namespace {
 // layer-wise comparison has one clear culprit and errors that flow downstream from it.
 constexpr const char* kDemoFault = "layer=conv2,kind=scale,factor=1.5,fraction=0.1,seed=7";
 
-int demo_tui(Model model, TensorMap feeds) {
+// The browser's exit code, or nullopt when this terminal cannot show it.
+std::optional<int> demo_tui(const Model& model, const TensorMap& feeds) {
   session::LayerwiseSessionOptions options;
   Result<engine::FaultSpec> fault = engine::parse_fault(kDemoFault);
   if (!fault.ok()) return report_error(fault.status());
@@ -28,7 +29,10 @@ int demo_tui(Model model, TensorMap feeds) {
   options.engine.build.builder_seed = 1;
   options.local_errors = true;
   options.threads = 1;
-  return browse_layerwise(std::move(model), std::move(feeds), std::move(options));
+  std::string error;
+  std::optional<int> code = browse_layerwise(model, feeds, std::move(options), error);
+  if (!code) fmt::print(stderr, "[W] {}; printing the plain report instead\n", error);
+  return code;
 }
 
 int demo(bool no_tui) {
@@ -44,7 +48,9 @@ int demo(bool no_tui) {
   DataOptions data;
   Result<std::vector<TensorMap>> feeds = data.make_feeds(model->graph);
   if (!feeds.ok()) return report_error(feeds.status());
-  if (!no_tui && on_terminal()) return demo_tui(std::move(*model), std::move(feeds->front()));
+  if (!no_tui && on_terminal()) {
+    if (const std::optional<int> code = demo_tui(*model, feeds->front())) return *code;
+  }
   views::ModelReportOptions opts;
   opts.show_layers = false;
   fmt::print("{}\n", views::format_model_report(*model, opts));

@@ -15,7 +15,7 @@ void ReduceView::set_model(ReduceModel model) {
   model_ = std::move(model);
   if (new_question) {
     answered_ = false;
-    prompt_ = tui::Prompt("Does it fail?",
+    prompt_ = tui::Prompt(fmt::format("Check {}: does it fail?", model_.checks_done + 1),
                           {{tui::Action::kBad, "bad (fails)", "b"},
                            {tui::Action::kGood, "good (passes)", "g"},
                            {tui::Action::kSkip, "skip", "s"},
