@@ -22,7 +22,8 @@ std::string_view job_state_name(JobState state) {
 
 void JobContext::publish(const std::function<void(JobProgress&)>& change) {
   std::lock_guard<std::mutex> lock(mutex_);
-  // Copy-on-write: readers keep the snapshot they hold, unchanged, for as long as they like.
+  // Copy-on-write: readers keep the snapshot they hold, unchanged, for as long as they like. The
+  // copy includes the log, which is why jobs log stages, not elements.
   auto next = std::make_shared<JobProgress>(*current_);
   change(*next);
   ++next->version;

@@ -178,6 +178,11 @@ std::vector<GraphRow> graph_rows(const Graph& graph, const session::LayerwiseSes
       if (node >= 0 && static_cast<size_t>(node) < n) layer_of[static_cast<size_t>(node)] = static_cast<int64_t>(l);
     }
   }
+  // Declared types by name, looked up once per node (Graph::find_value_info scans every list).
+  std::unordered_map<std::string_view, const ValueInfo*> declared;
+  for (const auto* list : {&graph.value_info, &graph.outputs}) {
+    for (const ValueInfo& v : *list) declared.emplace(v.name, &v);
+  }
   std::vector<GraphRow> rows(n);
   for (size_t i = 0; i < n; ++i) {
     const Node& node = graph.nodes[i];
@@ -187,8 +192,9 @@ std::vector<GraphRow> graph_rows(const Graph& graph, const session::LayerwiseSes
     row.op = node.op_type;
     row.name = node_label(graph, row.node);
     if (!node.outputs.empty()) {
-      const std::optional<ValueInfo> info = graph.find_value_info(node.outputs.front());
-      if (info && info->has_static_shape()) {
+      const auto found = declared.find(node.outputs.front());
+      const ValueInfo* info = found != declared.end() ? found->second : nullptr;
+      if (info != nullptr && info->has_static_shape()) {
         row.shape = shape_text(info->static_shape());
       } else if (session != nullptr) {
         if (const Tensor* t = session->test.find(node.outputs.front())) row.shape = shape_text(t->shape());
