@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <readline/history.h>
@@ -17,9 +18,11 @@
 #include "core/io/polygraphy_json.h"
 #include "core/ir/onnx_export.h"
 #include "core/ir/onnx_import.h"
+#include "tui/cli/browser.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/debug_options.h"
 #include "tui/cli/options.h"
+#include "tui/cli/reduce_tui.h"
 
 namespace vn::cli {
 namespace {
@@ -35,6 +38,7 @@ struct ReduceArgs {
   bool builtin_check = false;
   bool no_progress = false;
   bool force = false;
+  bool tui = false;
   int threads = 0;
   DataOptions data;
   CompareOptions compare;
@@ -142,6 +146,7 @@ int reduce(const ReduceArgs& args) {
   if (!external.ok()) return report_error(external.status());
   const bool interactive = !args.builtin_check && !external->has_value();
   const bool write_artifact = !args.builtin_check || !args.artifacts.artifacts.empty();
+  const bool use_tui = interactive && args.tui && on_terminal();
   if (write_artifact && std::filesystem::exists(args.iter_artifact) && !args.force) {
     return report_error(make_error(StatusCode::kInvalidArgument,
                                    "--iter-artifact {} already exists; remove it, choose another path or pass --force",
@@ -178,10 +183,35 @@ int reduce(const ReduceArgs& args) {
   }
 
   const debug::ArtifactSorter sorter = args.artifacts.sorter();
-  const bool progress_line = !args.no_progress && isatty(STDERR_FILENO);
+  const bool progress_line = !use_tui && !args.no_progress && isatty(STDERR_FILENO);
   Interactive prompt;
   Stop stop = Stop::kNone;
   std::string undo_key;
+  // With --tui the questions, the history and the progress go to the Reduce screen instead.
+  std::optional<ReduceScreenState> screen;
+  if (use_tui) screen.emplace(reducer->node_count());
+  const std::atomic<bool>* screen_cancel = nullptr;
+  auto ask_user = [&](const debug::ReduceCandidate& candidate) -> Interactive::Answer {
+    if (!screen) return prompt.ask(reducer->describe(candidate), args.iter_artifact, static_cast<int64_t>(replay.size()));
+    std::vector<std::string> labels;
+    const Graph& graph = reducer->model().graph;
+    for (int64_t n : candidate.nodes) {
+      labels.push_back(node_label(graph, n) + " (" + graph.nodes[static_cast<size_t>(n)].op_type + ")");
+    }
+    switch (screen->ask(candidate, std::move(labels), *screen_cancel)) {
+      case ReduceAnswer::kGood:
+        return Interactive::Answer::kGood;
+      case ReduceAnswer::kBad:
+        return Interactive::Answer::kBad;
+      case ReduceAnswer::kSkip:
+        return Interactive::Answer::kSkip;
+      case ReduceAnswer::kUndo:
+        return Interactive::Answer::kUndo;
+      case ReduceAnswer::kQuit:
+        break;
+    }
+    return Interactive::Answer::kQuit;
+  };
 
   debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& candidate,
                                    const std::string& key) -> Result<debug::CheckResult> {
@@ -205,7 +235,7 @@ int reduce(const ReduceArgs& args) {
       VN_ASSIGN_OR_RETURN(result, (*external)->run());
       print_check_output(result, args.check.show_output);
     } else {
-      switch (prompt.ask(reducer->describe(candidate), args.iter_artifact, static_cast<int64_t>(replay.size()))) {
+      switch (ask_user(candidate)) {
         case Interactive::Answer::kGood:
           result.verdict = debug::Verdict::kGood;
           result.reason = "answered good";
@@ -249,6 +279,10 @@ int reduce(const ReduceArgs& args) {
     VN_RETURN_IF_ERROR(replay.save(args.replay.save_debug_replay));
     std::error_code ec;
     std::filesystem::remove(debug::skip_current_path(args.replay.save_debug_replay), ec);
+    if (screen) {
+      screen->record(it, progress);
+      return Status::OK();
+    }
     if (progress_line) fmt::print(stderr, "\r\033[K");
     const char* word = it.result.verdict == debug::Verdict::kBad    ? "FAILED"
                        : it.result.verdict == debug::Verdict::kGood ? "PASSED"
@@ -271,32 +305,43 @@ int reduce(const ReduceArgs& args) {
   options.reduce_outputs = !args.no_reduce_outputs;
   fmt::print("[I] Reducing {} ({} node(s)) with {}\n", args.model, reducer->node_count(), args.mode);
   const auto start = std::chrono::steady_clock::now();
-  Result<debug::ReduceResult> result = Status(StatusCode::kInternal, "not run");
-  for (;;) {
-    stop = Stop::kNone;
-    new_keys.clear();
-    result = reducer->reduce(options, replay, oracle, observe);
-    if (stop != Stop::kUndo) break;
-    // Undo: forget the last answer and run the search again; answers before it replay at once.
-    if (!replay.entries().empty()) {
-      std::string last;
-      int64_t best = -1;
-      for (const auto& [key, entry] : replay.entries()) {
-        (void)entry;
-        const auto pos = std::find(new_keys.begin(), new_keys.end(), key);
-        const int64_t order = pos == new_keys.end() ? -1 : pos - new_keys.begin();
-        if (order > best) {
-          best = order;
-          last = key;
+  auto search = [&]() -> Result<debug::ReduceResult> {
+    Result<debug::ReduceResult> result = Status(StatusCode::kInternal, "not run");
+    for (;;) {
+      stop = Stop::kNone;
+      new_keys.clear();
+      if (screen) screen->restart();
+      result = reducer->reduce(options, replay, oracle, observe);
+      if (stop != Stop::kUndo) break;
+      // Undo: forget the last answer and run the search again; answers before it replay at once.
+      if (!replay.entries().empty()) {
+        std::string last;
+        int64_t best = -1;
+        for (const auto& [key, entry] : replay.entries()) {
+          (void)entry;
+          const auto pos = std::find(new_keys.begin(), new_keys.end(), key);
+          const int64_t order = pos == new_keys.end() ? -1 : pos - new_keys.begin();
+          if (order > best) {
+            best = order;
+            last = key;
+          }
         }
+        if (!last.empty()) {
+          replay.erase(last);
+          if (!screen) fmt::print("[I] Undid iteration {}\n", last);
+        }
+        VN_RETURN_IF_ERROR(replay.save(args.replay.save_debug_replay));
       }
-      if (!last.empty()) {
-        replay.erase(last);
-        fmt::print("[I] Undid iteration {}\n", last);
-      }
-      if (Status s = replay.save(args.replay.save_debug_replay); !s.ok()) return report_error(s);
     }
-  }
+    return result;
+  };
+  Result<debug::ReduceResult> result =
+      screen ? run_reduce_screen(*screen,
+                                 [&](session::JobContext& context) {
+                                   screen_cancel = context.cancel_flag();
+                                   return search();
+                                 })
+             : search();
   if (progress_line) fmt::print(stderr, "\r\033[K");
   if (!result.ok()) {
     if (stop == Stop::kQuit) {
@@ -355,6 +400,9 @@ void add_debug_reduce(CLI::App& debug, Action& action) {
                 "Check each candidate in process: the engine (with the build flags) vs the reference");
   cmd->add_flag("--no-progress", args->no_progress, "No updating progress line (for logs)");
   cmd->add_flag("--force", args->force, "Overwrite an existing --iter-artifact");
+  cmd->add_flag("--tui", args->tui,
+                "Without a check, ask good/bad on the full-screen Reduce screen (when on a terminal) instead of a "
+                "readline prompt");
   cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")->check(CLI::Range(0, 1024));
   args->data.add_to(*cmd);
   args->compare.add_to(*cmd);

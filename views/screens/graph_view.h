@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "views/screens/models.h"
+#include "views/screens/session_screen.h"
+
+namespace vn::views {
+
+/// The Graph screen: the model's DAG as lanes, one node per row like `git log --graph`, with each
+/// node's op, name, output shape, engine precision/tactic and error (coloured and marked with a
+/// symbol). Follows the selection of the other screens; Enter opens the node's tensor detail in
+/// the Layers screen. Drawing touches only the visible rows, so it stays fast on 5,000 nodes.
+///
+/// Handles: up/down, page up/down, home/end, enter; `/` highlights matching rows, n/N jump.
+class GraphView final : public SessionScreen {
+ public:
+  explicit GraphView(std::shared_ptr<SessionFeed> feed) : SessionScreen(std::move(feed)) {}
+
+  std::string_view id() const override { return "graph"; }
+  std::string title() const override { return "Graph"; }
+  std::string status_text() const override;
+  bool filterable() const override { return true; }
+  std::string filter_text() const override { return filter_; }
+  void apply_filter(std::string_view text) override;
+  std::string switch_target() const override { return "layers"; }
+
+  /// The rows shown (for tests and the benchmark).
+  const std::vector<GraphRow>& rows() const { return rows_; }
+  /// Index of the selected row.
+  size_t selected() const { return selected_; }
+
+ protected:
+  void on_result(const session::LayerwiseSession& session) override;
+  void on_selection(int64_t node) override;
+  void draw_content(tui::Canvas& canvas) const override;
+  unsigned handle_content(tui::Action action) override;
+
+ private:
+  void select(size_t row);
+  bool matches(size_t row) const;
+  bool jump(bool forward);
+  int body_height() const { return area_.h > 1 ? area_.h - 1 : 0; }
+
+  std::vector<GraphRow> rows_;
+  size_t lane_width_ = 0;  // widest lane string
+  size_t selected_ = 0;
+  size_t top_ = 0;
+  std::string filter_;
+};
+
+}  // namespace vn::views

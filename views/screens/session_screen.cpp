@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/screens/session_screen.h"
+
+#include "tui/widgets/progress.h"
+
+namespace vn::views {
+
+void SessionScreen::resize(tui::Rect area) {
+  area_ = area;
+  layout();
+}
+
+void SessionScreen::draw(tui::Canvas& canvas) const {
+  canvas.fill(area_);
+  if (shown_ != nullptr) {
+    draw_content(canvas);
+  } else if (area_.h > 0) {
+    const auto progress = feed_->progress();
+    if (progress == nullptr || progress->state == session::JobState::kRunning) {
+      tui::ProgressBar bar;
+      bar.set(progress ? progress->fraction : 0, progress ? progress->label : "waiting");
+      bar.draw(canvas, area_.rows(0, 1));
+      canvas.put_text(area_, area_.x, area_.y + 1, "x cancels", tui::ColorRole::kDim);
+    } else {
+      canvas.put_text(area_, area_.x, area_.y,
+                      std::string(session::job_state_name(progress->state)) + ": " + progress->status.message(),
+                      tui::ColorRole::kError);
+    }
+  }
+  if (confirm_) confirm_->draw(canvas, area_);
+}
+
+unsigned SessionScreen::handle(tui::Action action) {
+  if (confirm_) {
+    const unsigned result = confirm_->handle(action);
+    if (const auto& answer = confirm_->result()) {
+      if (*answer == tui::Action::kYes) feed_->cancel();
+      confirm_.reset();
+      return tui::kHandled | tui::kRedraw;
+    }
+    // A modal question swallows every other key, so nothing moves behind it.
+    return result != tui::kIgnored ? result : tui::kHandled;
+  }
+  if (action == tui::Action::kCancelJob) {
+    if (!feed_->running()) return tui::kIgnored;
+    confirm_ = std::make_unique<tui::Prompt>(
+        "Cancel the running comparison?",
+        std::vector<tui::PromptChoice>{{tui::Action::kYes, "yes", "y"}, {tui::Action::kNo, "no", "n"}}, 1);
+    return tui::kHandled | tui::kRedraw;
+  }
+  if (shown_ == nullptr) return tui::kIgnored;
+  return handle_content(action);
+}
+
+bool SessionScreen::tick(std::chrono::steady_clock::time_point now) {
+  (void)now;
+  bool changed = false;
+  if (generation_ != feed_->generation()) {
+    generation_ = feed_->generation();
+    shown_.reset();
+    changed = true;
+  }
+  if (shown_ == nullptr) {
+    if (auto result = feed_->result()) {
+      shown_ = std::move(result);
+      on_result(*shown_);
+      changed = true;
+    } else if (const auto progress = feed_->progress(); progress && progress->version != progress_version_) {
+      progress_version_ = progress->version;
+      changed = true;
+    }
+  }
+  if (shown_ != nullptr && selection_version_ != feed_->selection_version()) {
+    selection_version_ = feed_->selection_version();
+    on_selection(feed_->selected_node());
+    changed = true;
+  }
+  return changed;
+}
+
+tui::KeyContext SessionScreen::key_context() const {
+  return confirm_ ? tui::KeyContext::kPrompt : tui::KeyContext::kNormal;
+}
+
+void SessionScreen::publish_selection(int64_t node) {
+  feed_->select(node);
+  selection_version_ = feed_->selection_version();
+}
+
+}  // namespace vn::views

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+
+#include "tui/view.h"
+#include "tui/widgets/prompt.h"
+#include "views/screens/session_feed.h"
+
+namespace vn::views {
+
+/// Base of the screens that show a SessionFeed. While the job runs it draws the job's progress
+/// ("x cancels"); `cancel_job` asks for confirmation before cancelling. When a result arrives
+/// (or the selection changes) it calls on_result() (on_selection()) from tick(). Derived screens
+/// implement draw_content() and handle_content() for the finished session.
+class SessionScreen : public tui::View {
+ public:
+  explicit SessionScreen(std::shared_ptr<SessionFeed> feed) : feed_(std::move(feed)) {}
+
+  void resize(tui::Rect area) override;
+  void draw(tui::Canvas& canvas) const override;
+  unsigned handle(tui::Action action) override;
+  bool tick(std::chrono::steady_clock::time_point now) override;
+  tui::KeyContext key_context() const override;
+
+ protected:
+  /// Called once per result, before the next draw.
+  virtual void on_result(const session::LayerwiseSession& session) = 0;
+  /// Called when another screen selected `node`.
+  virtual void on_selection(int64_t node) { (void)node; }
+  /// Called after resize(), with the same area.
+  virtual void layout() {}
+  virtual void draw_content(tui::Canvas& canvas) const = 0;
+  virtual unsigned handle_content(tui::Action action) = 0;
+
+  SessionFeed& feed() { return *feed_; }
+  const SessionFeed& feed() const { return *feed_; }
+  bool has_result() const { return shown_ != nullptr; }
+  const session::LayerwiseSession& shown() const { return *shown_; }
+  /// Selects `node` for the other screens (without calling this screen's on_selection()).
+  void publish_selection(int64_t node);
+
+  tui::Rect area_;
+
+ private:
+  std::shared_ptr<SessionFeed> feed_;
+  std::shared_ptr<const session::LayerwiseSession> shown_;
+  uint64_t generation_ = 0;
+  uint64_t progress_version_ = 0;
+  uint64_t selection_version_ = 0;
+  std::unique_ptr<tui::Prompt> confirm_;
+};
+
+}  // namespace vn::views

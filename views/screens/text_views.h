@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tui/actions.h"
+#include "tui/view.h"
+#include "tui/widgets/text_pane.h"
+#include "views/screens/session_feed.h"
+
+namespace vn::views {
+
+/// The Log screen: the session job's log lines as they arrive, then its outcome, plus lines the
+/// program adds (command results). Follows the end like `tail -f`; `/` searches, n/N jump.
+class LogView final : public tui::View {
+ public:
+  explicit LogView(std::shared_ptr<SessionFeed> feed) : feed_(std::move(feed)) { pane_.set_wrap(true); }
+
+  /// Adds a line of the program's own.
+  void add(std::string line, tui::ColorRole role = tui::ColorRole::kDefault);
+  const tui::TextPane& pane() const { return pane_; }
+
+  std::string_view id() const override { return "log"; }
+  std::string title() const override { return "Log"; }
+  void resize(tui::Rect area) override { pane_.resize(area); }
+  void draw(tui::Canvas& canvas) const override;
+  unsigned handle(tui::Action action) override { return pane_.handle(action); }
+  bool tick(std::chrono::steady_clock::time_point now) override;
+  bool filterable() const override { return true; }
+  std::string filter_text() const override { return pane_.search(); }
+  void apply_filter(std::string_view text) override { pane_.set_search(text); }
+  std::string status_text() const override { return pane_.position_text(); }
+
+ private:
+  std::shared_ptr<SessionFeed> feed_;
+  tui::TextPane pane_;
+  uint64_t generation_ = 0;
+  size_t lines_seen_ = 0;
+  bool outcome_logged_ = false;
+};
+
+/// The Help screen: the key table generated from actions.inc with the current bindings, after
+/// a short description of the screens.
+class HelpView final : public tui::View {
+ public:
+  explicit HelpView(const tui::Bindings& bindings) : bindings_(bindings) { pane_.set_wrap(false); }
+
+  std::string_view id() const override { return "help"; }
+  std::string title() const override { return "Help"; }
+  void resize(tui::Rect area) override;
+  void draw(tui::Canvas& canvas) const override;
+  unsigned handle(tui::Action action) override { return pane_.handle(action); }
+  bool filterable() const override { return true; }
+  std::string filter_text() const override { return pane_.search(); }
+  void apply_filter(std::string_view text) override { pane_.set_search(text); }
+
+ private:
+  const tui::Bindings& bindings_;
+  tui::TextPane pane_;
+};
+
+}  // namespace vn::views
