@@ -234,6 +234,33 @@ def nested_if(depth, inner_input):
 add("onnx", "nested_if_200", nested_if(200, "x"), RUN_REF, ext=".onnx")
 add("onnx", "nested_if_1000", nested_if(1000, "x"), RUN_REF, ext=".onnx")
 add("onnx", "nested_if_10_dangling", nested_if(10, "ghost"), RUN_REF, ext=".onnx")
+# Found by fuzz_onnx_model: a Conv weight whose rank differs from the input's crashed libonnx 1.12's
+# shape inference. Variants: the demo's conv1 reading its bias as weight, a scalar weight, a
+# ConvTranspose, and a Conv inside an If branch fed by an intermediate tensor.
+conv_bias = onnx.load(DEMO)
+conv_bias.graph.node[0].input[1] = "conv1.bias"
+add("onnx", "conv_weight_rank_1", conv_bias.SerializeToString(), INSPECT_MODEL, ext=".onnx")
+X4 = vi("x", [1, 2, 5, 5])
+Y4 = vi("y", None)
+scalar_w = numpy_helper.from_array(np.array(1.0, np.float32), "w")
+add("onnx", "conv_weight_scalar", model_bytes([helper.make_node("Conv", ["x", "w"], ["y"], name="n_conv")], [X4], [Y4], inits=[scalar_w]), INSPECT_MODEL, ext=".onnx")
+w5 = numpy_helper.from_array(np.ones((2, 2, 1, 1, 1), np.float32), "w")
+add("onnx", "conv_transpose_weight_rank_5", model_bytes([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="n_convt")], [X4], [Y4], inits=[w5]), INSPECT_MODEL, ext=".onnx")
+w1 = numpy_helper.from_array(np.ones((2,), np.float32), "w")
+branch = helper.make_graph([helper.make_node("Relu", ["x"], ["r"], name="n_relu"), helper.make_node("Conv", ["r", "w"], ["b"], name="n_inner_conv")],
+                           "branch", [], [vi("b", None)])
+if_node = helper.make_node("If", ["cond"], ["y"], name="n_if", then_branch=branch, else_branch=branch)
+add("onnx", "conv_weight_rank_in_subgraph", model_bytes([if_node], [vi("cond", [], TensorProto.BOOL), X4], [Y4], inits=[w1]), INSPECT_MODEL, ext=".onnx")
+pool_stride_0 = onnx.load(DEMO)
+for attr in pool_stride_0.graph.node[3].attribute:
+    if attr.name == "strides":
+        attr.ints[0] = 0
+add("onnx", "maxpool_stride_0", pool_stride_0.SerializeToString(), INSPECT_MODEL, ext=".onnx")
+add("onnx", "depth_to_space_blocksize_0",
+    model_bytes([helper.make_node("DepthToSpace", ["x"], ["y"], name="n_d2s", blocksize=0)], [X4], [Y4]), INSPECT_MODEL, ext=".onnx")
+add("onnx", "conv_dilation_negative",
+    model_bytes([helper.make_node("Conv", ["x", "w"], ["y"], name="n_conv", dilations=[-1, 1])], [X4], [Y4],
+                inits=[numpy_helper.from_array(np.ones((2, 2, 1, 1), np.float32), "w")]), INSPECT_MODEL, ext=".onnx")
 long_name = "n" * 100000
 add("onnx", "long_node_name_cycle", model_bytes([relu("b", "a", long_name), relu("a", "b", "n_b"), helper.make_node("Add", ["x", "a"], ["y"], name="n_y")], [X], [Y]), RUN_REF, ext=".onnx")
 add("onnx", "nul_in_node_name", model_bytes([helper.make_node("Add", ["x", "ghost"], ["y"], name="bad\0name")], [X], [Y]), RUN_REF, ext=".onnx")

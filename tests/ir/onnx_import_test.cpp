@@ -105,6 +105,35 @@ TEST(OnnxImport, ValidatesStructureOfModelsTheCheckerSkips) {
                   .ok());
 }
 
+// Issue 9, found by fuzz_onnx_model: libonnx 1.12's Conv shape inference indexes past the end of
+// W's dims when W's rank differs from X's. The loader must refuse the model before that.
+TEST(OnnxImport, RefusesConvWeightOfTheWrongRankBeforeShapeInference) {
+  const Result<Model> direct = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[2] W) => (float Y) { Y = Conv(X, W) }");
+  ASSERT_FALSE(direct.ok());
+  EXPECT_EQ(direct.status().code(), StatusCode::kInvalidModel);
+  EXPECT_THAT(direct.status().message(), HasSubstr("(Conv): weight 'W' has rank 1, but input 'X' has rank 4"));
+
+  // The input's rank is known only through inference (after a Relu).
+  const Result<Model> inferred = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[2,2,1] W) => (float Y) "
+      "{ R = Relu(X) Y = ConvTranspose(R, W) }");
+  ASSERT_FALSE(inferred.ok());
+  EXPECT_THAT(inferred.status().message(), HasSubstr("weight 'W' has rank 3, but input 'R' has rank 4"));
+
+  // Found next: a zero stride divided by zero in libonnx's pooling inference (SIGFPE).
+  const Result<Model> stride = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,4,4] X) => (float Y) "
+      "{ Y = MaxPool <kernel_shape = [2, 2], strides = [0, 2]> (X) }");
+  ASSERT_FALSE(stride.ok());
+  EXPECT_EQ(stride.status().code(), StatusCode::kInvalidModel);
+  EXPECT_THAT(stride.status().message(), HasSubstr("(MaxPool): attribute 'strides' must be positive"));
+
+  EXPECT_TRUE(parse_model_text("<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[3,2,1,1] W) "
+                               "=> (float[1,3,5,5] Y) { Y = Conv(X, W) }")
+                  .ok());
+}
+
 TEST(OnnxImport, LoadsFromFileAndRecordsBaseDir) {
   TempDir dir;
   onnx::ModelProto proto = testing::proto_from_text(kSmallModel);
