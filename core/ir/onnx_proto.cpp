@@ -925,19 +925,24 @@ Status model_proto_check(const onnx::ModelProto& model, const std::filesystem::p
 
 namespace {
 
-// A node whose shape inference in libonnx 1.12 (convPoolShapeInference, convTransposeShapeInference)
-// reads the kernel size and output channels from W's shape and indexes past the end of X's or W's
-// dims when their ranks differ: a crash, not an error. Inputs are positions in the node.
 // Strict mode: node-level failures are collected and reported, not skipped silently.
 const onnx::ShapeInferenceOptions kInferenceOptions(/*check_type_val=*/false, /*strict_mode_val=*/1,
                                                    /*data_prop_val=*/false);
 
+// A node whose shape inference in libonnx 1.12 (convPoolShapeInference, convTransposeShapeInference)
+// indexes past the end of a vector when W's rank differs from X's, or when "pads" is not two values
+// per spatial axis of X (or strides, dilations, kernel_shape one): a crash, not an error. Inputs are
+// positions in the node; w is -1 for pooling.
 struct ConvLikeOp {
   std::string_view op_type;
   int x;
   int w;
 };
-constexpr ConvLikeOp kConvLikeOps[] = {{"Conv", 0, 1}, {"ConvInteger", 0, 1}, {"QLinearConv", 0, 3}, {"ConvTranspose", 0, 1}};
+constexpr ConvLikeOp kConvLikeOps[] = {{"Conv", 0, 1},          {"ConvInteger", 0, 1}, {"QLinearConv", 0, 3},
+                                       {"ConvTranspose", 0, 1}, {"MaxPool", 0, -1},    {"AveragePool", 0, -1},
+                                       {"LpPool", 0, -1}};
+// Attributes with one value per spatial axis (pads: two).
+constexpr std::string_view kPerAxisAttributes[] = {"pads", "strides", "dilations", "kernel_shape", "output_padding"};
 
 const ConvLikeOp* conv_like(const onnx::NodeProto& node) {
   if (node.domain() != "" && node.domain() != "ai.onnx") return nullptr;
@@ -953,7 +958,8 @@ struct ConvProbe {
   std::string node_name;
   std::string op_type;
   std::string x;
-  std::string w;
+  std::string w;  ///< empty for pooling
+  std::vector<std::pair<std::string, int>> per_axis;  ///< kPerAxisAttributes present, with their sizes
   std::vector<const onnx::GraphProto*> scopes;
 };
 
@@ -976,7 +982,13 @@ void neutralize_conv_like(onnx::GraphProto& graph, std::vector<const onnx::Graph
     }
     const ConvLikeOp* op = conv_like(node);
     if (!op || node.input_size() <= std::max(op->x, op->w) || node.output_size() < 1) continue;
-    probes.push_back({node.name(), node.op_type(), node.input(op->x), node.input(op->w), scopes});
+    ConvProbe probe{node.name(), node.op_type(), node.input(op->x), op->w >= 0 ? node.input(op->w) : "", {}, scopes};
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      for (std::string_view name : kPerAxisAttributes) {
+        if (attr.name() == name) probe.per_axis.emplace_back(attr.name(), attr.ints_size());
+      }
+    }
+    probes.push_back(std::move(probe));
     const std::string x = node.input(op->x), y = node.output(0);
     node.Clear();
     node.set_op_type("Identity");
@@ -1066,7 +1078,15 @@ Status check_inference_hazards(const onnx::ModelProto& proto, std::string_view s
     // What fails here fails the real inference too, which reports it; ranks found so far still count.
   }
   for (const ConvProbe& p : probes) {
-    const int x = rank_in_scopes(p.x, p.scopes), w = rank_in_scopes(p.w, p.scopes);
+    const int x = rank_in_scopes(p.x, p.scopes), w = p.w.empty() ? -1 : rank_in_scopes(p.w, p.scopes);
+    for (const auto& [name, size] : p.per_axis) {
+      const int expected = (x - 2) * (name == "pads" ? 2 : 1);
+      if (x >= 2 && size != expected) {
+        return make_error(StatusCode::kInvalidModel,
+                          "{}node '{}' ({}): attribute '{}' has {} values, but input '{}' of rank {} needs {}",
+                          prefix(source), p.node_name, p.op_type, name, size, p.x, x, expected);
+      }
+    }
     if (x >= 0 && w >= 0 && w != x) {
       return make_error(StatusCode::kInvalidModel, "{}node '{}' ({}): weight '{}' has rank {}, but input '{}' has rank {}",
                         prefix(source), p.node_name, p.op_type, p.w, w, p.x, x);

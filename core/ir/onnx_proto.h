@@ -171,9 +171,11 @@ Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source
 
 /// Finds what crashes libonnx 1.12's shape inference instead of failing it (found by fuzzing):
 /// a zero or negative stride, dilation or blocksize of a conv, pooling, DepthToSpace or
-/// SpaceToDepth node, and a Conv, ConvInteger, QLinearConv or ConvTranspose whose weight's rank
-/// differs from its input's (ranks found by inferring shapes on a copy in which those nodes are
-/// Identity nodes). kInvalidModel naming the first such node; subgraphs included.
+/// SpaceToDepth node; a Conv, ConvInteger, QLinearConv or ConvTranspose whose weight's rank differs
+/// from its input's; a conv or pooling node whose pads, strides, dilations, kernel_shape or
+/// output_padding do not have one value per spatial axis (pads: two). Ranks are found by inferring
+/// shapes on a copy in which those nodes are Identity nodes. kInvalidModel naming the first such
+/// node; subgraphs included.
 Status model_proto_check_inference_hazards(const onnx::ModelProto& proto, std::string_view source);
 
 /// Input and output counts an op schema allows, from libonnx's registry.

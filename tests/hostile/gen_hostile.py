@@ -256,6 +256,11 @@ for attr in pool_stride_0.graph.node[3].attribute:
     if attr.name == "strides":
         attr.ints[0] = 0
 add("onnx", "maxpool_stride_0", pool_stride_0.SerializeToString(), INSPECT_MODEL, ext=".onnx")
+pads_short = onnx.load(DEMO)
+pads_short.graph.node[0].attribute[0].ints[:] = [1, 1]
+add("onnx", "conv_pads_two_values", pads_short.SerializeToString(), INSPECT_MODEL, ext=".onnx")
+add("onnx", "maxpool_kernel_shape_three_values",
+    model_bytes([helper.make_node("MaxPool", ["x"], ["y"], name="n_pool", kernel_shape=[2, 2, 2])], [X4], [Y4]), INSPECT_MODEL, ext=".onnx")
 add("onnx", "depth_to_space_blocksize_0",
     model_bytes([helper.make_node("DepthToSpace", ["x"], ["y"], name="n_d2s", blocksize=0)], [X4], [Y4]), INSPECT_MODEL, ext=".onnx")
 add("onnx", "conv_dilation_negative",

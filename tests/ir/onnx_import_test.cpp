@@ -129,6 +129,13 @@ TEST(OnnxImport, RefusesConvWeightOfTheWrongRankBeforeShapeInference) {
   EXPECT_EQ(stride.status().code(), StatusCode::kInvalidModel);
   EXPECT_THAT(stride.status().message(), HasSubstr("(MaxPool): attribute 'strides' must be positive"));
 
+  // And then: two pads for two spatial axes read past the end of the vector.
+  const Result<Model> pads = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[3,2,1,1] W) => (float Y) "
+      "{ R = Relu(X) Y = Conv <pads = [1, 1]> (R, W) }");
+  ASSERT_FALSE(pads.ok());
+  EXPECT_THAT(pads.status().message(), HasSubstr("attribute 'pads' has 2 values, but input 'R' of rank 4 needs 4"));
+
   EXPECT_TRUE(parse_model_text("<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[3,2,1,1] W) "
                                "=> (float[1,3,5,5] Y) { Y = Conv(X, W) }")
                   .ok());
