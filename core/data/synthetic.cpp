@@ -175,6 +175,11 @@ Result<std::vector<TensorMap>> generate_feeds(const Graph& graph, const Syntheti
     VN_ASSIGN_OR_RETURN(Shape s, resolve_input_shape(*in, options.input_shapes));
     shapes.push_back(std::move(s));
   }
+  // Every size is checked before the first allocation, and the error names the input.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Result<int64_t> numel = shape_numel_checked(shapes[i], *inputs[i]->dtype);
+    if (!numel.ok()) return numel.status().with_context(fmt::format("input '{}'", inputs[i]->name));
+  }
   std::vector<TensorMap> feeds;
   for (int it = 0; it < options.iterations; ++it) {
     NumpyRandomState rng(options.seed + static_cast<uint32_t>(it));

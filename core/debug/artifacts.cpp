@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/common/paths.h"
+
 namespace vn::debug {
 
 ArtifactSorter::ArtifactSorter(std::filesystem::path dir, std::vector<std::filesystem::path> artifacts,
@@ -25,7 +27,8 @@ std::string ArtifactSorter::destination_name(const std::filesystem::path& artifa
   std::filesystem::path name = artifact.filename();
   if (name.empty()) name = artifact.parent_path().filename();  // "dir/" names the folder
   std::string result = fmt::format("{}_{}_N{}", name.stem().string(), stamp_, iteration);
-  if (!suffix.empty()) result += fmt::format("_{}", suffix);
+  // The suffix comes from data (a replay key, a phase name): it must not add a folder or a "..".
+  if (!suffix.empty()) result += "_" + safe_file_name(suffix);
   return result + name.extension().string();
 }
 

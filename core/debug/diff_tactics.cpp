@@ -11,6 +11,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/common/json_depth.h"
+
 namespace vn::debug {
 namespace {
 
@@ -74,6 +76,7 @@ std::optional<ReplayChoices> load_file(const std::filesystem::path& path) {
   if (!in) return std::nullopt;
   std::stringstream buf;
   buf << in.rdbuf();
+  if (!check_json_depth(buf.str()).ok()) return std::nullopt;
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
   if (j.is_discarded()) return std::nullopt;
   return choices_from_json(j);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/common/json_depth.h"
 #include "core/engine/engine_backend.h"
 #include "core/ir/mapped_file.h"
 
@@ -211,6 +212,7 @@ Result<CalibrationCache> load_calibration_cache(const std::filesystem::path& pat
   if (!in) return make_error(StatusCode::kIoError, "{}: cannot open the calibration cache", path.string());
   std::stringstream buf;
   buf << in.rdbuf();
+  if (Status deep = check_json_depth(buf.str()); !deep.ok()) return deep.with_context(path.string());
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
   if (!j.contains("format") || j["format"] != kCacheFormat)
@@ -230,10 +232,12 @@ Result<CalibrationCache> load_calibration_cache(const std::filesystem::path& pat
   cache.method = *method;
   if (!j.contains("scales") || !j["scales"].is_object()) return fail("no \"scales\" object");
   for (auto it = j["scales"].begin(); it != j["scales"].end(); ++it) {
-    if (!it.value().is_number() || !(it.value().get<double>() > 0)) {
-      return fail(fmt::format("the scale of '{}' is not a positive number", it.key()));
+    // A scale must survive the conversion to float: 1e300 would become inf and 1e-300 zero.
+    const float scale = it.value().is_number() ? static_cast<float>(it.value().get<double>()) : 0.0f;
+    if (!std::isfinite(scale) || !(scale >= std::numeric_limits<float>::min())) {
+      return fail(fmt::format("the scale of '{}' is not a positive float32 number", it.key()));
     }
-    cache.scales[it.key()] = static_cast<float>(it.value().get<double>());
+    cache.scales[it.key()] = scale;
   }
   return cache;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/common/json_depth.h"
 #include "core/ir/mapped_file.h"
 
 namespace vn::engine {
@@ -128,6 +129,8 @@ class Reader {
       if (!e.is_number_integer()) return fail("a shape must be a list of integers");
       out.push_back(e.get<int64_t>());
     }
+    Result<int64_t> numel = shape_numel_checked(out, DType::kUInt8);
+    if (!numel.ok()) return fail(fmt::format("shape {}: {}", shape_to_string(out), numel.status().message()));
     return out;
   }
   Result<std::vector<TensorDesc>> descs(const nlohmann::ordered_json& j, const char* key) const {
@@ -387,6 +390,7 @@ Result<Plan> load_plan(const std::filesystem::path& path) {
   if (!in) return make_error(StatusCode::kIoError, "{}: cannot open the plan", path.string());
   std::stringstream buf;
   buf << in.rdbuf();
+  if (Status deep = check_json_depth(buf.str()); !deep.ok()) return deep.with_context(path.string());
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
   if (j.is_discarded())
     return make_error(StatusCode::kIoError, "{}: not a JSON file, so not a Vernier plan", path.string());
@@ -405,6 +409,7 @@ bool is_plan_file(const std::filesystem::path& path) {
   in.seekg(0);
   std::stringstream buf;
   buf << in.rdbuf();
+  if (!check_json_depth(buf.str()).ok()) return false;
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
   return j.is_object() && j.contains("format") && j["format"] == kFormat;
 }

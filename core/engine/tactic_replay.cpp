@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/common/json_depth.h"
 #include "core/ir/mapped_file.h"
 
 namespace vn::engine {
@@ -133,11 +134,21 @@ Result<TacticReplay> tactic_replay_from_json(const nlohmann::ordered_json& j) {
   if (!j.is_object() || !j.contains("replay") || !j["replay"].is_object()) {
     return make_error(StatusCode::kIoError, "tactic replay: expected an object with a \"replay\" map of layers");
   }
+  if (j.contains("polygraphy_class") && j["polygraphy_class"] != "TacticReplayData") {
+    return make_error(StatusCode::kIoError, "tactic replay: \"polygraphy_class\" is not \"TacticReplayData\"");
+  }
   TacticReplay replay;
   for (auto it = j["replay"].begin(); it != j["replay"].end(); ++it) {
     const std::string& layer = it.key();
     const nlohmann::ordered_json& a = it.value();
     if (!a.is_object()) return malformed(layer, "not an Algorithm object");
+    // Polygraphy's own fields are checked even when the "vernier" names decide: Polygraphy reads them.
+    if (a.contains("polygraphy_class") && a["polygraphy_class"] != "Algorithm") {
+      return malformed(layer, "\"polygraphy_class\" is not \"Algorithm\"");
+    }
+    for (const char* key : {"implementation", "tactic"}) {
+      if (a.contains(key) && !a[key].is_number_integer()) return malformed(layer, fmt::format("\"{}\" is not an integer", key));
+    }
     ReplayEntry e;
     e.layer = layer;
     VN_ASSIGN_OR_RETURN(e.inputs, read_tensors(a, "inputs", layer));
@@ -154,9 +165,11 @@ Result<TacticReplay> tactic_replay_from_json(const nlohmann::ordered_json& j) {
       if (!p) return malformed(layer, fmt::format("unknown precision '{}'", v["precision"].get<std::string>()));
       e.tactic = t->id;
       e.precision = *p;
-      if (v.contains("nodes") && v["nodes"].is_array()) {
+      if (v.contains("nodes")) {
+        if (!v["nodes"].is_array()) return malformed(layer, "\"vernier\" \"nodes\" is not a list of names");
         for (const nlohmann::ordered_json& n : v["nodes"]) {
-          if (n.is_string()) e.nodes.push_back(n.get<std::string>());
+          if (!n.is_string()) return malformed(layer, "\"vernier\" \"nodes\" is not a list of names");
+          e.nodes.push_back(n.get<std::string>());
         }
       }
     } else {
@@ -189,6 +202,7 @@ Result<TacticReplay> load_tactic_replay(const std::filesystem::path& path) {
   if (!in) return make_error(StatusCode::kIoError, "{}: cannot open the tactic replay", path.string());
   std::stringstream buf;
   buf << in.rdbuf();
+  if (Status deep = check_json_depth(buf.str()); !deep.ok()) return deep.with_context(path.string());
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
   if (j.is_discarded()) return make_error(StatusCode::kIoError, "{}: not a JSON tactic replay", path.string());
   Result<TacticReplay> replay = tactic_replay_from_json(j);

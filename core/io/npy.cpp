@@ -47,8 +47,10 @@ struct PyValue {
   int64_t integer = 0;                                // kInt
   bool overflow = false;                              // kInt that does not fit int64
   bool boolean = false;                               // kBool
-  std::vector<PyValue> items;                         // kTuple, kList
-  std::vector<std::pair<std::string, PyValue>> dict;  // kDict (string keys only)
+  std::vector<PyValue> items;                         // kTuple, kList; kDict: the values
+  // kDict: the (string) keys, parallel to items. Not a vector of pairs: std::pair needs PyValue
+  // complete here, which libstdc++ under clang enforces.
+  std::vector<std::string> keys;
 };
 
 std::string_view kind_name(PyValue::Kind kind) {
@@ -231,14 +233,17 @@ class LiteralParser {
       if (!consume(':')) return error("expected ':'");
       VN_ASSIGN_OR_RETURN(PyValue value, parse_value(depth + 1));
       bool replaced = false;
-      for (auto& [k, existing] : v.dict) {
-        if (k == key.text) {
-          existing = std::move(value);
+      for (size_t i = 0; i < v.keys.size(); ++i) {
+        if (v.keys[i] == key.text) {
+          v.items[i] = std::move(value);
           replaced = true;
           break;
         }
       }
-      if (!replaced) v.dict.emplace_back(std::move(key.text), std::move(value));
+      if (!replaced) {
+        v.keys.push_back(std::move(key.text));
+        v.items.push_back(std::move(value));
+      }
       if (consume(',')) continue;
       if (consume('}')) break;
       return error("expected ',' or '}'");
@@ -251,8 +256,8 @@ class LiteralParser {
 };
 
 const PyValue* find_key(const PyValue& dict, std::string_view key) {
-  for (const auto& [k, v] : dict.dict) {
-    if (k == key) return &v;
+  for (size_t i = 0; i < dict.keys.size(); ++i) {
+    if (dict.keys[i] == key) return &dict.items[i];
   }
   return nullptr;
 }

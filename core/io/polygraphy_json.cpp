@@ -8,6 +8,7 @@
 #include <new>
 #include <utility>
 
+#include "core/common/json_depth.h"
 #include "core/io/base64.h"
 #include "core/io/npy.h"
 #include "core/ir/mapped_file.h"
@@ -16,7 +17,6 @@
 namespace vn::io {
 namespace {
 
-constexpr int kMaxJsonDepth = 64;
 // LazyArray and FormattedArray wrap other arrays; real files nest at most two of them.
 constexpr int kMaxArrayWrapping = 8;
 constexpr size_t kMaxParseMessage = 200;
@@ -36,34 +36,6 @@ Status io_error(std::string message) { return Status(StatusCode::kIoError, std::
 template <typename... Args>
 Status io_error(fmt::format_string<Args...> format, Args&&... args) {
   return io_error(fmt::format(format, std::forward<Args>(args)...));
-}
-
-// nlohmann's parser itself is iterative, but copying, comparing and dumping a document recurse, and so
-// would any generic walk over it: a hostile "[[[[...]]]]" is stopped before it becomes a document.
-Status check_json_depth(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) {
-        return io_error("invalid JSON: nested deeper than {} levels (at byte {})", kMaxJsonDepth, i);
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return Status::OK();
 }
 
 Result<nlohmann::ordered_json> parse_json(std::string_view text) {

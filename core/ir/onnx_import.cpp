@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ir/onnx_import.h"
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <string>
@@ -28,7 +29,9 @@ Result<Model> finish_load(onnx::ModelProto& proto, const std::filesystem::path& 
     VN_RETURN_IF_ERROR(model_proto_check_external_locations(proto, base_dir, source));
     if (options.check_model) VN_RETURN_IF_ERROR(model_proto_check(proto, base_dir, source));
     if (options.infer_shapes) {
-      Status inferred = model_proto_infer_shapes(proto, source);
+      // What would crash libonnx is an error in the model, not a gap in inference.
+      VN_RETURN_IF_ERROR(model_proto_check_inference_hazards(proto, source));
+      Status inferred = model_proto_infer_shapes(proto, source, /*hazards_checked=*/true);
       if (!inferred.ok()) VN_LOG_WARNING("{} (continuing with the types found so far)", inferred.message());
     }
     ProtoReadContext ctx;
@@ -37,6 +40,12 @@ Result<Model> finish_load(onnx::ModelProto& proto, const std::filesystem::path& 
     VN_ASSIGN_OR_RETURN(Model model, model_from_proto(proto, ctx));
     Status sorted = toposort(model.graph);
     if (!sorted.ok()) return sorted.with_context(source);
+    // The checker skips models newer than libonnx; their structure (names produced twice, inputs
+    // defined by nothing, duplicate graph inputs) is still verified before anything runs them.
+    if (options.check_model) {
+      Status valid = validate_graph(model.graph, std::max<int64_t>(model.opset(), 1));
+      if (!valid.ok()) return valid.with_context(source);
+    }
     return model;
   } catch (const std::exception& e) {
     return make_error(StatusCode::kInvalidModel, "{}: {}", source, one_line(e.what()));

@@ -13,7 +13,9 @@ namespace vn {
 struct LoadOptions {
   /// Run onnx::checker::check_model (libonnx 1.12) and fail with kInvalidModel when it objects.
   /// Models newer than libonnx (IR version > 8, ai.onnx opset > 17) are not checked, with a warning:
-  /// the old checker would reject them by old rules. Defaults to true.
+  /// the old checker would reject them by old rules. Either way, the converted graph then gets
+  /// validate_graph's structural checks (core/ir/topo.h), kInvalidModel naming the node. Off: a
+  /// graph may be incomplete (tests and tools that add initializers after loading). Defaults to true.
   bool check_model = true;
   /// Run libonnx shape inference (strict mode) to fill Graph::value_info. A failure is logged as a
   /// warning and loading continues with the types found so far, because real exported models
@@ -31,7 +33,9 @@ struct LoadOptions {
 /// - kInvalidModel: not a protobuf ModelProto ("model.onnx: not a valid ONNX model (protobuf parse
 ///   failed)"), over 2 GiB, rejected by the checker, a cyclic graph, or a bad external data reference
 ///   (absolute path, a location escaping the model's folder, offset/length outside the file or not
-///   matching the tensor's size).
+///   matching the tensor's size), or a graph validate_graph refuses (the node is named).
+///   With infer_shapes, also what would crash libonnx's shape inference
+///   (model_proto_check_inference_hazards: zero strides, a conv weight of the wrong rank).
 /// - kUnsupportedDType: an initializer or a main-graph input/output of a type Vernier lacks
 ///   (complex, sequences, maps).
 Result<Model> load_model(const std::filesystem::path& path, const LoadOptions& options = {});

@@ -923,10 +923,195 @@ Status model_proto_check(const onnx::ModelProto& model, const std::filesystem::p
   return Status::OK();
 }
 
-Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source) {
+namespace {
+
+// Strict mode: node-level failures are collected and reported, not skipped silently.
+const onnx::ShapeInferenceOptions kInferenceOptions(/*check_type_val=*/false, /*strict_mode_val=*/1,
+                                                   /*data_prop_val=*/false);
+
+// A node whose shape inference in libonnx 1.12 (convPoolShapeInference, convTransposeShapeInference)
+// indexes past the end of a vector when W's rank differs from X's, or when "pads" is not two values
+// per spatial axis of X (or strides, dilations, kernel_shape one): a crash, not an error. Inputs are
+// positions in the node; w is -1 for pooling.
+struct ConvLikeOp {
+  std::string_view op_type;
+  int x;
+  int w;
+};
+constexpr ConvLikeOp kConvLikeOps[] = {{"Conv", 0, 1},          {"ConvInteger", 0, 1}, {"QLinearConv", 0, 3},
+                                       {"ConvTranspose", 0, 1}, {"MaxPool", 0, -1},    {"AveragePool", 0, -1},
+                                       {"LpPool", 0, -1}};
+// Attributes with one value per spatial axis (pads: two).
+constexpr std::string_view kPerAxisAttributes[] = {"pads", "strides", "dilations", "kernel_shape", "output_padding"};
+
+const ConvLikeOp* conv_like(const onnx::NodeProto& node) {
+  if (node.domain() != "" && node.domain() != "ai.onnx") return nullptr;
+  for (const ConvLikeOp& op : kConvLikeOps) {
+    if (node.op_type() == op.op_type) return &op;
+  }
+  return nullptr;
+}
+
+// One conv-like node of the rank-probing copy, with the graphs that can define its inputs
+// (its own graph first, then the enclosing ones).
+struct ConvProbe {
+  std::string node_name;
+  std::string op_type;
+  std::string x;
+  std::string w;  ///< empty for pooling
+  std::vector<std::pair<std::string, int>> per_axis;  ///< kPerAxisAttributes present, with their sizes
+  std::vector<const onnx::GraphProto*> scopes;
+};
+
+// Replaces every conv-like node of `graph` (subgraphs included) by Identity(X), whose output has
+// the rank the node's output would have, and records it. Float weights are dropped: inference reads
+// only their dims, and the copy must not double the memory of a large model.
+void neutralize_conv_like(onnx::GraphProto& graph, std::vector<const onnx::GraphProto*> scopes,
+                          std::vector<ConvProbe>& probes) {
+  scopes.insert(scopes.begin(), &graph);
+  for (onnx::TensorProto& init : *graph.mutable_initializer()) {
+    if (init.data_type() != onnx::TensorProto::INT64 && init.data_type() != onnx::TensorProto::INT32) {
+      init.clear_raw_data();
+      init.clear_float_data();
+    }
+  }
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) neutralize_conv_like(*attr.mutable_g(), scopes, probes);
+      for (onnx::GraphProto& g : *attr.mutable_graphs()) neutralize_conv_like(g, scopes, probes);
+    }
+    const ConvLikeOp* op = conv_like(node);
+    if (!op || node.input_size() <= std::max(op->x, op->w) || node.output_size() < 1) continue;
+    ConvProbe probe{node.name(), node.op_type(), node.input(op->x), op->w >= 0 ? node.input(op->w) : "", {}, scopes};
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      for (std::string_view name : kPerAxisAttributes) {
+        if (attr.name() == name) probe.per_axis.emplace_back(attr.name(), attr.ints_size());
+      }
+    }
+    probes.push_back(std::move(probe));
+    const std::string x = node.input(op->x), y = node.output(0);
+    node.Clear();
+    node.set_op_type("Identity");
+    node.add_input(x);
+    node.add_output(y);
+  }
+}
+
+// The rank of `name` as the graphs in `scopes` declare or infer it, or -1 when unknown.
+int rank_in_scopes(const std::string& name, const std::vector<const onnx::GraphProto*>& scopes) {
+  const auto rank_of = [](const onnx::ValueInfoProto& v) {
+    return v.type().has_tensor_type() && v.type().tensor_type().has_shape() ? v.type().tensor_type().shape().dim_size()
+                                                                             : -1;
+  };
+  for (const onnx::GraphProto* g : scopes) {
+    for (const onnx::TensorProto& t : g->initializer()) {
+      if (t.name() == name) return t.dims_size();
+    }
+    for (const auto* list : {&g->input(), &g->value_info(), &g->output()}) {
+      for (const onnx::ValueInfoProto& v : *list) {
+        if (v.name() == name) return rank_of(v);
+      }
+    }
+  }
+  return -1;
+}
+
+// Attributes libonnx 1.12's shape inference divides by without checking (found by fuzz_onnx_model:
+// MaxPool strides [0, 2] raised SIGFPE): they must be positive.
+struct DivisorAttribute {
+  std::string_view op_type;
+  std::string_view attribute;
+};
+constexpr DivisorAttribute kDivisorAttributes[] = {
+    {"Conv", "strides"},          {"Conv", "dilations"},        {"ConvInteger", "strides"},
+    {"ConvInteger", "dilations"}, {"QLinearConv", "strides"},   {"QLinearConv", "dilations"},
+    {"ConvTranspose", "strides"}, {"ConvTranspose", "dilations"}, {"MaxPool", "strides"},
+    {"MaxPool", "dilations"},     {"AveragePool", "strides"},   {"LpPool", "strides"},
+    {"MaxUnpool", "strides"},     {"DepthToSpace", "blocksize"}, {"SpaceToDepth", "blocksize"},
+};
+
+Status check_divisor_attributes(const onnx::GraphProto& graph, std::string_view source) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_g()) VN_RETURN_IF_ERROR(check_divisor_attributes(attr.g(), source));
+      for (const onnx::GraphProto& g : attr.graphs()) VN_RETURN_IF_ERROR(check_divisor_attributes(g, source));
+      if (node.domain() != "" && node.domain() != "ai.onnx") continue;
+      for (const DivisorAttribute& d : kDivisorAttributes) {
+        if (node.op_type() != d.op_type || attr.name() != d.attribute) continue;
+        bool positive = !attr.has_i() || attr.i() > 0;
+        for (int64_t v : attr.ints()) positive = positive && v > 0;
+        if (!positive) {
+          return make_error(StatusCode::kInvalidModel, "{}node '{}' ({}): attribute '{}' must be positive", prefix(source),
+                            node.name(), node.op_type(), attr.name());
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+bool has_conv_like(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (conv_like(node)) return true;
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_g() && has_conv_like(attr.g())) return true;
+      for (const onnx::GraphProto& g : attr.graphs()) {
+        if (has_conv_like(g)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Finds the nodes libonnx would crash on: zero divisors in attributes, and conv-like nodes whose
+// input ranks differ, found by inferring ranks on a copy in which they cannot crash it.
+Status check_inference_hazards(const onnx::ModelProto& proto, std::string_view source,
+                               const onnx::ShapeInferenceOptions& options) {
+  VN_RETURN_IF_ERROR(check_divisor_attributes(proto.graph(), source));
+  if (!has_conv_like(proto.graph())) return Status::OK();
+  onnx::ModelProto probe = proto;
+  std::vector<ConvProbe> probes;
+  neutralize_conv_like(*probe.mutable_graph(), {}, probes);
   try {
-    const onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/1,
-                                              /*data_prop_val=*/false);
+    onnx::shape_inference::InferShapes(probe, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception&) {
+    // What fails here fails the real inference too, which reports it; ranks found so far still count.
+  }
+  for (const ConvProbe& p : probes) {
+    const int x = rank_in_scopes(p.x, p.scopes), w = p.w.empty() ? -1 : rank_in_scopes(p.w, p.scopes);
+    for (const auto& [name, size] : p.per_axis) {
+      const int expected = (x - 2) * (name == "pads" ? 2 : 1);
+      if (x >= 2 && size != expected) {
+        return make_error(StatusCode::kInvalidModel,
+                          "{}node '{}' ({}): attribute '{}' has {} values, but input '{}' of rank {} needs {}",
+                          prefix(source), p.node_name, p.op_type, name, size, p.x, x, expected);
+      }
+    }
+    if (x >= 0 && w >= 0 && w != x) {
+      return make_error(StatusCode::kInvalidModel, "{}node '{}' ({}): weight '{}' has rank {}, but input '{}' has rank {}",
+                        prefix(source), p.node_name, p.op_type, p.w, w, p.x, x);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status model_proto_check_inference_hazards(const onnx::ModelProto& proto, std::string_view source) {
+  try {
+    return check_inference_hazards(proto, source, kInferenceOptions);
+  } catch (const std::exception& e) {
+    return make_error(StatusCode::kInvalidModel, "{}{}", prefix(source), one_line(e.what()));
+  }
+}
+
+Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source, bool hazards_checked) {
+  try {
+    const onnx::ShapeInferenceOptions& options = kInferenceOptions;
+    if (!hazards_checked) {
+      Status hazards = check_inference_hazards(proto, source, options);
+      if (!hazards.ok()) return make_error(StatusCode::kInvalidModel, "{}shape inference not run: {}", prefix(source), hazards.message());
+    }
     onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
     return make_error(StatusCode::kInvalidModel, "{}shape inference failed: {}", prefix(source), one_line(e.what()));

@@ -165,7 +165,18 @@ Status model_proto_check(const onnx::ModelProto& proto, const std::filesystem::p
 /// libonnx shape inference in strict mode. Node-level failures do not stop it: every node is
 /// processed and what was inferred stays in the proto even when this returns an error
 /// (kInvalidModel "<source>: shape inference failed: ...", one line).
-Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source);
+/// Unless `hazards_checked`, model_proto_check_inference_hazards runs first; its error is returned
+/// as "<source>: shape inference not run: ..." with the proto unchanged.
+Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source, bool hazards_checked = false);
+
+/// Finds what crashes libonnx 1.12's shape inference instead of failing it (found by fuzzing):
+/// a zero or negative stride, dilation or blocksize of a conv, pooling, DepthToSpace or
+/// SpaceToDepth node; a Conv, ConvInteger, QLinearConv or ConvTranspose whose weight's rank differs
+/// from its input's; a conv or pooling node whose pads, strides, dilations, kernel_shape or
+/// output_padding do not have one value per spatial axis (pads: two). Ranks are found by inferring
+/// shapes on a copy in which those nodes are Identity nodes. kInvalidModel naming the first such
+/// node; subgraphs included.
+Status model_proto_check_inference_hazards(const onnx::ModelProto& proto, std::string_view source);
 
 /// Input and output counts an op schema allows, from libonnx's registry.
 struct OpArity {

@@ -83,6 +83,64 @@ TEST(OnnxImport, TextSyntaxErrorIsInvalidModelWithPosition) {
   EXPECT_EQ(m.status().message().find('\n'), std::string::npos);
 }
 
+// Issue 9: libonnx 1.12 does not check models of opset 18 and later, so the loader's own
+// structural validation must refuse what the checker would have.
+TEST(OnnxImport, ValidatesStructureOfModelsTheCheckerSkips) {
+  const Result<Model> twice = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 18]> g (float[2] X) => (float[2] Y) { Y = Relu(X) Y = Neg(X) }");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().code(), StatusCode::kInvalidModel);
+  ASSERT_NE(twice.status().node(), nullptr);
+  EXPECT_EQ(twice.status().node()->op_type, "Neg");
+  EXPECT_THAT(twice.status().message(), HasSubstr("'Y'"));
+
+  const Result<Model> inputs = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 18]> g (float[2] X, float[2] X) => (float[2] Y) { Y = Relu(X) }");
+  ASSERT_FALSE(inputs.ok());
+  EXPECT_EQ(inputs.status().code(), StatusCode::kInvalidModel);
+  EXPECT_THAT(inputs.status().message(), HasSubstr("'X'"));
+
+  EXPECT_TRUE(parse_model_text(
+                  "<ir_version: 8, opset_import: [\"\" : 18]> g (float[2] X) => (float[2] Y) { T = Relu(X) Y = Neg(T) }")
+                  .ok());
+}
+
+// Issue 9, found by fuzz_onnx_model: libonnx 1.12's Conv shape inference indexes past the end of
+// W's dims when W's rank differs from X's. The loader must refuse the model before that.
+TEST(OnnxImport, RefusesConvWeightOfTheWrongRankBeforeShapeInference) {
+  const Result<Model> direct = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[2] W) => (float Y) { Y = Conv(X, W) }");
+  ASSERT_FALSE(direct.ok());
+  EXPECT_EQ(direct.status().code(), StatusCode::kInvalidModel);
+  EXPECT_THAT(direct.status().message(), HasSubstr("(Conv): weight 'W' has rank 1, but input 'X' has rank 4"));
+
+  // The input's rank is known only through inference (after a Relu).
+  const Result<Model> inferred = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[2,2,1] W) => (float Y) "
+      "{ R = Relu(X) Y = ConvTranspose(R, W) }");
+  ASSERT_FALSE(inferred.ok());
+  EXPECT_THAT(inferred.status().message(), HasSubstr("weight 'W' has rank 3, but input 'R' has rank 4"));
+
+  // Found next: a zero stride divided by zero in libonnx's pooling inference (SIGFPE).
+  const Result<Model> stride = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,4,4] X) => (float Y) "
+      "{ Y = MaxPool <kernel_shape = [2, 2], strides = [0, 2]> (X) }");
+  ASSERT_FALSE(stride.ok());
+  EXPECT_EQ(stride.status().code(), StatusCode::kInvalidModel);
+  EXPECT_THAT(stride.status().message(), HasSubstr("(MaxPool): attribute 'strides' must be positive"));
+
+  // And then: two pads for two spatial axes read past the end of the vector.
+  const Result<Model> pads = parse_model_text(
+      "<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[3,2,1,1] W) => (float Y) "
+      "{ R = Relu(X) Y = Conv <pads = [1, 1]> (R, W) }");
+  ASSERT_FALSE(pads.ok());
+  EXPECT_THAT(pads.status().message(), HasSubstr("attribute 'pads' has 2 values, but input 'R' of rank 4 needs 4"));
+
+  EXPECT_TRUE(parse_model_text("<ir_version: 8, opset_import: [\"\" : 13]> g (float[1,2,5,5] X, float[3,2,1,1] W) "
+                               "=> (float[1,3,5,5] Y) { Y = Conv(X, W) }")
+                  .ok());
+}
+
 TEST(OnnxImport, LoadsFromFileAndRecordsBaseDir) {
   TempDir dir;
   onnx::ModelProto proto = testing::proto_from_text(kSmallModel);

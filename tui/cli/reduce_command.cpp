@@ -13,6 +13,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "core/common/paths.h"
 #include "core/debug/builtin_check.h"
 #include "core/debug/reduce.h"
 #include "core/io/polygraphy_json.h"
@@ -147,10 +148,8 @@ int reduce(const ReduceArgs& args) {
   const bool interactive = !args.builtin_check && !external->has_value();
   const bool write_artifact = !args.builtin_check || !args.artifacts.artifacts.empty();
   const bool use_tui = interactive && args.tui && on_terminal();
-  if (write_artifact && std::filesystem::exists(args.iter_artifact) && !args.force) {
-    return report_error(make_error(StatusCode::kInvalidArgument,
-                                   "--iter-artifact {} already exists; remove it, choose another path or pass --force",
-                                   args.iter_artifact));
+  if (write_artifact) {
+    if (Status s = check_overwrite(args.iter_artifact, args.force, "--iter-artifact"); !s.ok()) return report_error(s);
   }
 
   Result<Model> model = load_model(args.model);
