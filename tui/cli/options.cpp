@@ -431,6 +431,7 @@ void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config
 }
 
 engine::PrecisionId loosest_allowed(engine::PrecisionMask allowed) {
+  if (engine::mask_has(allowed, engine::PrecisionId::kInt8)) return engine::PrecisionId::kInt8;
   if (engine::mask_has(allowed, engine::PrecisionId::kBf16)) return engine::PrecisionId::kBf16;
   if (engine::mask_has(allowed, engine::PrecisionId::kFp16)) return engine::PrecisionId::kFp16;
   if (engine::mask_has(allowed, engine::PrecisionId::kTf32)) return engine::PrecisionId::kTf32;

@@ -65,15 +65,6 @@ Status write_candidate(const debug::Reducer& reducer, const debug::ReduceCandida
   return Status::OK();
 }
 
-// The loosest precision the build flags allow: it sets the built-in check's default tolerance.
-engine::PrecisionId allowed_precision(const EngineOptions& engine) {
-  if (engine.int8) return engine::PrecisionId::kInt8;
-  if (engine.bf16) return engine::PrecisionId::kBf16;
-  if (engine.fp16) return engine::PrecisionId::kFp16;
-  if (engine.tf32) return engine::PrecisionId::kTf32;
-  return engine::PrecisionId::kFp32;
-}
-
 // Good/bad answers typed by the user. On a terminal with readline (history, editing); otherwise
 // plain lines from stdin, so the session can be scripted.
 class Interactive {
@@ -171,12 +162,11 @@ int reduce(const ReduceArgs& args) {
     Result<CompareConfig> config = args.compare.config();
     if (!config.ok()) return report_error(config.status());
     builtin.compare = std::move(*config);
-    const Tolerance preset = engine_tolerance_preset(allowed_precision(args.engine));
-    if (!builtin.compare.atol.count("")) builtin.compare.atol[""] = preset.atol;
-    if (!builtin.compare.rtol.count("")) builtin.compare.rtol[""] = preset.rtol;
+    apply_tolerance_preset(loosest_allowed(builtin.engine.build.allowed), builtin.compare);
     builtin.threads = args.threads;
-    fmt::print("[I] Built-in check: engine vs reference, atol={} rtol={}\n", format_number(builtin.compare.atol[""]),
-               format_number(builtin.compare.rtol[""]));
+    const Tolerance tolerance = builtin.compare.tolerance_for("");
+    fmt::print("[I] Built-in check: engine vs reference, atol={} rtol={}\n", format_number(tolerance.atol),
+               format_number(tolerance.rtol));
   } else if (interactive) {
     fmt::print("[I] No --check or --builtin-check: asking good/bad for every candidate\n");
   }

@@ -32,14 +32,6 @@ struct TriageArgs {
   EngineOptions engine;
 };
 
-engine::PrecisionId allowed_precision(const EngineOptions& engine) {
-  if (engine.int8) return engine::PrecisionId::kInt8;
-  if (engine.bf16) return engine::PrecisionId::kBf16;
-  if (engine.fp16) return engine::PrecisionId::kFp16;
-  if (engine.tf32) return engine::PrecisionId::kTf32;
-  return engine::PrecisionId::kFp32;
-}
-
 int triage(const TriageArgs& args) {
   const char* lang_env = std::getenv("LANG");
   Result<std::string> lang = flow::choose_language(args.lang, lang_env ? lang_env : "");
@@ -80,16 +72,15 @@ int triage(const TriageArgs& args) {
   Result<CompareConfig> compare = args.compare.config();
   if (!compare.ok()) return report_error(compare.status());
   config.compare = std::move(*compare);
-  const Tolerance preset = engine_tolerance_preset(allowed_precision(args.engine));
-  if (!config.compare.atol.count("")) config.compare.atol[""] = preset.atol;
-  if (!config.compare.rtol.count("")) config.compare.rtol[""] = preset.rtol;
+  apply_tolerance_preset(loosest_allowed(config.build.allowed), config.compare);
   config.threads = args.threads;
   config.builds = args.builds;
   config.workdir = workdir;
   config.model = std::move(*model);
 
   fmt::print("[I] Triage of {} ({}), every check at atol={} rtol={}; work folder {}\n", args.model, chart->title,
-             format_number(config.compare.atol[""]), format_number(config.compare.rtol[""]), workdir.string());
+             format_number(config.compare.tolerance_for("").atol), format_number(config.compare.tolerance_for("").rtol),
+             workdir.string());
   const flow::Flowchart& flowchart = *chart;
   auto observe = [](const flow::TriageStep& step, const flow::FlowNode& node) {
     const std::string cost = node.kind == flow::NodeKind::kEnd
