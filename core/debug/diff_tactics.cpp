@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/common/json_file.h"
 #include "core/debug/diff_tactics.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <system_error>
 
-#include "core/common/json_depth.h"
 
 namespace vn::debug {
 namespace {
@@ -72,14 +70,9 @@ std::optional<ReplayChoices> choices_from_json(const nlohmann::ordered_json& j) 
 }
 
 std::optional<ReplayChoices> load_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!check_json_depth(buf.str()).ok()) return std::nullopt;
-  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
-  if (j.is_discarded()) return std::nullopt;
-  return choices_from_json(j);
+  Result<nlohmann::ordered_json> j = read_json_file(path, "tactic replay");
+  if (!j.ok()) return std::nullopt;
+  return choices_from_json(*j);
 }
 
 double log_choose(int64_t n, int64_t k) {

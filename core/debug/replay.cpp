@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/common/json_file.h"
 #include "core/debug/replay.h"
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
-#include "core/common/json_depth.h"
 #include "core/ir/mapped_file.h"
 
 namespace vn::debug {
@@ -16,19 +14,14 @@ std::string DebugReplay::key(int64_t iteration, std::string_view suffix) {
 }
 
 Result<DebugReplay> DebugReplay::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  VN_RETURN_IF_NOT(in, StatusCode::kIoError, "{}: cannot open debug replay", path.string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (Status deep = check_json_depth(buffer.str()); !deep.ok()) return deep.with_context(path.string());
-  nlohmann::json json = nlohmann::json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
+  VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json json, read_json_file(path, "debug replay"));
   VN_RETURN_IF_NOT(json.is_object(), StatusCode::kIoError, "{}: not a debug replay (expected a JSON object)",
                    path.string());
   DebugReplay replay;
   for (const auto& item : json.items()) {
     // Named references rather than a structured binding: clang 14 cannot capture bindings in lambdas.
     const std::string& key = item.key();
-    const nlohmann::json& value = item.value();
+    const nlohmann::ordered_json& value = item.value();
     auto bad = [&](std::string_view what) {
       return make_error(StatusCode::kIoError, "{}: debug replay entry '{}': {}", path.string(), key, what);
     };

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/common/json_file.h"
 #include "core/engine/calibration.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "core/common/json_depth.h"
 #include "core/engine/engine_backend.h"
 #include "core/ir/mapped_file.h"
 
@@ -208,13 +206,8 @@ Result<CalibrationCache> load_calibration_cache(const std::filesystem::path& pat
   const auto fail = [&](std::string_view what) {
     return make_error(StatusCode::kIoError, "{}: not a Vernier calibration cache: {}", path.string(), what);
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(StatusCode::kIoError, "{}: cannot open the calibration cache", path.string());
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (Status deep = check_json_depth(buf.str()); !deep.ok()) return deep.with_context(path.string());
-  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+  VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json j, read_json_file(path, "calibration cache"));
+  if (!j.is_object()) return fail("not a JSON object");
   if (!j.contains("format") || j["format"] != kCacheFormat)
     return fail("\"format\" is not \"vernier-calibration-cache\"");
   if (!j.contains("version") || j["version"] != kCacheVersion) {

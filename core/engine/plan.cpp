@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/common/json_file.h"
 #include "core/engine/plan.h"
 
 #include <cstring>
@@ -386,14 +387,7 @@ Status save_plan(const Plan& plan, const std::filesystem::path& path) {
 }
 
 Result<Plan> load_plan(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(StatusCode::kIoError, "{}: cannot open the plan", path.string());
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (Status deep = check_json_depth(buf.str()); !deep.ok()) return deep.with_context(path.string());
-  nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
-  if (j.is_discarded())
-    return make_error(StatusCode::kIoError, "{}: not a JSON file, so not a Vernier plan", path.string());
+  VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json j, read_json_file(path, "Vernier plan"));
   Result<Plan> plan = plan_from_json(j);
   if (!plan.ok()) return plan.status().with_context(path.string());
   return plan;

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/common/json_file.h"
 #include "core/engine/tactic_replay.h"
 
-#include <fstream>
-#include <sstream>
 
-#include "core/common/json_depth.h"
 #include "core/ir/mapped_file.h"
 
 namespace vn::engine {
@@ -198,13 +196,7 @@ Status save_tactic_replay(const TacticReplay& replay, const std::filesystem::pat
 }
 
 Result<TacticReplay> load_tactic_replay(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(StatusCode::kIoError, "{}: cannot open the tactic replay", path.string());
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (Status deep = check_json_depth(buf.str()); !deep.ok()) return deep.with_context(path.string());
-  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(buf.str(), nullptr, false);
-  if (j.is_discarded()) return make_error(StatusCode::kIoError, "{}: not a JSON tactic replay", path.string());
+  VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json j, read_json_file(path, "tactic replay"));
   Result<TacticReplay> replay = tactic_replay_from_json(j);
   if (!replay.ok()) return replay.status().with_context(path.string());
   return replay;

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/common/json_file.h"
 #include "core/engine/timing_cache.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -16,11 +15,7 @@ constexpr const char* kFormat = "vernier-timing-cache";
 }  // namespace
 
 Result<TimingCache> TimingCache::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  VN_RETURN_IF_NOT(in, StatusCode::kIoError, "{}: cannot open timing cache", path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json json, read_json_file(path, "timing cache"));
   const bool valid = json.is_object() && json.contains("format") && json["format"] == kFormat &&
                      json.contains("version") && json["version"] == 1 && json.contains("entries") &&
                      json["entries"].is_object();

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/common/json_file.h"
 #include "core/flow/flowchart.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -35,11 +34,7 @@ std::vector<std::string> links(const FlowNode& node) {
 }  // namespace
 
 Result<Flowchart> load_flowchart(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  VN_RETURN_IF_NOT(in, StatusCode::kIoError, "{}: cannot open flowchart", path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json json, read_json_file(path, "flowchart"));
   auto bad = [&](std::string_view what) {
     return make_error(StatusCode::kIoError, "{}: {}", path.string(), what);
   };
@@ -47,7 +42,7 @@ Result<Flowchart> load_flowchart(const std::filesystem::path& path) {
       !json.contains("version") || json["version"] != 1) {
     return bad("not a Vernier flowchart (version 1)");
   }
-  auto string_field = [](const nlohmann::json& object, const char* key) -> std::optional<std::string> {
+  auto string_field = [](const nlohmann::ordered_json& object, const char* key) -> std::optional<std::string> {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_string() || it->get<std::string>().empty()) return std::nullopt;
     return it->get<std::string>();
@@ -62,7 +57,7 @@ Result<Flowchart> load_flowchart(const std::filesystem::path& path) {
   if (!json.contains("nodes") || !json["nodes"].is_array()) return bad("'nodes' is not a list");
 
   std::set<std::string> ids;
-  for (const nlohmann::json& item : json["nodes"]) {
+  for (const nlohmann::ordered_json& item : json["nodes"]) {
     if (!item.is_object()) return bad("a node is not an object");
     FlowNode node;
     const std::optional<std::string> id = string_field(item, "id");
