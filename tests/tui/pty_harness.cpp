@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <vterm.h>
 
+#include "tui/text.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -30,26 +32,6 @@ void on_output(const char* bytes, size_t len, void* user) {
     bytes += n;
     len -= static_cast<size_t>(n);
   }
-}
-
-std::string encode(uint32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return out;
 }
 
 const VTermScreenCallbacks kCallbacks = [] {
@@ -147,7 +129,7 @@ std::string PtySession::line(int row) const {
       if (cell.width == 1) out += ' ';
       continue;
     }
-    for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i] != 0; ++i) out += encode(cell.chars[i]);
+    for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i] != 0; ++i) out += to_utf8(cell.chars[i]);
     if (cell.width > 1) col += cell.width - 1;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
