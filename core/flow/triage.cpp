@@ -24,10 +24,15 @@ namespace {
 
 // What the probes learn and hand on to later probes.
 struct Walk {
+  Walk(TriageConfig& c, const std::atomic<bool>* k) : config(c), cancel(k) {}
+
   TriageConfig& config;
   const std::atomic<bool>* cancel;
   std::vector<TensorMap> feeds;        ///< the data the failure shows on
   std::vector<TensorMap> ref_outputs;  ///< the reference's outputs for `feeds`
+  /// The reducer of the model over `feeds` (every tensor's reference values), made once for the
+  /// extract and reduce probes.
+  std::optional<debug::Reducer> reducer;
   std::optional<LayerwiseComparison> layerwise;
   std::string culprit;
   std::string outcome;  ///< set when a probe ends the walk outside the chart's ends
@@ -76,9 +81,22 @@ Result<Answered> probe_sanitize(Walk& w) {
   return a;
 }
 
+// The reducer for the model and the failing feeds, made on first use.
+Result<const debug::Reducer*> reducer_of(Walk& w) {
+  if (!w.reducer) {
+    VN_ASSIGN_OR_RETURN(debug::Reducer reducer, debug::Reducer::create(w.config.model, w.feeds, w.config.threads));
+    w.reducer.emplace(std::move(reducer));
+  }
+  return &*w.reducer;
+}
+
 Result<Answered> probe_real_data(Walk& w) {
   Answered a;
-  VN_ASSIGN_OR_RETURN(debug::CheckResult synthetic, check(w, w.config.model, w.config.synthetic_feeds, nullptr));
+  // The reference outputs of the data that fails are kept for the probes after this one.
+  VN_ASSIGN_OR_RETURN(std::vector<TensorMap> synthetic_ref,
+                      debug::reference_outputs(w.config.model, w.config.synthetic_feeds, w.config.threads, w.cancel));
+  VN_ASSIGN_OR_RETURN(debug::CheckResult synthetic,
+                      check(w, w.config.model, w.config.synthetic_feeds, &synthetic_ref));
   a.evidence["synthetic"] = check_json(synthetic);
   if (w.config.real_feeds.empty()) {
     if (synthetic.verdict != debug::Verdict::kBad) {
@@ -89,9 +107,12 @@ Result<Answered> probe_real_data(Walk& w) {
     a.answer = false;
     a.summary = fmt::format("no real data given (--load-inputs) to tell; synthetic data fails: {}", synthetic.reason);
     w.feeds = w.config.synthetic_feeds;
+    w.ref_outputs = std::move(synthetic_ref);
     return a;
   }
-  VN_ASSIGN_OR_RETURN(debug::CheckResult real, check(w, w.config.model, w.config.real_feeds, nullptr));
+  VN_ASSIGN_OR_RETURN(std::vector<TensorMap> real_ref,
+                      debug::reference_outputs(w.config.model, w.config.real_feeds, w.config.threads, w.cancel));
+  VN_ASSIGN_OR_RETURN(debug::CheckResult real, check(w, w.config.model, w.config.real_feeds, &real_ref));
   a.evidence["real"] = check_json(real);
   const bool real_bad = real.verdict == debug::Verdict::kBad, synthetic_bad = synthetic.verdict == debug::Verdict::kBad;
   if (!real_bad && !synthetic_bad) {
@@ -103,13 +124,13 @@ Result<Answered> probe_real_data(Walk& w) {
   a.summary = real_bad ? fmt::format("real data fails too: {}", real.reason)
                        : fmt::format("real data passes, synthetic data fails: {}", synthetic.reason);
   w.feeds = real_bad ? w.config.real_feeds : w.config.synthetic_feeds;
+  w.ref_outputs = real_bad ? std::move(real_ref) : std::move(synthetic_ref);
   return a;
 }
 
 std::filesystem::path builds_dir(const Walk& w) { return w.config.workdir / "builds"; }
 
 Result<Answered> probe_intermittent(Walk& w) {
-  VN_ASSIGN_OR_RETURN(w.ref_outputs, debug::reference_outputs(w.config.model, w.feeds, w.config.threads, w.cancel));
   debug::EngineCheckSetup setup;
   setup.model = &w.config.model;
   setup.feeds = &w.feeds;
@@ -244,7 +265,8 @@ Result<Answered> probe_extract(Walk& w) {
     return a;
   }
   const std::string layer = lw.layers[*index].layer.name;
-  VN_ASSIGN_OR_RETURN(debug::Reducer reducer, debug::Reducer::create(w.config.model, w.feeds, w.config.threads));
+  VN_ASSIGN_OR_RETURN(const debug::Reducer* reducer_ptr, reducer_of(w));
+  const debug::Reducer& reducer = *reducer_ptr;
   // A fused layer is named after its nodes joined with " + ".
   std::vector<int64_t> nodes;
   for (int64_t v = 0; v < reducer.node_count(); ++v) {
@@ -277,7 +299,8 @@ Result<Answered> probe_extract(Walk& w) {
 }
 
 Result<Answered> probe_reduce(Walk& w) {
-  VN_ASSIGN_OR_RETURN(debug::Reducer reducer, debug::Reducer::create(w.config.model, w.feeds, w.config.threads));
+  VN_ASSIGN_OR_RETURN(const debug::Reducer* reducer_ptr, reducer_of(w));
+  const debug::Reducer& reducer = *reducer_ptr;
   debug::DebugReplay replay;
   debug::ReduceOptions options;
   options.mode = debug::ReduceMode::kDdmin;
@@ -346,7 +369,7 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
   std::filesystem::create_directories(config.workdir, ec);
   VN_RETURN_IF_NOT(!ec, StatusCode::kIoError, "{}: cannot create the work folder: {}", config.workdir.string(),
                    ec.message());
-  Walk w{config, cancel, {}, {}, std::nullopt, {}, {}, 0, 0, {}, std::nullopt};
+  Walk w(config, cancel);
   TriageResult result;
   const FlowNode* node = chart.find(chart.start);
   // Every node but double_check's loop back is visited at most once; the guard bounds a chart
