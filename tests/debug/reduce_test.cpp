@@ -187,7 +187,7 @@ TEST(Reduce, FailuresNeedingTwoNodesKeepBoth) {
     ASSERT_TRUE(result.ok());
     EXPECT_EQ(result->minimal.nodes, (std::vector<int64_t>{20, 21})) << reduce_mode_name(mode);
     ASSERT_TRUE(result->min_good.has_value());
-    EXPECT_LT(result->min_good->nodes.size(), 2u + 1);
+    EXPECT_EQ(result->min_good->nodes.size(), 1u);  // one of the pair alone passes
   }
 }
 
