@@ -399,6 +399,12 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
     step.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     step.checks = w.checks - checks_before;
     step.builds = w.builds - builds_before;
+    if (node->kind == NodeKind::kQuestion && w.outcome.empty() && w.config.decide) {
+      const bool chosen = w.config.decide(*node, step);
+      step.overridden = chosen != step.answer.value_or(chosen);
+      step.answer = chosen;
+      answered.answer = chosen;
+    }
     result.path.push_back(step);
     if (observe) observe(step, *node);
     if (!w.outcome.empty()) {
@@ -426,6 +432,7 @@ nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart
     entry["node"] = step.node;
     entry["title"] = node ? node->title : "";
     if (step.answer) entry["answer"] = *step.answer ? "yes" : "no";
+    if (step.overridden) entry["overridden"] = true;
     entry["summary"] = step.summary;
     entry["seconds"] = step.seconds;
     entry["engine_builds"] = step.builds;

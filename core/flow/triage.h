@@ -23,6 +23,18 @@
 
 namespace vn::flow {
 
+/// One answered node.
+struct TriageStep {
+  std::string node;                 ///< flowchart node id
+  std::optional<bool> answer;       ///< questions only
+  std::string summary;              ///< one line of evidence
+  nlohmann::ordered_json evidence;  ///< the measurements behind it
+  double seconds = 0;               ///< what the probe took
+  int64_t builds = 0;               ///< engine builds the probe made
+  int64_t checks = 0;               ///< engine-vs-reference checks among them
+  bool overridden = false;          ///< the answer is the user's, not the probe's proposal
+};
+
 /// What triage works on.
 struct TriageConfig {
   Model model;
@@ -37,17 +49,11 @@ struct TriageConfig {
   int builds = 5;
   /// Where triage writes what it produces (tactic replays of the builds, the minimal model).
   std::filesystem::path workdir;
-};
-
-/// One answered node.
-struct TriageStep {
-  std::string node;                 ///< flowchart node id
-  std::optional<bool> answer;       ///< questions only
-  std::string summary;              ///< one line of evidence
-  nlohmann::ordered_json evidence;  ///< the measurements behind it
-  double seconds = 0;               ///< what the probe took
-  int64_t builds = 0;               ///< engine builds the probe made
-  int64_t checks = 0;               ///< engine-vs-reference checks among them
+  /// Asked after each question's probe with the proposed answer (`proposed.answer`); returns the
+  /// answer to follow, which may differ from the proposal (the user's override). Unset, the
+  /// proposal is followed (headless). Called on the thread that runs triage and may block there
+  /// (the UI waits for y, n or Enter). Not asked when a probe ends the walk itself.
+  std::function<bool(const FlowNode& node, const TriageStep& proposed)> decide;
 };
 
 /// Where triage ended.
