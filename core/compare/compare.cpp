@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include <omp.h>
+
 namespace vn {
 namespace {
 
@@ -108,19 +110,48 @@ std::vector<double> quantiles(std::vector<float>& values, std::initializer_list<
 
 bool exceeds(double value, double tolerance) { return std::isnan(value) || value > tolerance; }
 
-// One pass over the elements, reading them as double whatever their type.
-template <typename T>
-void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal, std::vector<float>& abs_errors,
-                std::vector<float>& rel_errors) {
-  constexpr bool kBool = std::is_same_v<T, bool>;
-  constexpr bool kFloat = !std::is_integral_v<T>;
-  const Tolerance& tol = c.tolerance;
+// What one pass over a range of elements gathers; ranges are merged in order.
+struct Partial {
   double abs_sum = 0, rel_sum = 0, dot = 0, test_sq = 0, ref_sq = 0, err_sq = 0;
   bool abs_nan = false, rel_nan = false;
   double min_atol = 0, min_rtol = 0;
   double abs_max = 0, rel_max = 0;
   int64_t worst = -1, mismatches = 0;
-  for (int64_t i = 0; i < c.count; ++i) {
+  int64_t nan_test = 0, nan_ref = 0, inf_test = 0, inf_ref = 0;
+
+  // Folds in the partial of the range that follows this one: the same result as one pass over
+  // both ranges, but for the rounding of the sums.
+  void merge(const Partial& o) {
+    abs_sum += o.abs_sum, rel_sum += o.rel_sum, dot += o.dot, test_sq += o.test_sq, ref_sq += o.ref_sq;
+    err_sq += o.err_sq;
+    // The worst element is the first NaN error, else the first largest error.
+    if (!abs_nan && o.worst >= 0 && (o.abs_nan || worst < 0 || o.abs_max > abs_max)) {
+      abs_max = o.abs_max;
+      worst = o.worst;
+    }
+    abs_nan = abs_nan || o.abs_nan;
+    rel_nan = rel_nan || o.rel_nan;
+    rel_max = std::max(rel_max, o.rel_max);
+    min_atol = std::max(min_atol, o.min_atol);
+    min_rtol = std::max(min_rtol, o.min_rtol);
+    mismatches += o.mismatches;
+    nan_test += o.nan_test, nan_ref += o.nan_ref, inf_test += o.inf_test, inf_ref += o.inf_ref;
+  }
+};
+
+// One pass over elements [lo, hi), reading them as double whatever their type.
+template <typename T>
+Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, bool inf_equal,
+                         float* abs_errors, float* rel_errors) {
+  constexpr bool kBool = std::is_same_v<T, bool>;
+  constexpr bool kFloat = !std::is_integral_v<T>;
+  double abs_sum = 0, rel_sum = 0, dot = 0, test_sq = 0, ref_sq = 0, err_sq = 0;
+  bool abs_nan = false, rel_nan = false;
+  double min_atol = 0, min_rtol = 0;
+  double abs_max = 0, rel_max = 0;
+  int64_t worst = -1, mismatches = 0;
+  Partial p;
+  for (int64_t i = lo; i < hi; ++i) {
     const double a = static_cast<double>(test[i]);
     const double b = static_cast<double>(ref[i]);
     if constexpr (kFloat) {
@@ -136,8 +167,8 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
         rel_max = std::max(rel_max, rel_err);
         abs_sum += abs_err;
         rel_sum += rel_err;
-        abs_errors[static_cast<size_t>(i)] = static_cast<float>(abs_err);
-        rel_errors[static_cast<size_t>(i)] = static_cast<float>(rel_err);
+        abs_errors[i] = static_cast<float>(abs_err);
+        rel_errors[i] = static_cast<float>(rel_err);
         const bool abs_fails = abs_err > tol.atol;
         const bool rel_fails = rel_err > tol.rtol;
         mismatches += (abs_fails && rel_fails) ? 1 : 0;
@@ -161,10 +192,10 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
     const double rel_err = abs_err / denom;  // integer refs of 0 give inf (or NaN for 0/0), as numpy does
 
     if constexpr (kFloat) {
-      if (std::isnan(a)) ++c.nan_test;
-      if (std::isnan(b)) ++c.nan_ref;
-      if (std::isinf(a)) ++c.inf_test;
-      if (std::isinf(b)) ++c.inf_ref;
+      if (std::isnan(a)) ++p.nan_test;
+      if (std::isnan(b)) ++p.nan_ref;
+      if (std::isinf(a)) ++p.inf_test;
+      if (std::isinf(b)) ++p.inf_ref;
     }
     if (std::isnan(abs_err)) {
       if (!abs_nan) worst = i;
@@ -180,8 +211,8 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
     }
     abs_sum += abs_err;
     rel_sum += rel_err;
-    abs_errors[static_cast<size_t>(i)] = static_cast<float>(abs_err);
-    rel_errors[static_cast<size_t>(i)] = static_cast<float>(rel_err);
+    abs_errors[i] = static_cast<float>(abs_err);
+    rel_errors[i] = static_cast<float>(rel_err);
 
     const bool abs_fails = exceeds(abs_err, tol.atol);
     const bool rel_fails = exceeds(rel_err, tol.rtol);
@@ -197,26 +228,49 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
       err_sq += (a - b) * (a - b);
     }
   }
-  c.abs_max = abs_max;
-  c.rel_max = rel_max;
-  c.worst_index = worst;
-  if (worst >= 0) {
-    c.worst_test = static_cast<double>(test[worst]);
-    c.worst_ref = static_cast<double>(ref[worst]);
+  p.abs_sum = abs_sum, p.rel_sum = rel_sum, p.dot = dot, p.test_sq = test_sq, p.ref_sq = ref_sq, p.err_sq = err_sq;
+  p.abs_nan = abs_nan, p.rel_nan = rel_nan, p.min_atol = min_atol, p.min_rtol = min_rtol;
+  p.abs_max = abs_max, p.rel_max = rel_max, p.worst = worst, p.mismatches = mismatches;
+  return p;
+}
+
+// Every element of test against ref, on the OpenMP threads for large tensors (in contiguous
+// ranges whose partials merge in order), into `c` and the per-element error buffers.
+template <typename T>
+void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal, std::vector<float>& abs_errors,
+                std::vector<float>& rel_errors) {
+  constexpr int64_t kPerThread = int64_t{1} << 16;
+  const int64_t chunks = std::clamp<int64_t>(c.count / kPerThread, 1, std::max(omp_get_max_threads(), 1));
+  std::vector<Partial> parts(static_cast<size_t>(chunks));
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
+  for (int64_t k = 0; k < chunks; ++k) {
+    parts[static_cast<size_t>(k)] = accumulate_range(test, ref, c.count * k / chunks, c.count * (k + 1) / chunks,
+                                                     c.tolerance, inf_equal, abs_errors.data(), rel_errors.data());
   }
-  c.mismatch_count = mismatches;
+  Partial p = parts[0];
+  for (size_t k = 1; k < parts.size(); ++k) p.merge(parts[k]);
+  c.nan_test = p.nan_test, c.nan_ref = p.nan_ref, c.inf_test = p.inf_test, c.inf_ref = p.inf_ref;
+  c.abs_max = p.abs_max;
+  c.rel_max = p.rel_max;
+  c.worst_index = p.worst;
+  if (p.worst >= 0) {
+    c.worst_test = static_cast<double>(test[p.worst]);
+    c.worst_ref = static_cast<double>(ref[p.worst]);
+  }
+  c.mismatch_count = p.mismatches;
   const auto n = static_cast<double>(c.count);
   if (c.count > 0) {
-    c.abs_mean = abs_nan ? kNaN : abs_sum / n;
-    c.rel_mean = rel_nan ? kNaN : rel_sum / n;
+    c.abs_mean = p.abs_nan ? kNaN : p.abs_sum / n;
+    c.rel_mean = p.rel_nan ? kNaN : p.rel_sum / n;
   }
-  if (abs_nan) c.abs_max = kNaN;
-  if (rel_nan) c.rel_max = kNaN;
+  if (p.abs_nan) c.abs_max = kNaN;
+  if (p.rel_nan) c.rel_max = kNaN;
+  const double dot = p.dot, test_sq = p.test_sq, ref_sq = p.ref_sq, err_sq = p.err_sq;
   c.cosine = (test_sq == 0 && ref_sq == 0) ? 1.0 : (test_sq == 0 || ref_sq == 0) ? 0.0 : dot / std::sqrt(test_sq * ref_sq);
   c.nmse = ref_sq == 0 ? (err_sq == 0 ? 0.0 : kInf) : err_sq / ref_sq;
   c.snr_db = err_sq == 0 ? kInf : 10.0 * std::log10(ref_sq / err_sq);
-  c.min_atol = min_atol;
-  c.min_rtol = min_rtol;
+  c.min_atol = p.min_atol;
+  c.min_rtol = p.min_rtol;
 }
 
 // Counts `abs_errors` into the bins of error_histogram_bin_label.
@@ -327,19 +381,26 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
   });
   const bool abs_nan = std::isnan(c.abs_max);
   const bool rel_nan = std::isnan(c.rel_max);
-  if (abs_nan) {
-    c.abs_median = c.abs_quantile = kNaN;
-  } else {
-    const std::vector<double> q = quantiles(abs_errors, {0.5, tolerance.quantile});
-    c.abs_median = q[0];
-    c.abs_quantile = q[1];
-  }
-  if (rel_nan) {
-    c.rel_median = c.rel_quantile = kNaN;
-  } else {
-    const std::vector<double> q = quantiles(rel_errors, {0.5, tolerance.quantile});
-    c.rel_median = q[0];
-    c.rel_quantile = q[1];
+  c.abs_median = c.abs_quantile = c.rel_median = c.rel_quantile = kNaN;
+  // The two selections are independent: on two threads when they are large. The buffers are
+  // thread_local, so the other thread is handed this thread's by reference.
+  std::vector<float>& abs_buffer = abs_errors;
+  std::vector<float>& rel_buffer = rel_errors;
+  const bool both = c.count >= (int64_t{1} << 18) && omp_get_max_threads() > 1;
+#pragma omp parallel sections num_threads(2) if (both)
+  {
+#pragma omp section
+    if (!abs_nan) {
+      const std::vector<double> q = quantiles(abs_buffer, {0.5, tolerance.quantile});
+      c.abs_median = q[0];
+      c.abs_quantile = q[1];
+    }
+#pragma omp section
+    if (!rel_nan) {
+      const std::vector<double> q = quantiles(rel_buffer, {0.5, tolerance.quantile});
+      c.rel_median = q[0];
+      c.rel_quantile = q[1];
+    }
   }
 
   double s_abs = 0, s_rel = 0;

@@ -28,8 +28,12 @@ std::string ArtifactSorter::destination_name(const std::filesystem::path& artifa
   if (name.empty()) name = artifact.parent_path().filename();  // "dir/" names the folder
   std::string result = fmt::format("{}_{}_N{}", name.stem().string(), stamp_, iteration);
   // The suffix comes from data (a replay key, a phase name): it must not add a folder or a "..".
-  if (!suffix.empty()) result += "_" + safe_file_name(suffix);
-  return result + name.extension().string();
+  if (!suffix.empty()) {
+    result += '_';
+    result += safe_file_name(suffix);
+  }
+  result += name.extension().string();
+  return result;
 }
 
 Result<std::vector<SortedArtifact>> ArtifactSorter::sort(int64_t iteration, Verdict verdict,

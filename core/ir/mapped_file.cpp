@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -52,6 +53,13 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
   // The mapping stays valid after the descriptor is closed.
   ::close(fd);
   return std::shared_ptr<const MappedFile>(std::move(file));
+}
+
+void MappedFile::release_before(uint64_t end) const {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  end = std::min(end, size_) / page * page;
+  // Advice only: a failure leaves the pages resident, which costs memory, not correctness.
+  if (data_ && end > 0) ::madvise(const_cast<std::byte*>(data_), static_cast<size_t>(end), MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -31,6 +31,11 @@ class MappedFile {
   std::string_view bytes() const { return {reinterpret_cast<const char*>(data_), static_cast<size_t>(size_)}; }
   const std::filesystem::path& path() const { return path_; }
 
+  /// Drops this process's copy of the pages wholly inside bytes [0, end): they stop counting in
+  /// its resident memory, and a later read of them maps them in again from the file. For readers
+  /// that go through a large file once.
+  void release_before(uint64_t end) const;
+
  private:
   MappedFile() = default;
 

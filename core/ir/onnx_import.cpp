@@ -59,7 +59,7 @@ Result<Model> load_model(const std::filesystem::path& path, const LoadOptions& o
   onnx::ModelProto proto;
   {
     VN_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::open(path));
-    VN_RETURN_IF_ERROR(model_proto_parse(file->bytes(), source, proto));
+    VN_RETURN_IF_ERROR(model_proto_parse(*file, source, proto));
   }
   std::filesystem::path dir = path.parent_path();
   if (dir.empty()) dir = ".";

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream.h>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -795,17 +796,49 @@ Status model_to_proto(const Model& model, onnx::ModelProto& proto, ProtoWriteCon
 
 // --- Public: protobuf and libonnx wrappers -----------------------------------------------------------
 
-Status model_proto_parse(std::string_view bytes, std::string_view source, onnx::ModelProto& proto) {
-  if (bytes.size() > kProtobufMaxBytes) {
+namespace {
+
+// Serves a mapped file to protobuf in blocks and releases the pages before the block being read:
+// protobuf copies every field out of the stream, and the ZeroCopyInputStream contract lets it
+// keep only the latest block.
+class ReleasingFileStream final : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  explicit ReleasingFileStream(const MappedFile& file) : file_(file) {}
+
+  bool Next(const void** data, int* size) override {
+    if (pos_ >= file_.size()) return false;
+    file_.release_before(pos_);
+    const uint64_t n = std::min<uint64_t>(kBlock, file_.size() - pos_);
+    *data = file_.data() + pos_;
+    *size = static_cast<int>(n);
+    pos_ += n;
+    return true;
+  }
+  void BackUp(int count) override { pos_ -= static_cast<uint64_t>(count); }
+  bool Skip(int count) override {
+    const uint64_t left = file_.size() - pos_;
+    pos_ += std::min<uint64_t>(static_cast<uint64_t>(count), left);
+    return static_cast<uint64_t>(count) <= left;
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(pos_); }
+
+ private:
+  static constexpr uint64_t kBlock = uint64_t{1} << 20;
+  const MappedFile& file_;
+  uint64_t pos_ = 0;
+};
+
+// The checks and the parse shared by both entry points, from an open CodedInputStream.
+Status parse_checked(uint64_t size, std::string_view source, google::protobuf::io::CodedInputStream& in,
+                     onnx::ModelProto& proto) {
+  if (size > kProtobufMaxBytes) {
     return make_error(StatusCode::kInvalidModel,
                       "{}{} bytes is over protobuf's 2 GiB limit on one message; a model this large must keep its "
                       "weights in external data",
-                      prefix(source), bytes.size());
+                      prefix(source), size);
   }
-  if (bytes.empty())
+  if (size == 0)
     return make_error(StatusCode::kInvalidModel, "{}not a valid ONNX model (the file is empty)", prefix(source));
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                            static_cast<int>(bytes.size()));
   in.SetTotalBytesLimit(static_cast<int>(kProtobufMaxBytes));
   if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     return make_error(StatusCode::kInvalidModel, "{}not a valid ONNX model (protobuf parse failed)", prefix(source));
@@ -815,6 +848,21 @@ Status model_proto_parse(std::string_view bytes, std::string_view source, onnx::
                       prefix(source));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status model_proto_parse(const MappedFile& file, std::string_view source, onnx::ModelProto& proto) {
+  ReleasingFileStream stream(file);
+  google::protobuf::io::CodedInputStream in(&stream);
+  return parse_checked(file.size(), source, in, proto);
+}
+
+Status model_proto_parse(std::string_view bytes, std::string_view source, onnx::ModelProto& proto) {
+  // The size is checked before it is narrowed to protobuf's int.
+  const int size = static_cast<int>(std::min<uint64_t>(bytes.size(), kProtobufMaxBytes));
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), size);
+  return parse_checked(bytes.size(), source, in, proto);
 }
 
 Status external_location_check(std::string_view location, std::string_view what) {
@@ -1063,13 +1111,38 @@ bool has_conv_like(const onnx::GraphProto& graph) {
   return false;
 }
 
+// Copies `proto` without the payloads of its large floating-point initializers (the weights):
+// inference on the copy needs their shapes only, and copying a ResNet's weights would double the
+// peak memory of loading it. Integer initializers, which shape computations read, are copied
+// whole. The payloads are moved out of `proto` for the copy and back.
+onnx::ModelProto copy_without_weights(onnx::ModelProto& proto) {
+  constexpr size_t kSmall = 4096;
+  std::vector<std::pair<onnx::TensorProto*, std::string>> moved;
+  for (onnx::TensorProto& t : *proto.mutable_graph()->mutable_initializer()) {
+    const int type = t.data_type();
+    const bool weights = type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 ||
+                         type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::BFLOAT16;
+    if (weights && t.has_raw_data() && t.raw_data().size() > kSmall) {
+      moved.emplace_back(&t, std::string());
+      moved.back().second.swap(*t.mutable_raw_data());
+    }
+  }
+  struct Restore {
+    std::vector<std::pair<onnx::TensorProto*, std::string>>& moved;
+    ~Restore() {
+      for (auto& [t, bytes] : moved) t->mutable_raw_data()->swap(bytes);
+    }
+  } restore{moved};
+  return proto;
+}
+
 // Finds the nodes libonnx would crash on: zero divisors in attributes, and conv-like nodes whose
 // input ranks differ, found by inferring ranks on a copy in which they cannot crash it.
-Status check_inference_hazards(const onnx::ModelProto& proto, std::string_view source,
+Status check_inference_hazards(onnx::ModelProto& proto, std::string_view source,
                                const onnx::ShapeInferenceOptions& options) {
   VN_RETURN_IF_ERROR(check_divisor_attributes(proto.graph(), source));
   if (!has_conv_like(proto.graph())) return Status::OK();
-  onnx::ModelProto probe = proto;
+  onnx::ModelProto probe = copy_without_weights(proto);
   std::vector<ConvProbe> probes;
   neutralize_conv_like(*probe.mutable_graph(), {}, probes);
   try {
@@ -1097,7 +1170,7 @@ Status check_inference_hazards(const onnx::ModelProto& proto, std::string_view s
 
 }  // namespace
 
-Status model_proto_check_inference_hazards(const onnx::ModelProto& proto, std::string_view source) {
+Status model_proto_check_inference_hazards(onnx::ModelProto& proto, std::string_view source) {
   try {
     return check_inference_hazards(proto, source, kInferenceOptions);
   } catch (const std::exception& e) {

@@ -142,6 +142,11 @@ Status model_to_proto(const Model& model, onnx::ModelProto& proto, ProtoWriteCon
 /// they hold no graph; kInvalidModel for inputs over the limit.
 Status model_proto_parse(std::string_view bytes, std::string_view source, onnx::ModelProto& proto);
 
+/// model_proto_parse over a whole mapped file, read once front to back: the pages already parsed
+/// are released as it goes (MappedFile::release_before), so that the file and its parsed copy are
+/// never both resident. Same errors.
+Status model_proto_parse(const MappedFile& file, std::string_view source, onnx::ModelProto& proto);
+
 /// Checks that an external data location stays inside the model's folder: not empty, no NUL byte,
 /// not absolute, and no ".." that climbs above the folder once normalized ("a/../b" is fine).
 /// kInvalidModel naming the location and `what` (e.g. "tensor 'w'").
@@ -175,8 +180,9 @@ Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source
 /// from its input's; a conv or pooling node whose pads, strides, dilations, kernel_shape or
 /// output_padding do not have one value per spatial axis (pads: two). Ranks are found by inferring
 /// shapes on a copy in which those nodes are Identity nodes. kInvalidModel naming the first such
-/// node; subgraphs included.
-Status model_proto_check_inference_hazards(const onnx::ModelProto& proto, std::string_view source);
+/// node; subgraphs included. `proto` comes back as it was: the payloads of its weights are moved
+/// aside while the copy is made, so that loading a model never holds its weights twice.
+Status model_proto_check_inference_hazards(onnx::ModelProto& proto, std::string_view source);
 
 /// Input and output counts an op schema allows, from libonnx's registry.
 struct OpArity {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/common/status.h"
@@ -58,11 +59,22 @@ class StridedLoop {
   /// in the dense iteration space and offsets[k] the element offset of operand k there.
   template <typename F>
   void for_each_row(F&& f) const {
-    if (numel_ == 0) return;
+    for_rows(0, rows_, std::forward<F>(f));
+  }
+
+  /// for_each_row restricted to rows [first, last): lets threads share the rows out.
+  template <typename F>
+  void for_rows(int64_t first, int64_t last, F&& f) const {
+    if (numel_ == 0 || first >= last) return;
     std::array<int64_t, kMaxOperands> offsets = bases_;
     const size_t outer_rank = outer_dims_.size();
     std::vector<int64_t> counter(outer_rank, 0);
-    for (int64_t row = 0; row < rows_; ++row) {
+    for (size_t d = outer_rank, rest = static_cast<size_t>(first); d-- > 0;) {
+      counter[d] = static_cast<int64_t>(rest % static_cast<size_t>(outer_dims_[d]));
+      rest /= static_cast<size_t>(outer_dims_[d]);
+      for (size_t k = 0; k < operands_; ++k) offsets[k] += outer_strides_[k * outer_rank + d] * counter[d];
+    }
+    for (int64_t row = first; row < last; ++row) {
       f(row * row_size_, static_cast<const int64_t*>(offsets.data()));
       for (size_t d = outer_rank; d-- > 0;) {
         ++counter[d];

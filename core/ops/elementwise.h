@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/ops/broadcast.h"
@@ -13,14 +14,20 @@
 namespace vn::ops {
 
 /// Writes output 0 = f(X) for input 0, where f maps a ConstArrayMap<T> to an Eigen array
-/// expression of the same length. The output has X's shape and the dtype of the expression.
+/// expression of the same length, elementwise (f may be called on slices of X, from several
+/// threads). The output has X's shape and the dtype of the expression.
 template <typename T, typename F>
 Status unary_map(KernelContext& ctx, F&& f) {
   const Tensor& x = ctx.input(0);
-  const ConstArrayMap<T> xm(x.data<T>(), x.numel());
-  using R = typename std::decay_t<decltype(f(xm))>::Scalar;
+  using R = typename std::decay_t<decltype(f(std::declval<const ConstArrayMap<T>&>()))>::Scalar;
   VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<R>, x.shape()));
-  if (x.numel() > 0) ArrayMap<R>(y->mutable_data<R>(), x.numel()) = f(xm);
+  if (x.numel() == 0) return Status::OK();
+  const T* px = x.data<T>();
+  R* py = y->mutable_data<R>();
+  parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) {
+    const ConstArrayMap<T> xm(px + lo, hi - lo);
+    ArrayMap<R>(py + lo, hi - lo) = f(xm);
+  });
   return Status::OK();
 }
 
@@ -68,8 +75,26 @@ Status binary_broadcast(KernelContext& ctx, const Tensor& a, const Tensor& b, co
   const int64_t sa = loop.inner_stride(0);
   const int64_t sb = loop.inner_stride(1);
   const int64_t n = loop.row_size();
-  loop.for_each_row(
-      [&](int64_t dense, const int64_t* off) { binary_row(pa + off[0], sa, pb + off[1], sb, py + dense, n, op); });
+  if (loop.rows() == 1) {
+    // One row (same shapes, or a scalar against a tensor): cut it among the threads.
+    int64_t oa = 0, ob = 0;
+    loop.for_each_row([&](int64_t, const int64_t* off) { oa = off[0], ob = off[1]; });
+    parallel_chunks(ctx.num_threads(), n, [&](int64_t lo, int64_t hi) {
+      binary_row(pa + oa + lo * sa, sa, pb + ob + lo * sb, sb, py + lo, hi - lo, op);
+    });
+    return Status::OK();
+  }
+  // Several rows (a per-channel scale, a bias over a batch): whole rows to each thread.
+  const auto rows = [&](int64_t first, int64_t last) {
+    loop.for_rows(first, last, [&](int64_t dense, const int64_t* off) {
+      binary_row(pa + off[0], sa, pb + off[1], sb, py + dense, n, op);
+    });
+  };
+  if (loop.rows() >= ctx.num_threads()) {
+    parallel_chunks(ctx.num_threads(), loop.numel(), [&](int64_t lo, int64_t hi) { rows(lo / n, hi / n); });
+  } else {
+    rows(0, loop.rows());
+  }
   return Status::OK();
 }
 

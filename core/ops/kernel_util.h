@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -155,6 +156,21 @@ Result<T> input_scalar(const KernelContext& ctx, size_t i, std::string_view what
     return ctx.fail(StatusCode::kShapeMismatch, "{} must be a scalar, got shape {}", what, shape_to_string(t.shape()));
   }
   return t.data<T>()[0];
+}
+
+/// Calls f(begin, end) on contiguous chunks covering [0, n), one chunk per thread, when n is large
+/// enough for threads to pay off; otherwise calls f(0, n) once. Elementwise kernels are
+/// memory-bound: below about 64K elements starting the threads costs more than they save.
+template <typename F>
+void parallel_chunks(int threads, int64_t n, F&& f) {
+  constexpr int64_t kMinPerThread = int64_t{1} << 15;
+  const int64_t chunks = std::clamp<int64_t>(n / kMinPerThread, 1, std::max(threads, 1));
+  if (chunks <= 1) {
+    f(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) f(n * c / chunks, n * (c + 1) / chunks);
 }
 
 }  // namespace vn::ops

@@ -8,6 +8,7 @@
 #include <random>
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 namespace vn {
 namespace {
@@ -195,6 +196,53 @@ TEST(Compare, MediansAndQuantilesAreExactOverErrorsOfEveryMagnitude) {
       TensorComparison c = compare_tensors("x", t, r, {.atol = 1, .rtol = 1, .stat = ErrorStat::kQuantile, .quantile = q}, false);
       EXPECT_DOUBLE_EQ(c.abs_median, sorted_quantile(abs_errors, 0.5)) << "n=" << n;
       EXPECT_DOUBLE_EQ(c.abs_quantile, sorted_quantile(abs_errors, q)) << "n=" << n << " q=" << q;
+    }
+  }
+}
+
+TEST(Compare, ThreadsGiveTheAnswersOfOnePass) {
+  // 300000 elements: several chunks on several threads. The largest error sits in the last
+  // chunk, a tie for it in an earlier one (the first must win), and a NaN in a middle chunk
+  // makes the worst element that NaN, whatever follows.
+  const int64_t n = 300000;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> ref(n), test(n);
+  for (int64_t i = 0; i < n; ++i) {
+    ref[i] = normal(rng);
+    test[i] = ref[i] + 1e-3f * normal(rng);
+  }
+  ref[10] = ref[290000] = 1.0f;
+  test[10] = test[290000] = 6.0f;
+  ref[12] = 0.0f;
+  test[12] = 1e-6f;
+  const auto compare = [&](const std::vector<float>& t, int threads) {
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    TensorComparison c = cmp(t, ref, {.atol = 1e-2, .rtol = 1e-2});
+    omp_set_num_threads(saved);
+    return c;
+  };
+  for (const bool with_nan : {false, true}) {
+    std::vector<float> t = test;
+    if (with_nan) t[150000] = std::nanf("");
+    const TensorComparison one = compare(t, 1), four = compare(t, 4);
+    SCOPED_TRACE(with_nan ? "with a NaN" : "finite");
+    EXPECT_EQ(four.worst_index, with_nan ? 150000 : 10);
+    EXPECT_EQ(four.worst_index, one.worst_index);
+    EXPECT_EQ(four.mismatch_count, one.mismatch_count);
+    EXPECT_EQ(four.nan_test, one.nan_test);
+    const auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+    EXPECT_PRED2(same, four.abs_median, one.abs_median);
+    EXPECT_PRED2(same, four.rel_quantile, one.rel_quantile);
+    EXPECT_PRED2(same, four.abs_max, one.abs_max);
+    EXPECT_PRED2(same, four.rel_max, one.rel_max);
+    EXPECT_PRED2(same, four.min_rtol, one.min_rtol);
+    EXPECT_EQ(std::isnan(four.abs_max), with_nan);
+    // Sums merge in another order: equal up to rounding.
+    EXPECT_NEAR(four.cosine, one.cosine, 1e-12);
+    if (!with_nan) {
+      EXPECT_NEAR(four.abs_mean, one.abs_mean, 1e-12);
     }
   }
 }

@@ -126,7 +126,8 @@ Status OpTester::execute(std::vector<Tensor>& outputs) {
   std::vector<const Tensor*> in_ptrs;
   for (const Tensor& t : inputs_) in_ptrs.push_back(t.defined() ? &t : nullptr);
   outputs.assign(node_.outputs.size(), Tensor());
-  KernelContext ctx(node_, 0, opset_, std::span<const Tensor* const>(in_ptrs), std::span<Tensor>(outputs));
+  KernelContext ctx(node_, 0, opset_, std::span<const Tensor* const>(in_ptrs), std::span<Tensor>(outputs),
+                    threads_);
   Status status = def->fn(ctx);
   if (status.ok() && !ctx.attr_error().ok()) status = ctx.attr_error();
   return status;

@@ -48,6 +48,11 @@ class OpTester {
   OpTester& attr(std::string name, Tensor value);
   /// Adds a fully specified attribute (e.g. one of the wrong type, for error tests).
   OpTester& attr(Attribute attribute);
+  /// Threads the kernel may use (KernelContext::num_threads); 1 unless set.
+  OpTester& threads(int count) {
+    threads_ = count;
+    return *this;
+  }
 
   template <typename T>
   OpTester& input(Shape shape, const std::vector<T>& values) {
@@ -92,6 +97,7 @@ class OpTester {
   std::vector<Tensor> inputs_;  // undefined for omitted inputs
   std::vector<Expected> expected_;
   bool custom_tolerance_ = false;
+  int threads_ = 1;
   double atol_ = 0.0;
   double rtol_ = 0.0;
 };

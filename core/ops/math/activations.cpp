@@ -38,13 +38,27 @@ Status leaky_relu(KernelContext& ctx) {
 
 Status sigmoid(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    return unary_scalar<T>(ctx, [](T v) {
+  const Tensor& x = ctx.input(0);
+  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    const T* px = x.data<T>();
+    T* py = x.numel() > 0 ? y->mutable_data<T>() : nullptr;
+    parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) {
+      const ConstArrayMap<T> xv(px + lo, hi - lo);
+      ArrayMap<T> yv(py + lo, hi - lo);
       // Split form: exp is only taken of -|x|, so it never overflows, and for x < 0 the result is
-      // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x.
-      const T e = std::exp(-std::abs(v));
-      return v >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e);
+      // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x. Eigen's
+      // vectorized exp is within an ulp or two of std::exp.
+      yv = (-xv.abs()).exp();
+      yv = (xv >= T(0)).select(T(1) / (T(1) + yv), yv / (T(1) + yv));
+      // Eigen's exp clamps its argument at the edge of the normal range (about -87 in float),
+      // where std::exp goes on into the subnormals: those few elements are redone exactly.
+      constexpr T kEdge = std::is_same_v<T, float> ? T(87) : T(708);
+      for (int64_t i = lo; i < hi; ++i) {
+        if (px[i] < -kEdge) py[i] = std::exp(px[i]) / (T(1) + std::exp(px[i]));
+      }
     });
+    return Status::OK();
   });
 }
 

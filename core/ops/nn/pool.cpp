@@ -68,6 +68,49 @@ void for_each_cell(const T* xp, const WindowGeometry& g, const int64_t* lo, cons
   }
 }
 
+/// max_pool without indices over one plane `xp` of a 3-D geometry into `y`: each window's largest
+/// cell, NaN when any cell is NaN, the type's lowest value when the window lies entirely in the
+/// padding. The window's bounds are clipped once per window, not tested per cell.
+template <typename T>
+void max_pool_plane(const T* xp, const WindowGeometry& g, T* y) {
+  const auto clip = [&](int i, int64_t o, int64_t& lo, int64_t& step, int64_t& count) {
+    // Taps k in [0, kernel) at start + k*dilation inside [0, in): the first and how many.
+    const int64_t start = o * g.strides[i] - g.pads_begin[i], d = g.dilations[i];
+    const int64_t k0 = start >= 0 ? 0 : (-start + d - 1) / d;
+    const int64_t k1 = std::min(g.kernel[i], start >= g.in[i] ? 0 : (g.in[i] - start + d - 1) / d);
+    lo = start + k0 * d;
+    step = d;
+    count = std::max<int64_t>(k1 - k0, 0);
+  };
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    int64_t d0, ds, dn;
+    clip(0, od, d0, ds, dn);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      int64_t h0, hs, hn;
+      clip(1, oh, h0, hs, hn);
+      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+        int64_t w0, ws, wn;
+        clip(2, ow, w0, ws, wn);
+        T best = -std::numeric_limits<T>::infinity();
+        bool nan = false;
+        for (int64_t a = 0; a < dn; ++a) {
+          for (int64_t b = 0; b < hn; ++b) {
+            const T* row = xp + ((d0 + a * ds) * g.in[1] + h0 + b * hs) * g.in[2] + w0;
+            for (int64_t c = 0; c < wn; ++c) {
+              const T v = row[c * ws];
+              nan = nan || v != v;
+              best = v > best ? v : best;
+            }
+          }
+        }
+        *y++ = dn * hn * wn == 0 ? std::numeric_limits<T>::lowest()
+               : nan              ? std::numeric_limits<T>::quiet_NaN()
+                                  : best;
+      }
+    }
+  }
+}
+
 Status max_pool(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const Tensor& x = ctx.input(0);
@@ -87,9 +130,18 @@ Status max_pool(KernelContext& ctx) {
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();
-    int64_t o = 0;
+    const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+    const int threads = ctx.num_threads();
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && s.planes > 1)
     for (int64_t p = 0; p < s.planes; ++p) {
       const T* xp = px + p * in_size;
+      int64_t o = p * out_plane;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (!pi) {
+          max_pool_plane(xp, g, py + o);
+          continue;
+        }
+      }
       for_each_window(g, [&](const int64_t* start) {
         T best{};
         int64_t best_at = -1;
@@ -141,9 +193,12 @@ Status average_pool(KernelContext& ctx) {
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();
-    int64_t o = 0;
+    const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+    const int threads = ctx.num_threads();
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && s.planes > 1)
     for (int64_t p = 0; p < s.planes; ++p) {
       const T* xp = px + p * in_size;
+      int64_t o = p * out_plane;
       for_each_window(g, [&](const int64_t* start) {
         int64_t lo[3], hi[3];
         int64_t count = 1;
@@ -183,6 +238,8 @@ Status global_pool(KernelContext& ctx) {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
     const T* px = x.data<T>();
     T* py = planes > 0 ? y->mutable_data<T>() : nullptr;
+    const int threads = ctx.num_threads();
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && planes > 1)
     for (int64_t p = 0; p < planes; ++p) {
       const T* xp = px + p * size;
       if constexpr (kMax) {

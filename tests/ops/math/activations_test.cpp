@@ -78,6 +78,17 @@ TEST(Activations, SigmoidKeepsRelativePrecisionForLargeNegative) {
   t.run();
 }
 
+TEST(Activations, SigmoidExactIntoTheSubnormalsAndOnThreads) {
+  // Below about -87 Eigen's vectorized exp would stop at the smallest normal float; std::exp's
+  // subnormal results are kept. 100000 elements run on two threads.
+  std::vector<float> x = random_floats(100000, 8, -120.0f, 30.0f), y(x.size());
+  x[0] = -100.0f;
+  for (size_t i = 0; i < x.size(); ++i) y[i] = static_cast<float>(1.0 / (1.0 + std::exp(-double{x[i]})));
+  OpTester t("Sigmoid", 13);
+  t.input<float>({100000}, x).output<float>({100000}, y);
+  t.tolerance(0.0, 1e-5).threads(2).run();
+}
+
 TEST(Activations, SigmoidDouble) {
   OpTester t("Sigmoid", 13);
   t.input<double>({3}, {0.0, 2.0, -2.0});

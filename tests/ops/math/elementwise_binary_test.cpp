@@ -75,6 +75,23 @@ TEST(BinaryMath, BroadcastRank4BiasAgainstOracle) {
   m.run();
 }
 
+TEST(BinaryMath, LargeTensorsSplitAmongThreads) {
+  // Same shapes (one row, cut into chunks) and a per-channel scale (rows shared out), each large
+  // enough for two threads.
+  const std::vector<float> x = random_floats(2 * 16 * 48 * 48, 5), s = random_floats(16, 6), u = random_floats(x.size(), 7);
+  std::vector<float> prod(x.size()), sum(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    prod[i] = x[i] * s[(i / (48 * 48)) % 16];
+    sum[i] = x[i] + u[i];
+  }
+  OpTester m("Mul", 14);
+  m.input<float>({2, 16, 48, 48}, x).input<float>({16, 1, 1}, s).output<float>({2, 16, 48, 48}, prod);
+  m.threads(2).run();
+  OpTester a("Add", 14);
+  a.input<float>({2, 16, 48, 48}, x).input<float>({2, 16, 48, 48}, u).output<float>({2, 16, 48, 48}, sum);
+  a.threads(2).run();
+}
+
 TEST(BinaryMath, ZeroSizedBroadcast) {
   OpTester t("Add", 14);
   t.input<float>({0, 3}, {}).input<float>({1, 3}, {1, 2, 3});

@@ -23,6 +23,7 @@ struct ConvConfig {
   Shape pads = {};       // empty: all 0 (begins then ends)
   std::string auto_pad = "NOTSET";
   bool bias = true;
+  int threads = 1;
 };
 
 /// Advances a row-major multi-index over `dims`; returns false after the last one.
@@ -119,6 +120,7 @@ void check_conv(const ConvConfig& c, uint32_t seed) {
     if (c.bias) t.input<float>({c.m}, b);
     t.output<float>(out_shape, y);
     t.tolerance(1e-5, 1e-4);
+    t.threads(c.threads);
     SCOPED_TRACE("seed " + std::to_string(seed) + " opset " + std::to_string(opset));
     t.run();
   }
@@ -151,6 +153,18 @@ TEST(Conv, Depthwise) {
   check_conv({.x = {2, 8, 9, 9}, .m = 8, .group = 8, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}}, 40);
   // Channel multiplier 2.
   check_conv({.x = {1, 3, 6, 6}, .m = 6, .group = 3, .kernel = {3, 3}, .dilations = {2, 2}, .pads = {2, 2, 2, 2}}, 41);
+}
+
+TEST(Conv, TilesSharedAmongThreads) {
+  // Two images of 37 x 41 outputs: two column tiles each, the second starting mid-row, four tasks
+  // on two threads.
+  check_conv({.x = {2, 3, 37, 41}, .m = 5, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2}, 90);
+  // Pointwise: tiles are strided views of the input, without im2col.
+  check_conv({.x = {2, 8, 40, 40}, .m = 6, .kernel = {1, 1}, .threads = 2}, 91);
+  // Fewer tiles than twice the threads: one GEMM per image, spread by Eigen.
+  check_conv({.x = {1, 4, 9, 9}, .m = 6, .group = 2, .kernel = {3, 3}, .strides = {2, 2}, .threads = 2}, 92);
+  // Depthwise, one (image, channel) plane per task.
+  check_conv({.x = {2, 6, 11, 11}, .m = 12, .group = 6, .kernel = {3, 3}, .dilations = {2, 2}, .threads = 2}, 93);
 }
 
 TEST(Conv, AutoPad) {

@@ -112,6 +112,13 @@ TEST(MaxPool, DilationsAndPadsAgainstNaive) {
   t.output<float>({1, 2, oh, ow}, y);
   t.output<int64_t>({1, 2, oh, ow}, idx);
   t.run();
+  // Without indices (the clipped-window path), on two threads.
+  OpTester v("MaxPool", 12);
+  v.attr("kernel_shape", Shape{kh, kw}).attr("dilations", Shape{dh, dw}).attr("strides", Shape{sh, sw});
+  v.attr("pads", Shape{ph0, pw0, ph1, pw1});
+  v.input<float>({1, 2, h, w}, x);
+  v.output<float>({1, 2, oh, ow}, y);
+  v.threads(2).run();
 }
 
 TEST(MaxPool, AutoPadSameUpperAnd3D) {
@@ -140,6 +147,12 @@ TEST(MaxPool, NaNPropagatesAndInt8) {
   t.input<float>({1, 1, 3}, {1, nan, 0});
   t.output<float>({1, 1, 2}, {nan, nan});
   t.run();
+  // A window that lies entirely in the padding (pads reaching the dilated kernel) yields lowest().
+  OpTester p("MaxPool", 12);
+  p.attr("kernel_shape", Shape{2}).attr("dilations", Shape{3}).attr("pads", Shape{4, 0});
+  p.input<float>({1, 1, 3}, {1, 5, 2});
+  p.output<float>({1, 1, 4}, {std::numeric_limits<float>::lowest(), 1, 5, 2});
+  p.run();
   OpTester i("MaxPool", 12);
   i.attr("kernel_shape", Shape{2}).attr("strides", Shape{2});
   i.input<int8_t>({1, 1, 4}, {-5, -7, 100, -128});
