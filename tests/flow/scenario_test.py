@@ -31,7 +31,8 @@ def main():
         if demo:
             argv = [vernier, "demo", "--headless", "--workdir", work]
         else:
-            argv = [vernier, "triage", "--scenario", scenario_file, "--headless", "--workdir", work]
+            # One thread: the models are tiny, and ctest may run several scenarios at once on 2 cores.
+            argv = [vernier, "triage", "--scenario", scenario_file, "--headless", "--workdir", work, "--threads", "1"]
         # No VERNIER in the environment: triage hands its own path to a scenario's check.
         env = {k: v for k, v in os.environ.items() if k != "VERNIER"}
         run = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, text=True, timeout=300)

@@ -66,6 +66,8 @@ int demo(const DemoArgs& demo_args) {
   args.scenario = scenario_path.string();
   args.headless = true;
   args.workdir = demo_args.workdir;
+  // The demo model is tiny: one thread beats several on a busy machine.
+  args.threads = 1;
   // The default folder holds nothing but earlier demos; another one is kept unless --force.
   args.force = demo_args.force || demo_args.workdir == kDefaultWorkdir;
   const int code = run_triage(std::move(args));
