@@ -119,6 +119,7 @@ Result<CheckResult> ExternalChecker::run(const std::atomic<bool>* cancel) const 
   ProcessOptions options;
   options.timeout_s = check_.timeout_s;
   options.cancel = cancel;
+  options.cwd = check_.cwd;
   VN_ASSIGN_OR_RETURN(ProcessResult process, run_process(check_.argv, options));
   return classify(process);
 }

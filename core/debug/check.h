@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <regex>
 #include <string>
@@ -44,6 +45,8 @@ struct ExternalCheck {
   /// Count a crash (death by signal, or a shell's 128+N report of one) or a timeout as a failure
   /// instead of as unresolved.
   bool crash_is_failure = false;
+  /// Working directory of the command; empty for the current one.
+  std::filesystem::path cwd;
 };
 
 /// An ExternalCheck with its regexes compiled once.

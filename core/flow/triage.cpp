@@ -5,7 +5,9 @@
 #include <chrono>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "core/common/subprocess.h"
 #include "core/compare/layerwise.h"
 #include "core/flow/bundle.h"
 #include "core/debug/build.h"
@@ -39,6 +41,7 @@ struct Walk {
   int64_t checks = 0;   ///< built-in checks run (each one engine build and run)
   int64_t builds = 0;   ///< engine builds, checks included
   std::filesystem::path bad_replay;  ///< the tactic replay of a failing build (intermittency probe)
+  std::string lost_failure;  ///< what the last reduction that found no failing candidate saw
   /// The failing case for the bundle, once a probe has pinned it down.
   std::optional<BundleContents> failing;
 };
@@ -184,8 +187,41 @@ Result<Answered> probe_debug_intermittent(Walk& w) {
   const debug::TacticSuspect* best =
       diff.layers.empty() || diff.layers.front().suspects.empty() ? nullptr : &diff.layers.front().suspects.front();
   a.answer = best && best->score >= 1.0;
-  if (*a.answer) {
+  // A faulty kernel fails on every layer that runs it, so when several layers can choose it, each
+  // bad build may owe its failure to another layer and no single layer's choice separates the
+  // builds. Then a tactic chosen somewhere in every bad build and nowhere in a good one does.
+  std::optional<std::pair<std::string, std::vector<std::string>>> across;
+  if (!*a.answer && !bad.empty()) {
+    auto uses = [](const debug::ReplayChoices& build, const std::string& label) {
+      return std::any_of(build.begin(), build.end(), [&](const auto& choice) { return choice.second.label == label; });
+    };
+    for (const auto& [layer, choice] : bad.front()) {
+      const std::string& label = choice.label;
+      if (!std::all_of(bad.begin(), bad.end(), [&](const auto& b) { return uses(b, label); }) ||
+          std::any_of(good.begin(), good.end(), [&](const auto& g) { return uses(g, label); })) {
+        continue;
+      }
+      std::vector<std::string> layers;
+      for (const debug::ReplayChoices& b : bad) {
+        for (const auto& [name, c] : b) {
+          if (c.label == label && std::find(layers.begin(), layers.end(), name) == layers.end()) layers.push_back(name);
+        }
+      }
+      std::sort(layers.begin(), layers.end());
+      across.emplace(label, std::move(layers));
+      break;
+    }
+    a.answer = across.has_value();
+  }
+  if (across) {
+    std::string layers;
+    for (const std::string& layer : across->second) layers += fmt::format("{}'{}'", layers.empty() ? "" : ", ", layer);
+    w.culprit = fmt::format("tactic {} on layer{} {}", across->first, across->second.size() == 1 ? "" : "s", layers);
+    a.evidence["tactic_across_layers"] = {{"tactic", across->first}, {"layers", across->second}};
+  } else if (*a.answer) {
     w.culprit = fmt::format("tactic {} of layer '{}'", best->choice.label, best->layer);
+  }
+  if (*a.answer) {
     // The bundle rebuilds a failing engine exactly: with the tactics of a bad build.
     VN_ASSIGN_OR_RETURN(engine::TacticReplay replay, engine::load_tactic_replay(w.bad_replay));
     BundleContents failing;
@@ -194,8 +230,11 @@ Result<Answered> probe_debug_intermittent(Walk& w) {
     failing.build = w.config.build;
     failing.build.replay = std::move(replay);
     w.failing = std::move(failing);
-    a.summary = fmt::format("{} is in all {} bad build(s) and in none of the {} good one(s) (p = {:.3g})", w.culprit,
-                            best->bad, diff.good_replays, best->p_value);
+    a.summary = across ? fmt::format("{} is in all {} bad build(s) and in none of the {} good one(s); no single "
+                                     "layer's choice of it is in every bad build",
+                                     w.culprit, diff.bad_replays, diff.good_replays)
+                       : fmt::format("{} is in all {} bad build(s) and in none of the {} good one(s) (p = {:.3g})",
+                                     w.culprit, best->bad, diff.good_replays, best->p_value);
   } else {
     a.summary = best ? fmt::format("no tactic separates the builds; the best, {} of '{}', scores {:.2f}",
                                    best->choice.label, best->layer, best->score)
@@ -254,6 +293,21 @@ Result<debug::CheckResult> check_candidate(Walk& w, const debug::Reducer& reduce
   return check(w, model, reducer.build_feeds(candidate), &expected);
 }
 
+// Writes a candidate where the external check reads it: vernier_debug.onnx and its inputs as a
+// Polygraphy feed list, vernier_debug_inputs.json, in the work folder (debug reduce's names).
+Status write_candidate(const Walk& w, const debug::Reducer& reducer, const debug::ReduceCandidate& candidate) {
+  VN_ASSIGN_OR_RETURN(Model model, reducer.build_model(candidate));
+  VN_RETURN_IF_ERROR(save_model(model, w.config.workdir / "vernier_debug.onnx"));
+  return io::save_feed_list(reducer.build_feeds(candidate), w.config.workdir / "vernier_debug_inputs.json");
+}
+
+nlohmann::ordered_json external_check_json(const debug::ExternalCheck& check) {
+  return {{"command", check.argv},
+          {"fail_regex", check.fail_regex},
+          {"fail_code", check.fail_codes},
+          {"ignore_fail_code", check.ignore_fail_codes}};
+}
+
 Result<Answered> probe_extract(Walk& w) {
   Answered a;
   const LayerwiseComparison& lw = *w.layerwise;
@@ -304,16 +358,48 @@ Result<Answered> probe_reduce(Walk& w) {
   debug::DebugReplay replay;
   debug::ReduceOptions options;
   options.mode = debug::ReduceMode::kDdmin;
-  debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& c, const std::string&) {
-    return check_candidate(w, reducer, c);
+  debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& c, const std::string&) -> Result<debug::CheckResult> {
+    if (!w.config.check) return check_candidate(w, reducer, c);
+    VN_RETURN_IF_ERROR(write_candidate(w, reducer, c));
+    ++w.checks;
+    return w.config.check->run(w.cancel);
   };
   VN_ASSIGN_OR_RETURN(debug::ReduceResult result, reducer.reduce(options, replay, oracle, nullptr));
   Answered a;
+  if (w.config.check) a.evidence["check"] = external_check_json(w.config.check->check());
   a.evidence["checks"] = result.checks;
   a.evidence["nodes_before"] = reducer.node_count();
+  // The iteration to show: the first whose command failed though its verdict was not bad (a fail
+  // regex or code that misses the failure's message), else the first.
+  const debug::ReduceIteration* shown = result.history.empty() ? nullptr : &result.history.front();
+  int64_t missed = 0;
+  for (const debug::ReduceIteration& it : result.history) {
+    if (!it.result.process || it.result.process->succeeded() || it.result.verdict == debug::Verdict::kBad) continue;
+    if (missed++ == 0) shown = &it;
+  }
+  if (shown) {
+    nlohmann::ordered_json seen = check_json(shown->result);
+    seen["candidate"] = reducer.describe(shown->candidate);
+    if (shown->result.process) {
+      seen["output"] = last_lines(shown->result.process->out + "\n" + shown->result.process->err, 2);
+    }
+    a.evidence["shown_check"] = std::move(seen);
+  }
+  if (w.config.check) a.evidence["checks_failing_without_bad_verdict"] = missed;
   a.answer = result.failed_any;
   if (!result.failed_any) {
     a.summary = fmt::format("no candidate failed in {} check(s)", result.checks);
+    if (w.config.check && shown) {
+      const debug::CheckResult& r = shown->result;
+      a.summary += fmt::format(
+          " of the check `{}`; {} of them exited with a failure but were not counted bad; one, of {} node(s), was {} "
+          "({}){}",
+          fmt::join(w.config.check->check().argv, " "), missed, shown->candidate.nodes.size(),
+          debug::verdict_name(r.verdict), r.reason,
+          r.process ? fmt::format(", its output ending '{}'", last_lines(r.process->out + "\n" + r.process->err, 1))
+                    : "");
+    }
+    w.lost_failure = a.summary;
     return a;
   }
   a.evidence["minimal"] = reducer.describe(result.minimal);
@@ -328,6 +414,30 @@ Result<Answered> probe_reduce(Walk& w) {
   return a;
 }
 
+// Headless triage cannot edit the check; a reduction that lost the failure ends here, saying
+// what the check saw so the user can fix it.
+Result<Answered> probe_double_check(Walk& w) {
+  w.outcome = "not_localized";
+  Answered a;
+  if (w.config.check) {
+    const debug::ExternalCheck& check = w.config.check->check();
+    a.evidence["check"] = external_check_json(check);
+    a.summary = fmt::format(
+        "the reduction lost the failure: {}. Make the check fail for this failure only ({}), then triage again",
+        w.lost_failure,
+        check.fail_regex.empty() ? "--fail-regex matching its message, --fail-code or --ignore-fail-code"
+                                 : fmt::format("does --fail-regex '{}' match its message?",
+                                               fmt::join(check.fail_regex, "' '")));
+  } else {
+    a.summary = fmt::format(
+        "the reduction lost the failure ({}); check the tolerances and the engine options, or give a --check, "
+        "then triage again",
+        w.lost_failure);
+  }
+  a.evidence["reduction"] = w.lost_failure;
+  return a;
+}
+
 Result<Answered> run_probe(Walk& w, const FlowNode& node) {
   if (node.probe == "sanitize") return probe_sanitize(w);
   if (node.probe == "real_data") return probe_real_data(w);
@@ -336,13 +446,7 @@ Result<Answered> run_probe(Walk& w, const FlowNode& node) {
   if (node.probe == "layerwise") return probe_layerwise(w);
   if (node.probe == "extract") return probe_extract(w);
   if (node.probe == "reduce") return probe_reduce(w);
-  if (node.probe == "double_check") {
-    // Headless triage cannot edit the check; a reduction that lost the failure ends here.
-    w.outcome = "not_localized";
-    Answered a;
-    a.summary = "the reduction lost the failure; check the tolerances and the engine options, then reduce again";
-    return a;
-  }
+  if (node.probe == "double_check") return probe_double_check(w);
   return make_error(StatusCode::kInvalidArgument, "flowchart node '{}': unknown probe '{}'", node.id, node.probe);
 }
 

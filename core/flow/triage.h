@@ -16,6 +16,7 @@
 
 #include "core/common/status.h"
 #include "core/compare/compare.h"
+#include "core/debug/check.h"
 #include "core/engine/builder.h"
 #include "core/flow/flowchart.h"
 #include "core/ir/graph.h"
@@ -49,6 +50,10 @@ struct TriageConfig {
   int builds = 5;
   /// Where triage writes what it produces (tactic replays of the builds, the minimal model).
   std::filesystem::path workdir;
+  /// The reduction's check (`--check`), run in `workdir` after each candidate is written there as
+  /// vernier_debug.onnx with its inputs as vernier_debug_inputs.json; unset, the built-in check.
+  /// The other probes always use the built-in check.
+  std::optional<debug::ExternalChecker> check;
   /// Asked after each question's probe with the proposed answer (`proposed.answer`); returns the
   /// answer to follow, which may differ from the proposal (the user's override). Unset, the
   /// proposal is followed (headless). Called on the thread that runs triage and may block there

@@ -194,11 +194,16 @@ TEST(Cli, InspectDataReadsEveryFormat) {
   EXPECT_THAT(golden.out, HasSubstr("t_scale [dtype=float32, shape=(1, 3, 4, 4)]"));
 }
 
-TEST(Cli, DemoRunsTheBundledModel) {
-  auto r = run_vernier({"demo"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("probs [dtype=float32, shape=(1, 10)]"));
-  EXPECT_THAT(r.out, HasSubstr("relu2 [dtype=float32, shape=(1, 16, 16, 16)]"));
+TEST(Cli, DemoTriagesTheDemoScenario) {
+  TempDir dir;
+  auto r = run_vernier({"demo"}, dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[I] Scenario demo:"));
+  EXPECT_THAT(r.out, HasSubstr("culprit: layer 'conv2'"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "vernier_demo/report.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "vernier_demo/bundle/reproduce.sh"));
+  // Its default folder is its own: a second demo replaces the first.
+  EXPECT_EQ(run_vernier({"demo"}, dir.path()).exit_code, 0);
 }
 
 }  // namespace

@@ -95,6 +95,38 @@ TEST(CliTriage, AFailureHiddenByMarkingIsReduced) {
   EXPECT_EQ(reproduce(dir / "w/bundle").exit_code, 1);
 }
 
+const std::string kZoo = std::string(VN_SOURCE_DIR) + "/assets/scenarios/";
+
+TEST(CliTriage, OptionsGivenOnTheCommandLineWinOverTheScenarios) {
+  TempDir dir;
+  // The scenario's check looks for a message Vernier never prints; the command line's regex is
+  // right, so the reduction keeps the fused pair.
+  const auto fixed = run_vernier({"triage", "--scenario", kZoo + "reduce_check.json", "--headless", "--workdir", "w",
+                                  "--fail-regex", "FAILED \\| [0-9]+ comparison"},
+                                 dir.path());
+  EXPECT_EQ(fixed.exit_code, 1) << fixed.out << fixed.err;
+  EXPECT_EQ(path_of(dir / "w/report.json"),
+            (std::vector<std::string>{"sanitize", "real_data:no", "intermittent:no", "layerwise:no", "reduce:yes",
+                                      "minimal"}));
+  EXPECT_THAT(fixed.out, HasSubstr("culprit: nodes 'conv2', 'relu2'"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "w/vernier_debug.onnx"));
+  // Another fault replaces the scenario's: now layer-wise comparison sees it.
+  const auto other = run_vernier({"triage", "--scenario", kZoo + "fused_fault.json", "--headless", "--workdir", "o",
+                                  "--inject-fault", "layer=conv1,kind=scale,factor=1.5"},
+                                 dir.path());
+  EXPECT_EQ(other.exit_code, 1) << other.out << other.err;
+  EXPECT_THAT(other.out, HasSubstr("culprit: layer 'conv1"));
+  // Neither a model nor a scenario; a malformed scenario.
+  const auto none = run_vernier({"triage", "--headless"}, dir.path());
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_THAT(none.err, HasSubstr("a MODEL or a --scenario"));
+  test::write_file(dir / "bad.json", R"({"format": "vernier-scenario", "version": 1, "name": "b", "title": "t",
+      "model": "m.onnx", "engine": {"fp17": true}, "expect": {"outcome": "no_bug", "path": ["sanitize"]}})");
+  const auto bad = run_vernier({"triage", "--scenario", "bad.json", "--headless"}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("'engine.fp17': unknown key"));
+}
+
 TEST(CliTriage, NoFailureExitsZero) {
   TempDir dir;
   const auto r = run_vernier({"triage", kDemo, "--headless", "--workdir", "w", "--deterministic"}, dir.path());

@@ -66,14 +66,18 @@ TEST(EndToEnd, DemoBrowsesGraphLayersAndTensorDetail) {
   EXPECT_FALSE(term->alternate_screen());
 }
 
-TEST(EndToEnd, DumbTerminalGetsThePlainReport) {
-  auto term = PtySession::spawn({VN_VERNIER_BIN, "demo"}, 200, 120, {"TERM=dumb", "LANG=C.UTF-8"});
+TEST(EndToEnd, DumbTerminalGetsTheHeadlessTriage) {
+  char tmpl[] = "/tmp/vn_e2e_demo_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  auto term = PtySession::spawn({VN_VERNIER_BIN, "demo", "--workdir", dir + "/w"}, 200, 120, {"TERM=dumb", "LANG=C.UTF-8"});
   ASSERT_NE(term, nullptr);
   const std::optional<int> status = term->wait_exit(kLoad);
   ASSERT_TRUE(status.has_value()) << term->screen();
   EXPECT_EQ(WEXITSTATUS(*status), 0) << term->screen();
   EXPECT_FALSE(term->alternate_screen());
-  EXPECT_NE(term->screen().find("Reference outputs of every layer"), std::string::npos) << term->screen();
+  EXPECT_NE(term->screen().find("culprit: layer 'conv2'"), std::string::npos) << term->screen();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(EndToEnd, CommandLineGotoHelpAndTinyTerminalWithoutColour) {

@@ -49,10 +49,12 @@ void CheckOptions::add_to(CLI::App& app) {
       ->group(group);
 }
 
-Result<std::optional<debug::ExternalChecker>> CheckOptions::checker() const {
-  if (!check_command()) return std::optional<debug::ExternalChecker>();
+Result<std::optional<debug::ExternalChecker>> CheckOptions::checker(const std::optional<std::vector<std::string>>& argv,
+                                                                    const std::filesystem::path& cwd) const {
+  if (!argv) return std::optional<debug::ExternalChecker>();
   debug::ExternalCheck check;
-  check.argv = *check_command();
+  check.argv = *argv;
+  check.cwd = cwd;
   check.fail_regex = fail_regex;
   check.fail_codes = fail_codes;
   check.ignore_fail_codes = ignore_fail_codes;

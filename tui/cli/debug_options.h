@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +36,11 @@ struct CheckOptions {
   bool show_output = false;
 
   void add_to(CLI::App& app);
-  /// The external check of `--check` with these rules; nullopt without `--check`. Errors name the
-  /// bad regex or the conflicting flags.
-  Result<std::optional<debug::ExternalChecker>> checker() const;
+  /// The external check of `argv` (default: `--check`) with these rules, run in `cwd` (default:
+  /// the current folder); nullopt without a command. Errors name the bad regex or the conflicting
+  /// flags.
+  Result<std::optional<debug::ExternalChecker>> checker(
+      const std::optional<std::vector<std::string>>& argv = check_command(), const std::filesystem::path& cwd = {}) const;
 };
 
 /// `--artifacts`, `--artifacts-dir`.

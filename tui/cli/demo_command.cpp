@@ -1,79 +1,92 @@
 // SPDX-License-Identifier: Apache-2.0
-// `vernier demo`: the bundled demo model. On a terminal, a full-screen browser over its layer-wise
-// comparison, reference against the engine with a planted fault; otherwise (or with --no-tui) the
-// reference's plain report. The guided triage of the demo scenario comes with issue 8.
+// `vernier demo`: triage of the bundled demo scenario (assets/scenarios/demo.json: the demo model
+// with a fault planted in conv2), through `vernier triage --scenario`'s own entry point. Without a
+// terminal (or with --headless) it walks the flowchart headless, printing the path with its
+// evidence and writing the report and bug-report bundle into the work folder. On a terminal it
+// opens the full-screen browser over the scenario's layer-wise comparison until the triage UI
+// (issue 8) takes over that branch.
 #include <system_error>
 
-#include "core/ir/onnx_import.h"
 #include "core/engine/fault.h"
-#include "core/ref/reference_backend.h"
+#include "core/flow/scenario.h"
+#include "core/ir/onnx_import.h"
 #include "tui/cli/browser.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
-#include "views/report/model_report.h"
-#include "views/report/tensor_report.h"
+#include "tui/cli/triage_command.h"
 
 namespace vn::cli {
 namespace {
 
-// The fault the demo plants in the engine: conv2 scales a tenth of its outputs by 1.5, so the
-// layer-wise comparison has one clear culprit and errors that flow downstream from it.
-constexpr const char* kDemoFault = "layer=conv2,kind=scale,factor=1.5,fraction=0.1,seed=7";
+constexpr const char* kDefaultWorkdir = "vernier_demo";
 
-// The browser's exit code, or nullopt when this terminal cannot show it.
-std::optional<int> demo_tui(const Model& model, const TensorMap& feeds) {
-  session::LayerwiseSessionOptions options;
-  Result<engine::FaultSpec> fault = engine::parse_fault(kDemoFault);
-  if (!fault.ok()) return report_error(fault.status());
-  options.engine.build.faults.push_back(std::move(*fault));
-  options.engine.build.builder_seed = 1;
-  options.local_errors = true;
-  options.threads = 1;
-  std::string error;
-  std::optional<int> code = browse_layerwise(model, feeds, std::move(options), error);
-  if (!code) fmt::print(stderr, "[W] {}; printing the plain report instead\n", error);
-  return code;
-}
+struct DemoArgs {
+  bool headless = false;
+  std::string workdir = kDefaultWorkdir;
+  bool force = false;
+};
 
-int demo(bool no_tui) {
-  const std::filesystem::path model_path = assets_dir() / "models" / "demo.onnx";
-  std::error_code ec;
-  if (!std::filesystem::exists(model_path, ec)) {
-    return report_error(make_error(StatusCode::kIoError,
-                                   "{}: demo model not found; set VERNIER_ASSETS to the assets/ folder of Vernier",
-                                   model_path.string()));
-  }
-  Result<Model> model = load_model(model_path);
+// The browser's exit code, or nullopt when this terminal cannot show it (then the caller walks
+// the flowchart headless).
+std::optional<int> demo_tui(const flow::Scenario& scenario) {
+  Result<Model> model = load_model(scenario.model);
   if (!model.ok()) return report_error(model.status());
   DataOptions data;
   Result<std::vector<TensorMap>> feeds = data.make_feeds(model->graph);
   if (!feeds.ok()) return report_error(feeds.status());
-  if (!no_tui && on_terminal()) {
-    if (const std::optional<int> code = demo_tui(*model, feeds->front())) return *code;
+  session::LayerwiseSessionOptions options;
+  for (const std::string& spec : scenario.inject_fault) {
+    Result<engine::FaultSpec> fault = engine::parse_fault(spec);
+    if (!fault.ok()) return report_error(fault.status());
+    options.engine.build.faults.push_back(std::move(*fault));
   }
-  views::ModelReportOptions opts;
-  opts.show_layers = false;
-  fmt::print("{}\n", views::format_model_report(*model, opts));
+  options.engine.build.builder_seed = scenario.builder_seed;
+  options.local_errors = true;
+  options.threads = 1;
+  std::string error;
+  std::optional<int> code = browse_layerwise(std::move(*model), std::move(feeds->front()), std::move(options), error);
+  if (!code) fmt::print(stderr, "[W] {}; walking the flowchart headless instead\n", error);
+  return code;
+}
 
-  ref::ReferenceBackend backend;
-  PrepareOptions prep;
-  prep.mark_all = true;
-  if (Status s = backend.prepare(*model, prep); !s.ok()) return report_error(s);
-  Result<TensorMap> out = backend.run(feeds->front());
-  if (!out.ok()) return report_error(out.status());
-  fmt::print("Reference outputs of every layer (seed 1 synthetic input):\n");
-  for (const NamedTensor& t : *out) fmt::print("  {}\n", views::format_tensor_summary(t.name, t.tensor));
-  return kExitOk;
+int demo(const DemoArgs& demo_args) {
+  const std::filesystem::path scenario_path = assets_dir() / "scenarios" / "demo.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(scenario_path, ec)) {
+    return report_error(make_error(StatusCode::kIoError,
+                                   "{}: demo scenario not found; set VERNIER_ASSETS to the assets/ folder of Vernier",
+                                   scenario_path.string()));
+  }
+  if (!demo_args.headless && on_terminal()) {
+    Result<flow::Scenario> scenario = flow::load_scenario(scenario_path);
+    if (!scenario.ok()) return report_error(scenario.status());
+    if (const std::optional<int> code = demo_tui(*scenario)) return *code;
+  }
+  TriageArgs args;
+  args.scenario = scenario_path.string();
+  args.headless = true;
+  args.workdir = demo_args.workdir;
+  // The demo model is tiny: one thread beats several on a busy machine.
+  args.threads = 1;
+  // The default folder holds nothing but earlier demos; another one is kept unless --force.
+  args.force = demo_args.force || demo_args.workdir == kDefaultWorkdir;
+  const int code = run_triage(std::move(args));
+  // Triage exits 1 when it pins a failure down: for the demo, finding the planted fault is success.
+  return code == kExitFailed ? kExitOk : code;
 }
 
 }  // namespace
 
 void add_demo_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<DemoArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "demo", "Browse the demo model's layer-wise comparison full-screen (on a terminal), or print its report");
-  auto no_tui = std::make_shared<bool>(false);
-  cmd->add_flag("--no-tui", *no_tui, "Print the plain report even on a terminal");
-  cmd->callback([&action, no_tui] { action = [no_tui] { return demo(*no_tui); }; });
+      "demo", "Triage of the demo scenario: the path through the flowchart, the culprit and a bug-report bundle");
+  cmd->add_flag("--headless,--no-tui", args->headless,
+                "Walk the flowchart headless even on a terminal (instead of the full-screen browser)");
+  cmd->add_option("--workdir", args->workdir, "Work folder: report.json and the bug-report bundle")
+      ->capture_default_str();
+  cmd->add_flag("--force", args->force, "Reuse a work folder other than the default that holds an earlier triage");
+  cmd->callback([&action, args] { action = [args] { return demo(*args); }; });
 }
 
 }  // namespace vn::cli

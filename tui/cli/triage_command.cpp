@@ -15,24 +15,21 @@
 #include "core/ir/onnx_import.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
+#include "tui/cli/triage_command.h"
 
 namespace vn::cli {
-namespace {
 
-struct TriageArgs {
-  std::string model;
-  bool headless = false;
-  std::string workdir = "vernier_triage";
-  std::string lang;
-  bool force = false;
-  int builds = 5;
-  int threads = 0;
-  DataOptions data;
-  CompareOptions compare;
-  EngineOptions engine;
-};
-
-int triage(const TriageArgs& args) {
+int run_triage(TriageArgs args) {
+  std::optional<std::vector<std::string>> check_argv = check_command();
+  if (!args.scenario.empty()) {
+    Result<flow::Scenario> scenario = flow::load_scenario(args.scenario);
+    if (!scenario.ok()) return report_error(scenario.status());
+    apply_scenario(*scenario, args, check_argv);
+    fmt::print("[I] Scenario {}: {}\n", scenario->name, scenario->title);
+  }
+  if (args.model.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "triage needs a MODEL or a --scenario"));
+  }
   const char* lang_env = std::getenv("LANG");
   Result<std::string> lang = flow::choose_language(args.lang, lang_env ? lang_env : "");
   if (!lang.ok()) return report_error(lang.status());
@@ -77,6 +74,15 @@ int triage(const TriageArgs& args) {
   config.builds = args.builds;
   config.workdir = workdir;
   config.model = std::move(*model);
+  Result<std::optional<debug::ExternalChecker>> check = args.check.checker(check_argv, workdir);
+  if (!check.ok()) return report_error(check.status());
+  config.check = std::move(*check);
+  // A check (a scenario's especially) runs Vernier itself as $VERNIER: this program unless set.
+  if (config.check && !std::getenv("VERNIER")) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) setenv("VERNIER", self.c_str(), 0);
+  }
 
   fmt::print("[I] Triage of {} ({}), every check at atol={} rtol={}; work folder {}\n", args.model, chart->title,
              format_number(config.compare.tolerance_for("").atol), format_number(config.compare.tolerance_for("").rtol),
@@ -122,12 +128,12 @@ int triage(const TriageArgs& args) {
   return failing ? kExitFailed : kExitOk;
 }
 
-}  // namespace
-
 void add_triage_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<TriageArgs>();
   CLI::App* cmd = app.add_subcommand("triage", "Walk the accuracy-debugging flowchart, measuring every answer");
-  cmd->add_option("model", args->model, "ONNX model")->required();
+  cmd->add_option("model", args->model, "ONNX model (default: the scenario's)");
+  cmd->add_option("--scenario", args->scenario,
+                  "Scenario file (assets/scenarios/*.json): model and options; those given here win");
   cmd->add_flag("--headless", args->headless, "Walk the chart automatically and print the path (the default for now)");
   cmd->add_option("--workdir", args->workdir, "Work folder: report.json, build replays, the minimal model")
       ->capture_default_str();
@@ -140,7 +146,16 @@ void add_triage_command(CLI::App& app, Action& action) {
   args->data.add_to(*cmd);
   args->compare.add_to(*cmd);
   args->engine.add_to(*cmd);
-  cmd->callback([args, &action] { action = [args] { return triage(*args); }; });
+  args->check.add_to(*cmd);
+  accept_check_command(*cmd);
+  cmd->callback([args, cmd, &action] {
+    for (const CLI::Option* option : cmd->get_options()) {
+      if (option->count() == 0) continue;
+      for (const std::string& name : option->get_lnames()) args->given.insert("--" + name);
+      if (option->get_positional()) args->given.insert(option->get_name(true));
+    }
+    action = [args] { return run_triage(*args); };
+  });
 }
 
 }  // namespace vn::cli
