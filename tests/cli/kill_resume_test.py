@@ -273,9 +273,10 @@ def main():
                ["--deterministic", "--inject-fault", "layer=relu1,kind=scale,factor=1.5",
                 "--load-inputs", "../real.json"], True),
         # A flaky tactic: repeated builds, their tactic replays sorted, one failing build's replay
-        # in the bundle.
+        # in the bundle. Every tactic ties (a margin no preemption on a loaded machine can exceed),
+        # so the builder seed alone picks and every run builds the same engines.
         Triage(vernier, model, "triage through repeated builds",
-               ["--builder-seed", "3", "--builds", "12", "--timing-margin", "1000", "--inject-fault",
+               ["--builder-seed", "3", "--builds", "12", "--timing-margin", "1e9", "--inject-fault",
                 "tactic=gemm__split_k4,kind=scale,factor=1.5"], True),
     ]
     only = os.environ.get("VN_KILL_ONLY", "")

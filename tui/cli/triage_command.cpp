@@ -266,8 +266,9 @@ int triage(const TriageArgs& given) {
     builds += step.builds;
     checks += step.checks;
   }
-  fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s)\n",
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), builds, checks);
+  fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s){}\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), builds, checks,
+             session->resumed() ? fmt::format(" over {} run(s) of the session", session->run()) : "");
   fmt::print("[I] Wrote {}\n", (workdir / "report.json").string());
   const bool failing = result->outcome == "localized" || result->outcome == "not_localized";
   return failing ? kExitFailed : kExitOk;
