@@ -124,8 +124,9 @@ class ResumedWalk : public ::testing::Test {
     std::atomic<bool> cancel{false};
     TriageConfig c = config(workdir);
     c.session = &*session;
-    c.decide = [&](const FlowNode&, const TriageStep& proposed) {
+    c.decide = [&](const FlowNode& node, const TriageStep& proposed) {
       ++walked.asked;
+      if (on_decide) on_decide(node);
       return *proposed.answer;
     };
     auto observe = [&](const TriageStep& step, const FlowNode&) {
@@ -138,6 +139,8 @@ class ResumedWalk : public ::testing::Test {
 
   Flowchart chart_;
   Model model_;
+  /// Called by the decide hook before it answers (a test's snapshot of the work folder).
+  std::function<void(const FlowNode&)> on_decide;
 };
 
 TEST_F(ResumedWalk, EndsAsAnUninterruptedWalkAndProbesNothingTwice) {
@@ -173,6 +176,31 @@ TEST_F(ResumedWalk, EndsAsAnUninterruptedWalkAndProbesNothingTwice) {
     }
     EXPECT_EQ(rest->asked, questions);
   }
+}
+
+TEST_F(ResumedWalk, AQuestionAwaitingItsAnswerIsAskedAgainWithoutProbing) {
+  test::TempDir dir;
+  // The work folder as it is while the decide hook waits on the layer-wise question: what a crash
+  // at that moment leaves.
+  on_decide = [&](const FlowNode& node) {
+    if (node.id == "layerwise") std::filesystem::copy(dir / "w", dir / "crashed", std::filesystem::copy_options::recursive);
+  };
+  Result<Walked> whole = walk(dir / "w", false, -1);
+  ASSERT_TRUE(whole.ok()) << whole.status().to_string();
+  on_decide = nullptr;
+  const nlohmann::json state = nlohmann::json::parse(test::read_file(dir / "crashed/session.json"));
+  ASSERT_EQ(state["pending"]["node"], "layerwise");
+  Result<Walked> rest = walk(dir / "crashed", true, -1);
+  ASSERT_TRUE(rest.ok()) << rest.status().to_string();
+  EXPECT_EQ(rest->result.outcome, whole->result.outcome);
+  EXPECT_EQ(rest->result.culprit, whole->result.culprit);
+  // layerwise and reduce are asked; layerwise keeps the measurement of the run that probed it.
+  EXPECT_EQ(rest->asked, 2);
+  ASSERT_EQ(rest->result.path.size(), whole->result.path.size());
+  const TriageStep& layerwise = rest->result.path[3];
+  EXPECT_EQ(layerwise.node, "layerwise");
+  EXPECT_EQ(layerwise.seconds, state["pending"]["seconds"].get<double>());
+  EXPECT_EQ(untimed(layerwise.evidence), untimed(whole->result.path[3].evidence));
 }
 
 }  // namespace
