@@ -170,7 +170,9 @@ TEST_F(ResumedWalk, EndsAsAnUninterruptedWalkAndProbesNothingTwice) {
       EXPECT_EQ(rest->result.path[i].answer, whole->result.path[i].answer);
       EXPECT_EQ(untimed(rest->result.path[i].evidence), untimed(whole->result.path[i].evidence)) << i;
       // (The end's summary names the work folder.)
-      if (i + 1 < steps) EXPECT_EQ(rest->result.path[i].summary, whole->result.path[i].summary) << i;
+      if (i + 1 < steps) {
+        EXPECT_EQ(rest->result.path[i].summary, whole->result.path[i].summary) << i;
+      }
       EXPECT_EQ(rest->result.path[i].resumed, i < stop);
       questions += rest->result.path[i].answer.has_value() && i >= stop ? 1 : 0;
     }
