@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   // CLI11 sees options that belong to the check command.
   std::vector<std::string> args(argv + 1, argv + argc);
   vn::cli::set_check_command(vn::debug::take_check_command(args));
+  vn::cli::set_command_line(args);
   std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
   try {
     app.parse(args);

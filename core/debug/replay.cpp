@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/common/json_file.h"
 #include "core/debug/replay.h"
-
 
 #include <fmt/format.h>
 
+#include "core/common/json_file.h"
 #include "core/ir/mapped_file.h"
 
 namespace vn::debug {
@@ -33,15 +32,9 @@ Result<DebugReplay> DebugReplay::load(const std::filesystem::path& path) {
     if (const auto verdict = value.find("verdict"); verdict != value.end()) {
       if (!verdict->is_string()) return bad("'verdict' is not a string");
       const std::string name = verdict->get<std::string>();
-      if (name == "good") {
-        entry.verdict = Verdict::kGood;
-      } else if (name == "bad") {
-        entry.verdict = Verdict::kBad;
-      } else if (name == "unresolved") {
-        entry.verdict = Verdict::kUnresolved;
-      } else {
-        return bad(fmt::format("unknown verdict '{}'", name));
-      }
+      const std::optional<Verdict> parsed = verdict_from_name(name);
+      if (!parsed) return bad(fmt::format("unknown verdict '{}'", name));
+      entry.verdict = *parsed;
     }
     if (const auto state = value.find("state"); state != value.end()) {
       if (!state->is_object()) return bad("'state' is not an object");
@@ -85,6 +78,13 @@ Status DebugReplay::save(const std::filesystem::path& path) const {
   VN_ASSIGN_OR_RETURN(AtomicFileWriter writer, AtomicFileWriter::create(path));
   VN_RETURN_IF_ERROR(writer.write(to_json().dump(4) + "\n"));
   return writer.commit();
+}
+
+std::optional<Verdict> verdict_from_name(std::string_view name) {
+  for (const Verdict v : {Verdict::kGood, Verdict::kBad, Verdict::kUnresolved}) {
+    if (verdict_name(v) == name) return v;
+  }
+  return std::nullopt;
 }
 
 std::filesystem::path skip_current_path(const std::filesystem::path& replay_path) {

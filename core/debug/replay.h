@@ -58,6 +58,9 @@ class DebugReplay {
   std::map<std::string, ReplayEntry> entries_;
 };
 
+/// The verdict named "good", "bad" or "unresolved" (verdict_name's spellings); nullopt otherwise.
+std::optional<Verdict> verdict_from_name(std::string_view name);
+
 /// "<stem>_skip_current<ext>" beside `replay_path`: the replay with the current iteration already
 /// recorded as unresolved, written before each check, so that loading it skips an iteration that
 /// crashed or hung Vernier itself.

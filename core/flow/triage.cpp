@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,14 +12,17 @@
 #include "core/common/subprocess.h"
 #include "core/compare/layerwise.h"
 #include "core/flow/bundle.h"
+#include "core/flow/session.h"
 #include "core/debug/build.h"
 #include "core/debug/builtin_check.h"
 #include "core/debug/diff_tactics.h"
 #include "core/debug/reduce.h"
 #include "core/engine/engine_backend.h"
+#include "core/engine/plan.h"
 #include "core/engine/tactic_replay.h"
 #include "core/io/polygraphy_json.h"
 #include "core/ir/onnx_export.h"
+#include "core/ir/onnx_import.h"
 #include "core/ref/reference_backend.h"
 #include "core/surgeon/surgeon.h"
 
@@ -44,6 +49,10 @@ struct Walk {
   std::string lost_failure;  ///< what the last reduction that found no failing candidate saw
   /// The failing case for the bundle, once a probe has pinned it down.
   std::optional<BundleContents> failing;
+  /// The iterations of the reduction a resumed session had in progress (checked again by none),
+  /// and what is told of every new one (the session records it).
+  debug::DebugReplay reduce_replay;
+  debug::ReduceObserver reduce_observer;
 };
 
 struct Answered {
@@ -355,7 +364,6 @@ Result<Answered> probe_extract(Walk& w) {
 Result<Answered> probe_reduce(Walk& w) {
   VN_ASSIGN_OR_RETURN(const debug::Reducer* reducer_ptr, reducer_of(w));
   const debug::Reducer& reducer = *reducer_ptr;
-  debug::DebugReplay replay;
   debug::ReduceOptions options;
   options.mode = debug::ReduceMode::kDdmin;
   debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& c, const std::string&) -> Result<debug::CheckResult> {
@@ -364,7 +372,9 @@ Result<Answered> probe_reduce(Walk& w) {
     ++w.checks;
     return w.config.check->run(w.cancel);
   };
-  VN_ASSIGN_OR_RETURN(debug::ReduceResult result, reducer.reduce(options, replay, oracle, nullptr));
+  VN_ASSIGN_OR_RETURN(debug::ReduceResult result, reducer.reduce(options, w.reduce_replay, oracle, w.reduce_observer));
+  // Iterations a resumed session replayed were checked by an earlier run: they count too.
+  result.checks = static_cast<int64_t>(result.history.size());
   Answered a;
   if (w.config.check) a.evidence["check"] = external_check_json(w.config.check->check());
   a.evidence["checks"] = result.checks;
@@ -464,6 +474,233 @@ std::string path_markdown(const std::vector<TriageStep>& path, const Flowchart& 
   return text;
 }
 
+// ---- What the answered steps hand on, for the session state ----
+
+// Numbers that may be infinite or NaN (tolerance excesses) as JSON, which has no literal for them.
+nlohmann::ordered_json number_json(double v) {
+  if (std::isfinite(v)) return v;
+  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+double number_from(const nlohmann::ordered_json& j) {
+  if (j.is_number()) return j.get<double>();
+  const std::string text = j.is_string() ? j.get<std::string>() : "nan";
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+nlohmann::ordered_json index_json(const std::optional<size_t>& index) {
+  return index ? nlohmann::ordered_json(*index) : nlohmann::ordered_json();
+}
+
+// The layers of a layer-wise comparison with their culprit fields: what later probes read of it
+// (the tensors' comparisons stay in the step's evidence).
+nlohmann::ordered_json layerwise_json(const LayerwiseComparison& lw) {
+  nlohmann::ordered_json j;
+  j["local_errors"] = lw.local_errors;
+  j["first_culprit"] = index_json(lw.first_culprit);
+  j["first_nonfinite"] = index_json(lw.first_nonfinite);
+  j["layers"] = nlohmann::ordered_json::array();
+  for (const LayerComparison& l : lw.layers) {
+    j["layers"].push_back({{"name", l.layer.name},
+                           {"op", l.layer.op},
+                           {"node", l.layer.node},
+                           {"inputs", l.layer.inputs},
+                           {"outputs", l.layer.outputs},
+                           {"accumulated_excess", number_json(l.accumulated_excess)},
+                           {"input_excess", number_json(l.input_excess)},
+                           {"local_excess", number_json(l.local_excess)},
+                           {"inputs_within", l.inputs_within},
+                           {"introduces", l.introduces},
+                           {"nonfinite", l.nonfinite},
+                           {"score", number_json(l.score)},
+                           {"rank", l.rank}});
+  }
+  return j;
+}
+
+LayerwiseComparison layerwise_from_json(const nlohmann::ordered_json& j) {
+  LayerwiseComparison lw;
+  lw.local_errors = j.value("local_errors", false);
+  auto index = [&](const char* key) -> std::optional<size_t> {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;
+    return it->get<size_t>();
+  };
+  for (const nlohmann::ordered_json& l : j.value("layers", nlohmann::ordered_json::array())) {
+    LayerComparison layer;
+    layer.layer.name = l.value("name", "");
+    layer.layer.op = l.value("op", "");
+    layer.layer.node = l.value("node", int64_t{-1});
+    layer.layer.inputs = l.value("inputs", std::vector<std::string>{});
+    layer.layer.outputs = l.value("outputs", std::vector<std::string>{});
+    layer.accumulated_excess = number_from(l.value("accumulated_excess", nlohmann::ordered_json(0)));
+    layer.input_excess = number_from(l.value("input_excess", nlohmann::ordered_json(0)));
+    layer.local_excess = number_from(l.value("local_excess", nlohmann::ordered_json(-1)));
+    layer.inputs_within = l.value("inputs_within", true);
+    layer.introduces = l.value("introduces", false);
+    layer.nonfinite = l.value("nonfinite", false);
+    layer.score = number_from(l.value("score", nlohmann::ordered_json(0)));
+    layer.rank = l.value("rank", 0);
+    lw.layers.push_back(std::move(layer));
+  }
+  const std::optional<size_t> culprit = index("first_culprit"), nonfinite = index("first_nonfinite");
+  if (culprit && *culprit < lw.layers.size()) lw.first_culprit = culprit;
+  if (nonfinite && *nonfinite < lw.layers.size()) lw.first_nonfinite = nonfinite;
+  return lw;
+}
+
+bool same_feeds(const std::vector<TensorMap>& a, const std::vector<TensorMap>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size() != b[i].size()) return false;
+    for (const NamedTensor& t : a[i]) {
+      const Tensor* other = b[i].find(t.name);
+      if (!other || !other->same_as(t.tensor)) return false;
+    }
+  }
+  return true;
+}
+
+// Where a file of the session folder is recorded: relative to the work folder, so a moved work
+// folder still resumes.
+std::string session_file(const TriageSession& session, const std::filesystem::path& path) {
+  return std::filesystem::relative(path, session.workdir()).generic_string();
+}
+
+// Keeps what the walk hands on in the session: small values in the state, models and feeds as
+// files in the session folder (written when they change). `saved_model_hash` is the hash of the
+// model file written last.
+Result<nlohmann::ordered_json> walk_json(const Walk& w, const TriageSession& session, std::string& saved_model_hash) {
+  nlohmann::ordered_json j = session.walk();
+  VN_ASSIGN_OR_RETURN(const std::filesystem::path dir, session.files_dir());
+  // A probe that rewrote the model (sanitize) hands the new model on.
+  const std::string hash = engine::model_hash(w.config.model);
+  if (hash != saved_model_hash) {
+    VN_RETURN_IF_ERROR(save_model(w.config.model, dir / "model.onnx"));
+    saved_model_hash = hash;
+    j["model"] = session_file(session, dir / "model.onnx");
+    j["model_hash"] = hash;
+  }
+  if (w.feeds.empty()) {
+    j["feeds"] = "none";
+  } else if (!w.config.real_feeds.empty() && same_feeds(w.feeds, w.config.real_feeds)) {
+    j["feeds"] = "real";
+  } else if (same_feeds(w.feeds, w.config.synthetic_feeds)) {
+    j["feeds"] = "synthetic";
+  } else {
+    VN_RETURN_IF_ERROR(io::save_feed_list(w.feeds, dir / "feeds.json"));
+    j["feeds"] = session_file(session, dir / "feeds.json");
+  }
+  if (w.layerwise) j["layerwise"] = layerwise_json(*w.layerwise);
+  j["culprit"] = w.culprit;
+  j["outcome"] = w.outcome;
+  j["checks"] = w.checks;
+  j["engine_builds"] = w.builds;
+  j["bad_replay"] = w.bad_replay.empty() ? "" : session_file(session, w.bad_replay);
+  if (w.failing) {
+    VN_RETURN_IF_ERROR(save_model(w.failing->model, dir / "failing.onnx"));
+    VN_RETURN_IF_ERROR(io::save_feed_list(w.failing->feeds, dir / "failing_inputs.json"));
+    j["failing"] = {{"model", session_file(session, dir / "failing.onnx")},
+                    {"inputs", session_file(session, dir / "failing_inputs.json")},
+                    {"tactics", w.failing->build.replay ? engine::tactic_replay_to_json(*w.failing->build.replay)
+                                                        : nlohmann::ordered_json()}};
+  } else {
+    j.erase("failing");
+  }
+  return j;
+}
+
+// Restores what walk_json kept. The reference outputs of the failing data are computed again
+// (a reference run, not a check).
+Status restore_walk(Walk& w, const TriageSession& session, std::string& saved_model_hash) {
+  const nlohmann::ordered_json& j = session.walk();
+  const std::filesystem::path& workdir = session.workdir();
+  auto bad = [&](std::string_view what) {
+    return make_error(StatusCode::kIoError, "{}: walk: {}", session.file().string(), what);
+  };
+  if (j.contains("model")) {
+    const std::filesystem::path file = workdir / j.value("model", "");
+    VN_ASSIGN_OR_RETURN(Model model, load_model(file));
+    VN_RETURN_IF_NOT(engine::model_hash(model) == j.value("model_hash", ""), StatusCode::kIoError,
+                     "{}: not the model this session saved (its hash differs)", file.string());
+    w.config.model = std::move(model);
+  }
+  saved_model_hash = engine::model_hash(w.config.model);
+  const std::string feeds = j.value("feeds", "none");
+  if (feeds == "real") {
+    w.feeds = w.config.real_feeds;
+  } else if (feeds == "synthetic") {
+    w.feeds = w.config.synthetic_feeds;
+  } else if (feeds != "none") {
+    VN_ASSIGN_OR_RETURN(w.feeds, io::load_feed_list(workdir / feeds));
+  }
+  if (feeds == "real" && w.config.real_feeds.empty()) return bad("the failing data is the real data, and none is given");
+  if (!w.feeds.empty()) {
+    VN_ASSIGN_OR_RETURN(w.ref_outputs, debug::reference_outputs(w.config.model, w.feeds, w.config.threads, w.cancel));
+  }
+  if (const auto lw = j.find("layerwise"); lw != j.end()) {
+    if (!lw->is_object()) return bad("'layerwise' is not an object");
+    w.layerwise = layerwise_from_json(*lw);
+  }
+  w.culprit = j.value("culprit", "");
+  w.outcome = j.value("outcome", "");
+  w.checks = j.value("checks", int64_t{0});
+  w.builds = j.value("engine_builds", int64_t{0});
+  if (const std::string replay = j.value("bad_replay", ""); !replay.empty()) w.bad_replay = workdir / replay;
+  if (const auto failing = j.find("failing"); failing != j.end()) {
+    if (!failing->is_object()) return bad("'failing' is not an object");
+    BundleContents contents;
+    VN_ASSIGN_OR_RETURN(contents.model, load_model(workdir / failing->value("model", "")));
+    VN_ASSIGN_OR_RETURN(contents.feeds, io::load_feed_list(workdir / failing->value("inputs", "")));
+    contents.build = w.config.build;
+    if (const auto tactics = failing->find("tactics"); tactics != failing->end() && !tactics->is_null()) {
+      VN_ASSIGN_OR_RETURN(engine::TacticReplay replay, engine::tactic_replay_from_json(*tactics));
+      contents.build.replay = std::move(replay);
+    }
+    w.failing = std::move(contents);
+  }
+  return Status::OK();
+}
+
+// Brings a new session's state file into being, or a resumed one's walk back: the steps it
+// answered (shown to `observe`) and what they hand on. Returns the node to continue at, null when
+// the session had ended.
+Result<const FlowNode*> open_session(Walk& w, TriageSession& session, const Flowchart& chart, TriageResult& result,
+                                     const TriageObserver& observe, std::string& saved_model_hash) {
+  if (!session.resumed()) {
+    saved_model_hash = engine::model_hash(w.config.model);
+    session.start_at(chart.start);
+    VN_ASSIGN_OR_RETURN(nlohmann::ordered_json walk, walk_json(w, session, saved_model_hash));
+    session.set_walk(std::move(walk));
+    VN_RETURN_IF_ERROR(session.save());
+    return chart.find(chart.start);
+  }
+  VN_RETURN_IF_NOT(engine::model_hash(w.config.model) == session.model_hash(), StatusCode::kInvalidArgument,
+                   "{}: the model is not the one this session started with (its hash differs)",
+                   session.file().string());
+  for (const TriageStep& step : session.path()) {
+    const FlowNode* node = chart.find(step.node);
+    VN_RETURN_IF_NOT(node != nullptr, StatusCode::kInvalidArgument, "{}: step '{}' is not a node of the flowchart",
+                     session.file().string(), step.node);
+    result.path.push_back(step);
+    if (observe) observe(step, *node);
+  }
+  VN_RETURN_IF_ERROR(restore_walk(w, session, saved_model_hash));
+  VN_RETURN_IF_ERROR(session.save());  // the new run is counted
+  if (session.ended()) {
+    result.outcome = session.outcome();
+    result.culprit = session.culprit();
+    result.bundle = session.bundle();
+    return nullptr;
+  }
+  const FlowNode* next = chart.find(session.next());
+  VN_RETURN_IF_NOT(next != nullptr, StatusCode::kInvalidArgument, "{}: next step '{}' is not a node of the flowchart",
+                   session.file().string(), session.next());
+  return next;
+}
+
 }  // namespace
 
 Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config, const TriageObserver& observe,
@@ -475,7 +712,13 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
                    ec.message());
   Walk w(config, cancel);
   TriageResult result;
+  TriageSession* session = config.session;
+  std::string saved_model_hash;
   const FlowNode* node = chart.find(chart.start);
+  if (session) {
+    VN_ASSIGN_OR_RETURN(node, open_session(w, *session, chart, result, observe, saved_model_hash));
+    if (!node && session->ended()) return result;
+  }
   // Every node but double_check's loop back is visited at most once; the guard bounds a chart
   // edited into a longer cycle.
   for (size_t visits = 0; node && visits < 4 * chart.nodes.size(); ++visits) {
@@ -493,33 +736,79 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
         step.summary = fmt::format("bug-report bundle written to {}", result.bundle.string());
       }
       result.path.push_back(step);
+      if (session) {
+        VN_ASSIGN_OR_RETURN(nlohmann::ordered_json walk, walk_json(w, *session, saved_model_hash));
+        session->record_step(step, "", std::move(walk));
+        session->end(result.outcome, w.culprit, result.bundle.string());
+        VN_RETURN_IF_ERROR(session->save());
+      }
       if (observe) observe(step, *node);
       break;
     }
+    // A reduction this step had in progress when the session stopped continues from its recorded
+    // iterations, with what it had cost.
+    double seconds_before = 0;
+    int64_t checks_before = w.checks, builds_before = w.builds;
+    w.reduce_replay = debug::DebugReplay();
+    if (session && session->reduce() && session->reduce()->node == node->id) {
+      const SessionReduce& reduce = *session->reduce();
+      w.reduce_replay = reduce.replay();
+      seconds_before = reduce.seconds;
+      checks_before -= reduce.checks;
+      builds_before -= reduce.builds;
+    }
     const auto start = std::chrono::steady_clock::now();
-    const int64_t checks_before = w.checks, builds_before = w.builds;
-    VN_ASSIGN_OR_RETURN(Answered answered, run_probe(w, *node));
-    TriageStep step{node->id, answered.answer, answered.summary, std::move(answered.evidence)};
-    step.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    step.checks = w.checks - checks_before;
-    step.builds = w.builds - builds_before;
-    if (node->kind == NodeKind::kQuestion && w.outcome.empty() && w.config.decide) {
+    auto elapsed = [&] {
+      return seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    w.reduce_observer = [&](const debug::ReduceIteration& it, const debug::ReduceProgress&) -> Status {
+      if (!session || it.replayed) return Status::OK();
+      session->record_iteration(node->id, it, elapsed(), w.builds - builds_before, w.checks - checks_before);
+      return session->save();
+    };
+    TriageStep step;
+    const bool pending = session && session->pending() && session->pending()->node == node->id;
+    if (pending) {
+      // The probe answered in an earlier run; only the decision is asked again.
+      step = *session->pending();
+    } else {
+      Result<Answered> probed = run_probe(w, *node);
+      w.reduce_observer = nullptr;
+      VN_ASSIGN_OR_RETURN(Answered answered, std::move(probed));
+      step = TriageStep{node->id, answered.answer, answered.summary, std::move(answered.evidence)};
+      step.seconds = elapsed();
+      step.checks = w.checks - checks_before;
+      step.builds = w.builds - builds_before;
+    }
+    const bool ask = node->kind == NodeKind::kQuestion && w.outcome.empty() && w.config.decide;
+    if (ask) {
+      if (session && !pending) {
+        VN_ASSIGN_OR_RETURN(nlohmann::ordered_json walk, walk_json(w, *session, saved_model_hash));
+        session->set_pending(step, std::move(walk));
+        VN_RETURN_IF_ERROR(session->save());
+      }
       const bool chosen = w.config.decide(*node, step);
       step.overridden = chosen != step.answer.value_or(chosen);
       step.answer = chosen;
-      answered.answer = chosen;
+    }
+    step.resumed = false;
+    const FlowNode* next = nullptr;
+    if (w.outcome.empty()) {
+      next = chart.find(node->kind == NodeKind::kStep ? node->next : (*step.answer ? node->yes.next : node->no.next));
     }
     result.path.push_back(step);
+    if (session) {
+      VN_ASSIGN_OR_RETURN(nlohmann::ordered_json walk, walk_json(w, *session, saved_model_hash));
+      session->record_step(step, next ? next->id : "", std::move(walk));
+      if (!w.outcome.empty()) session->end(w.outcome, w.culprit, "");
+      VN_RETURN_IF_ERROR(session->save());
+    }
     if (observe) observe(step, *node);
     if (!w.outcome.empty()) {
       result.outcome = w.outcome;
       break;
     }
-    if (node->kind == NodeKind::kStep) {
-      node = chart.find(node->next);
-    } else {
-      node = chart.find(*answered.answer ? node->yes.next : node->no.next);
-    }
+    node = next;
   }
   result.culprit = w.culprit;
   return result;

@@ -34,7 +34,10 @@ struct TriageStep {
   int64_t builds = 0;               ///< engine builds the probe made
   int64_t checks = 0;               ///< engine-vs-reference checks among them
   bool overridden = false;          ///< the answer is the user's, not the probe's proposal
+  bool resumed = false;             ///< probed by an earlier run of the session, restored from its state
 };
+
+class TriageSession;
 
 /// What triage works on.
 struct TriageConfig {
@@ -59,6 +62,12 @@ struct TriageConfig {
   /// proposal is followed (headless). Called on the thread that runs triage and may block there
   /// (the UI waits for y, n or Enter). Not asked when a probe ends the walk itself.
   std::function<bool(const FlowNode& node, const TriageStep& proposed)> decide;
+  /// The session the walk is kept in (core/flow/session.h), or null for none. A new session is
+  /// started at the chart's start; one read back (--resume) continues where it stopped: its
+  /// answered steps are restored, not probed or asked again, with what they hand on to later
+  /// probes, and a reduction in progress checks none of its recorded iterations again. The state
+  /// is saved at the start, after every answered step and after every reduce iteration.
+  TriageSession* session = nullptr;
 };
 
 /// Where triage ended.
@@ -72,12 +81,14 @@ struct TriageResult {
   std::filesystem::path bundle;  ///< the bug-report bundle (write_bundle) when localized
 };
 
-/// Called after every answered node (headless prints it; a session would save it).
+/// Called after every answered node, and first for every step a resumed session restores
+/// (TriageStep::resumed).
 using TriageObserver = std::function<void(const TriageStep& step, const FlowNode& node)>;
 
 /// Walks `chart` headless; when it ends with a minimal failing case, writes the bug-report bundle
 /// into `<workdir>/bundle` (core/flow/bundle.h). Errors: the probes' (a model the reference cannot run, unwritable
-/// workdir), kCancelled.
+/// workdir), the session's (its state cannot be written, or does not fit `chart` and the model),
+/// kCancelled (the session, if any, holds everything answered before).
 Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config, const TriageObserver& observe,
                                      const std::atomic<bool>* cancel = nullptr);
 

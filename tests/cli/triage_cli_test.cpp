@@ -139,6 +139,39 @@ TEST(CliTriage, NoFailureExitsZero) {
   EXPECT_EQ(run_vernier({"triage", kDemo, "--headless", "--workdir", "w", "--deterministic", "--force"}, dir.path()).exit_code, 0);
 }
 
+TEST(CliTriage, ResumeContinuesTheSessionWithItsOwnOptions) {
+  TempDir dir;
+  const auto r = run_vernier({"triage", kDemo, "--headless", "--deterministic", "--inject-fault",
+                              "layer=relu1,kind=scale,factor=1.5"},
+                             dir.path());
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  // Without --workdir each triage gets a fresh folder.
+  EXPECT_TRUE(std::filesystem::exists(dir / "vernier_triage/session.json"));
+  const auto again = run_vernier({"triage", kDemo, "--headless", "--deterministic"}, dir.path());
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "vernier_triage_2/report.json"));
+  // An explicit folder holding a session points at --resume.
+  const auto taken = run_vernier({"triage", kDemo, "--workdir", "vernier_triage"}, dir.path());
+  EXPECT_EQ(taken.exit_code, 2);
+  EXPECT_THAT(taken.err, HasSubstr("--resume vernier_triage"));
+  // An ended session resumes to its result, probing nothing, from another folder too.
+  const auto resumed = run_vernier({"triage", "--resume", (dir / "vernier_triage").string()}, dir / "vernier_triage");
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.out << resumed.err;
+  EXPECT_THAT(resumed.out, HasSubstr("6 step(s) answered"));
+  EXPECT_THAT(resumed.out, HasSubstr("culprit: layer 'relu1'"));
+  EXPECT_THAT(resumed.out, HasSubstr("over 2 run(s) of the session"));
+  EXPECT_THAT(resumed.out, HasSubstr("(earlier run: "));
+  const nlohmann::json state = nlohmann::json::parse(test::read_file(dir / "vernier_triage/session.json"));
+  EXPECT_EQ(state["runs"], 2);
+  // The options are the session's: others are refused.
+  const auto extra = run_vernier({"triage", "--resume", "vernier_triage", "--atol", "1"}, dir.path());
+  EXPECT_EQ(extra.exit_code, 2);
+  EXPECT_THAT(extra.err, HasSubstr("got --atol"));
+  const auto none = run_vernier({"triage", "--resume", "nowhere"}, dir.path());
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_THAT(none.err, HasSubstr("no triage session here"));
+}
+
 TEST(CliTriage, ChineseChart) {
   TempDir dir;
   const auto r = run_vernier({"triage", kDemo, "--headless", "--workdir", "w", "--lang", "zh", "--deterministic",

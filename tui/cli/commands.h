@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -20,6 +22,11 @@ int report_error(const Status& status);
 /// The work of the subcommand the user chose, run after the whole command line is parsed;
 /// returns the exit code.
 using Action = std::function<int()>;
+
+/// The command line as main() parsed it (the arguments after the program's name, `--check CMD
+/// ARGS...` taken out): triage keeps it in its session so that --resume reproduces the run.
+void set_command_line(std::vector<std::string> args);
+const std::vector<std::string>& command_line();
 
 /// Each adds its subcommand to `app`; when the user chooses it, `action` is set to its work.
 void add_run_command(CLI::App& app, Action& action);

@@ -70,6 +70,9 @@ int demo(const DemoArgs& demo_args) {
   args.threads = 1;
   // The default folder holds nothing but earlier demos; another one is kept unless --force.
   args.force = demo_args.force || demo_args.workdir == kDefaultWorkdir;
+  // What `vernier triage --resume` needs to start this triage again.
+  std::error_code abs_ec;
+  args.command = {"--scenario", std::filesystem::absolute(scenario_path, abs_ec).string(), "--headless", "--threads", "1"};
   const int code = run_triage(std::move(args));
   // Triage exits 1 when it pins a failure down: for the demo, finding the planted fault is success.
   return code == kExitFailed ? kExitOk : code;

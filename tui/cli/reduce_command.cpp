@@ -139,8 +139,13 @@ int reduce(const ReduceArgs& args) {
   const bool interactive = !args.builtin_check && !external->has_value();
   const bool write_artifact = !args.builtin_check || !args.artifacts.artifacts.empty();
   const bool use_tui = interactive && args.tui && on_terminal();
+  // A run resumed from its replay may find the candidate the stopped run was checking: it is
+  // written again anyway.
   if (write_artifact) {
-    if (Status s = check_overwrite(args.iter_artifact, args.force, "--iter-artifact"); !s.ok()) return report_error(s);
+    const bool resuming = !args.replay.load_debug_replay.empty();
+    if (Status s = check_overwrite(args.iter_artifact, args.force || resuming, "--iter-artifact"); !s.ok()) {
+      return report_error(s);
+    }
   }
 
   Result<Model> model = load_model(args.model);

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vernier triage`: walks the accuracy-debugging flowchart, answering each question with its
-// probe, and prints the path with the evidence; writes report.json into the work folder.
+// probe, and prints the path with the evidence; writes report.json into the work folder. The walk
+// is a session kept in the work folder (core/flow/session.h) that --resume continues.
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "core/engine/plan.h"
 #include "core/flow/flowchart.h"
+#include "core/flow/session.h"
 #include "core/flow/triage.h"
 #include "core/ir/mapped_file.h"
 #include "core/ir/onnx_import.h"
@@ -18,9 +24,159 @@
 #include "tui/cli/triage_command.h"
 
 namespace vn::cli {
+namespace {
 
-int run_triage(TriageArgs args) {
+std::vector<std::string>& stored_command_line() {
+  static std::vector<std::string> line;
+  return line;
+}
+
+// Exit code of a triage stopped by Ctrl-C: the shell's for SIGINT.
+constexpr int kExitInterrupted = 130;
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_interrupt(int) {
+  g_interrupted.store(true);
+  static const char kLine[] = "\n[I] Ctrl-C: stopping at the next check (Ctrl-C again quits at once)\n";
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kLine, sizeof(kLine) - 1);
+}
+
+// Ctrl-C sets g_interrupted while the walk runs (the session is saved as it goes, so stopping at
+// the next check loses only that check); a second Ctrl-C has the default effect.
+class InterruptScope {
+ public:
+  InterruptScope() {
+    g_interrupted.store(false);
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_);
+  }
+  ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
+// The first of vernier_triage, vernier_triage_2, ... that does not exist yet.
+std::filesystem::path fresh_workdir() {
+  std::error_code ec;
+  for (int i = 1;; ++i) {
+    std::filesystem::path dir = i == 1 ? "vernier_triage" : fmt::format("vernier_triage_{}", i);
+    if (!std::filesystem::exists(dir, ec)) return dir;
+  }
+}
+
+// Adds the `triage` subcommand with its options to `app`, parsed into `args`.
+CLI::App* add_triage_options(CLI::App& app, TriageArgs& args) {
+  CLI::App* cmd = app.add_subcommand("triage", "Walk the accuracy-debugging flowchart, measuring every answer");
+  cmd->add_option("model", args.model, "ONNX model (default: the scenario's; not with --resume)");
+  cmd->add_option("--scenario", args.scenario,
+                  "Scenario file (assets/scenarios/*.json): model and options; those given here win");
+  cmd->add_flag("--headless", args.headless, "Walk the chart automatically and print the path (the default for now)");
+  cmd->add_option("--workdir", args.workdir,
+                  "Work folder: the session state, report.json, build replays, the bundle (default: a new "
+                  "vernier_triage[_N] here)");
+  cmd->add_option("--resume", args.resume,
+                  "Continue the session in this work folder where it stopped, with the options it started with");
+  cmd->add_option("--lang", args.lang, "Language of the chart: en or zh (default: from LANG)");
+  cmd->add_flag("--force", args.force, "Start over in a work folder that holds an earlier triage");
+  cmd->add_option("--builds", args.builds, "Engine builds of the intermittency probe")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
+  cmd->add_option("--threads", args.threads, "Threads for the backends (default: all cores)")->check(CLI::Range(0, 1024));
+  args.data.add_to(*cmd);
+  args.compare.add_to(*cmd);
+  args.engine.add_to(*cmd);
+  args.check.add_to(*cmd);
+  accept_check_command(*cmd);
+  return cmd;
+}
+
+// The options given on the command line of `cmd` ("--fp16", "model", ...), which win over a
+// scenario's.
+void record_given(const CLI::App& cmd, TriageArgs& args) {
+  for (const CLI::Option* option : cmd.get_options()) {
+    if (option->count() == 0) continue;
+    for (const std::string& name : option->get_lnames()) args.given.insert("--" + name);
+    if (option->get_positional()) args.given.insert(option->get_name(true));
+  }
+}
+
+
+// The arguments a session was started with, parsed again, run from the folder it was started in.
+Result<TriageArgs> stored_args(const flow::TriageSession& session) {
+  const nlohmann::ordered_json& command = session.command();
+  const auto tokens = command.find("args");
+  const auto cwd = command.find("cwd");
+  VN_RETURN_IF_NOT(tokens != command.end() && tokens->is_array() && cwd != command.end() && cwd->is_string(),
+                   StatusCode::kIoError, "{}: the session does not record its command line", session.file().string());
+  std::vector<std::string> argv{"triage"};
+  for (const auto& t : *tokens) {
+    VN_RETURN_IF_NOT(t.is_string(), StatusCode::kIoError, "{}: command: an argument is not a string",
+                     session.file().string());
+    argv.push_back(t.get<std::string>());
+  }
+  std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector last argument first
+  CLI::App parser;
+  TriageArgs stored;
+  CLI::App* cmd = add_triage_options(parser, stored);
+  try {
+    parser.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    return make_error(StatusCode::kInvalidArgument, "{}: the session's command line does not parse: {}",
+                      session.file().string(), e.what());
+  }
+  record_given(*cmd, stored);
+  std::error_code ec;
+  const std::filesystem::path folder = cwd->get<std::string>();
+  if (folder != std::filesystem::current_path(ec)) {
+    std::filesystem::current_path(folder, ec);
+    VN_RETURN_IF_NOT(!ec, StatusCode::kInvalidArgument, "{}: cannot enter {}, where the session started: {}",
+                     session.file().string(), folder.string(), ec.message());
+    fmt::print("[I] Working in {}, where the session started\n", folder.string());
+  }
+  return stored;
+}
+
+// The arguments of this command line after the subcommand's name.
+std::vector<std::string> triage_arguments() {
+  const std::vector<std::string>& line = command_line();
+  const auto name = std::find(line.begin(), line.end(), "triage");
+  return name == line.end() ? std::vector<std::string>{} : std::vector<std::string>(name + 1, line.end());
+}
+
+}  // namespace
+
+int run_triage(TriageArgs given) {
+  TriageArgs args = given;
   std::optional<std::vector<std::string>> check_argv = check_command();
+  std::optional<flow::TriageSession> session;
+  if (!given.resume.empty()) {
+    if (!given.given_with_resume.empty()) {
+      return report_error(make_error(StatusCode::kInvalidArgument,
+                                     "--resume continues the session with the options it started with (kept in "
+                                     "{}); give no other option than --headless (got {})",
+                                     (std::filesystem::path(given.resume) / flow::kSessionFile).string(),
+                                     fmt::join(given.given_with_resume, ", ")));
+    }
+    std::error_code ec;
+    const std::filesystem::path workdir = std::filesystem::absolute(given.resume, ec);
+    Result<flow::TriageSession> opened = flow::TriageSession::open(workdir);
+    if (!opened.ok()) return report_error(opened.status());
+    session = std::move(*opened);
+    Result<TriageArgs> stored = stored_args(*session);
+    if (!stored.ok()) return report_error(stored.status());
+    args = std::move(*stored);
+    // The folder as the first run named it, unless the session has been moved since.
+    const std::string recorded = session->command().value("workdir", "");
+    args.workdir = !recorded.empty() && std::filesystem::equivalent(recorded, workdir, ec) ? recorded : workdir.string();
+    args.headless = args.headless || given.headless;
+  }
   if (!args.scenario.empty()) {
     Result<flow::Scenario> scenario = flow::load_scenario(args.scenario);
     if (!scenario.ok()) return report_error(scenario.status());
@@ -28,18 +184,21 @@ int run_triage(TriageArgs args) {
     fmt::print("[I] Scenario {}: {}\n", scenario->name, scenario->title);
   }
   if (args.model.empty()) {
-    return report_error(make_error(StatusCode::kInvalidArgument, "triage needs a MODEL or a --scenario"));
+    return report_error(
+        make_error(StatusCode::kInvalidArgument, "give the MODEL to triage, a --scenario, or --resume DIR"));
   }
   const char* lang_env = std::getenv("LANG");
   Result<std::string> lang = flow::choose_language(args.lang, lang_env ? lang_env : "");
   if (!lang.ok()) return report_error(lang.status());
   Result<flow::Flowchart> chart = flow::load_flowchart(assets_dir() / "flowchart" / (*lang + ".json"));
   if (!chart.ok()) return report_error(chart.status());
-  const std::filesystem::path workdir = args.workdir;
-  if (std::filesystem::exists(workdir / "report.json") && !args.force) {
+  const std::filesystem::path workdir = args.workdir.empty() ? fresh_workdir() : std::filesystem::path(args.workdir);
+  if (!session && !args.force &&
+      (flow::TriageSession::exists(workdir) || std::filesystem::exists(workdir / "report.json"))) {
     return report_error(make_error(StatusCode::kInvalidArgument,
-                                   "{} holds an earlier triage (report.json); choose another --workdir or pass --force",
-                                   workdir.string()));
+                                   "{} holds an earlier triage; continue it with --resume {}, or choose another "
+                                   "--workdir or pass --force to start over",
+                                   workdir.string(), workdir.string()));
   }
   if (!args.headless && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
     fmt::print("[I] The full-screen triage UI is not available yet; walking the flowchart headless\n");
@@ -73,7 +232,6 @@ int run_triage(TriageArgs args) {
   config.threads = args.threads;
   config.builds = args.builds;
   config.workdir = workdir;
-  config.model = std::move(*model);
   Result<std::optional<debug::ExternalChecker>> check = args.check.checker(check_argv, workdir);
   if (!check.ok()) return report_error(check.status());
   config.check = std::move(*check);
@@ -83,16 +241,36 @@ int run_triage(TriageArgs args) {
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) setenv("VERNIER", self.c_str(), 0);
   }
+  if (!session) {
+    std::error_code ec;
+    std::filesystem::remove(workdir / "report.json", ec);
+    nlohmann::ordered_json command = {{"cwd", std::filesystem::current_path(ec).string()},
+                                      {"args", args.command.empty() ? triage_arguments() : args.command},
+                                      {"workdir", workdir.string()}};
+    Result<flow::TriageSession> created =
+        flow::TriageSession::create(workdir, std::move(command), engine::model_hash(*model));
+    if (!created.ok()) return report_error(created.status());
+    session = std::move(*created);
+  }
+  config.session = &*session;
+  config.model = std::move(*model);
 
   fmt::print("[I] Triage of {} ({}), every check at atol={} rtol={}; work folder {}\n", args.model, chart->title,
              format_number(config.compare.tolerance_for("").atol), format_number(config.compare.tolerance_for("").rtol),
              workdir.string());
+  if (session->resumed()) {
+    fmt::print("[I] Resuming the session in {} (run {}): {} step(s) answered{}\n", workdir.string(), session->run(),
+               session->path().size(),
+               session->reduce() ? fmt::format(", {} reduce iteration(s) recorded", session->reduce()->iterations.size())
+                                 : "");
+  }
   const flow::Flowchart& flowchart = *chart;
   auto observe = [](const flow::TriageStep& step, const flow::FlowNode& node) {
     const std::string cost = node.kind == flow::NodeKind::kEnd
                                  ? ""
-                                 : fmt::format("         ({:.2f} s, {} engine build(s), {} check(s))\n", step.seconds,
-                                               step.builds, step.checks);
+                                 : fmt::format("         ({}{:.2f} s, {} engine build(s), {} check(s))\n",
+                                               step.resumed ? "earlier run: " : "", step.seconds, step.builds,
+                                               step.checks);
     if (node.kind == flow::NodeKind::kQuestion && step.answer) {
       fmt::print("[triage] {} -> {}\n         {}\n{}", node.question, *step.answer ? node.yes.label : node.no.label,
                  step.summary, cost);
@@ -104,7 +282,16 @@ int run_triage(TriageArgs args) {
     std::fflush(stdout);
   };
   const auto start = std::chrono::steady_clock::now();
-  Result<flow::TriageResult> result = flow::triage_headless(flowchart, std::move(config), observe);
+  Result<flow::TriageResult> result = Status(StatusCode::kInternal, "not run");
+  {
+    InterruptScope interrupt;
+    result = flow::triage_headless(flowchart, std::move(config), observe, &g_interrupted);
+  }
+  if (!result.ok() && result.status().code() == StatusCode::kCancelled) {
+    fmt::print("[I] Interrupted. The session is saved in {}; continue it with: vernier triage --resume {}\n",
+               workdir.string(), workdir.string());
+    return kExitInterrupted;
+  }
   if (!result.ok()) return report_error(result.status());
   const nlohmann::ordered_json report = flow::triage_report(*result, flowchart);
   if (Status s = file_write_atomic(workdir / "report.json", report.dump(2) + "\n"); !s.ok()) return report_error(s);
@@ -121,39 +308,31 @@ int run_triage(TriageArgs args) {
     builds += step.builds;
     checks += step.checks;
   }
-  fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s)\n",
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), builds, checks);
+  fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s){}\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), builds, checks,
+             session->resumed() ? fmt::format(" over {} run(s) of the session", session->run()) : "");
   fmt::print("[I] Wrote {}\n", (workdir / "report.json").string());
   const bool failing = result->outcome == "localized" || result->outcome == "not_localized";
   return failing ? kExitFailed : kExitOk;
 }
 
+
+void set_command_line(std::vector<std::string> args) { stored_command_line() = std::move(args); }
+const std::vector<std::string>& command_line() { return stored_command_line(); }
+
 void add_triage_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<TriageArgs>();
-  CLI::App* cmd = app.add_subcommand("triage", "Walk the accuracy-debugging flowchart, measuring every answer");
-  cmd->add_option("model", args->model, "ONNX model (default: the scenario's)");
-  cmd->add_option("--scenario", args->scenario,
-                  "Scenario file (assets/scenarios/*.json): model and options; those given here win");
-  cmd->add_flag("--headless", args->headless, "Walk the chart automatically and print the path (the default for now)");
-  cmd->add_option("--workdir", args->workdir, "Work folder: report.json, build replays, the minimal model")
-      ->capture_default_str();
-  cmd->add_option("--lang", args->lang, "Language of the chart: en or zh (default: from LANG)");
-  cmd->add_flag("--force", args->force, "Reuse a work folder that holds an earlier triage");
-  cmd->add_option("--builds", args->builds, "Engine builds of the intermittency probe")
-      ->check(CLI::Range(2, 1000))
-      ->capture_default_str();
-  cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")->check(CLI::Range(0, 1024));
-  args->data.add_to(*cmd);
-  args->compare.add_to(*cmd);
-  args->engine.add_to(*cmd);
-  args->check.add_to(*cmd);
-  accept_check_command(*cmd);
+  CLI::App* cmd = add_triage_options(app, *args);
   cmd->callback([args, cmd, &action] {
-    for (const CLI::Option* option : cmd->get_options()) {
-      if (option->count() == 0) continue;
-      for (const std::string& name : option->get_lnames()) args->given.insert("--" + name);
-      if (option->get_positional()) args->given.insert(option->get_name(true));
+    if (!args->resume.empty()) {
+      for (const CLI::Option* option : cmd->get_options()) {
+        const std::string name = option->get_name();
+        if (option->count() > 0 && name != "--resume" && name != "--headless") {
+          args->given_with_resume.push_back(name);
+        }
+      }
     }
+    record_given(*cmd, *args);
     action = [args] { return run_triage(*args); };
   });
 }

@@ -3,6 +3,7 @@
 // demo scenario).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,7 +20,12 @@ struct TriageArgs {
   /// --scenario: a scenario file (core/flow/scenario.h) whose options fill those not given.
   std::string scenario;
   bool headless = false;
-  std::string workdir = "vernier_triage";
+  std::string workdir;  ///< empty: a fresh folder named vernier_triage[_N] in the current folder
+  std::string resume;   ///< --resume: the work folder of the session to continue
+  std::vector<std::string> given_with_resume;  ///< options besides --resume and --headless
+  /// The triage arguments that start this run again, stored in the session for --resume; empty:
+  /// this process's command line after `triage`.
+  std::vector<std::string> command;
   std::string lang;
   bool force = false;
   int builds = 5;
