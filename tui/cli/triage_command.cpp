@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vernier triage`: walks the accuracy-debugging flowchart, answering each question with its
 // probe, and prints the path with the evidence; writes report.json into the work folder.
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -15,6 +13,7 @@
 #include "core/ir/onnx_import.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
+#include "tui/cli/triage_tui.h"
 
 namespace vn::cli {
 namespace {
@@ -44,10 +43,6 @@ int triage(const TriageArgs& args) {
                                    "{} holds an earlier triage (report.json); choose another --workdir or pass --force",
                                    workdir.string()));
   }
-  if (!args.headless && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
-    fmt::print("[I] The full-screen triage UI is not available yet; walking the flowchart headless\n");
-  }
-
   Result<Model> model = load_model(args.model);
   if (!model.ok()) return report_error(model.status());
   flow::TriageConfig config;
@@ -98,7 +93,7 @@ int triage(const TriageArgs& args) {
     std::fflush(stdout);
   };
   const auto start = std::chrono::steady_clock::now();
-  Result<flow::TriageResult> result = flow::triage_headless(flowchart, std::move(config), observe);
+  Result<flow::TriageResult> result = run_triage(flowchart, std::move(config), observe, args.headless);
   if (!result.ok()) return report_error(result.status());
   const nlohmann::ordered_json report = flow::triage_report(*result, flowchart);
   if (Status s = file_write_atomic(workdir / "report.json", report.dump(2) + "\n"); !s.ok()) return report_error(s);
@@ -128,7 +123,7 @@ void add_triage_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<TriageArgs>();
   CLI::App* cmd = app.add_subcommand("triage", "Walk the accuracy-debugging flowchart, measuring every answer");
   cmd->add_option("model", args->model, "ONNX model")->required();
-  cmd->add_flag("--headless", args->headless, "Walk the chart automatically and print the path (the default for now)");
+  cmd->add_flag("--headless", args->headless, "Walk the chart automatically and print the path (the default when not on a terminal)");
   cmd->add_option("--workdir", args->workdir, "Work folder: report.json, build replays, the minimal model")
       ->capture_default_str();
   cmd->add_option("--lang", args->lang, "Language of the chart: en or zh (default: from LANG)");
