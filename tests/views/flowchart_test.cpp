@@ -240,15 +240,22 @@ TEST(TacticsView, ModelPutsTheSeparatingLayerFirst) {
   const TacticsModel m = sample_tactics();
   EXPECT_EQ(m.good_builds, 3);
   EXPECT_EQ(m.bad_builds, 2);
-  ASSERT_EQ(m.rows.size(), 3u);
+  ASSERT_EQ(m.rows.size(), 4u);
+  // conv2's winograd: in both bad builds, in one good build of three: 1 - 1/3.
   EXPECT_EQ(m.rows[0].layer, "conv2");
-  // In both bad builds, in one good build of three: 1 - 1/3.
+  EXPECT_EQ(m.rows[0].tactic, "conv_winograd (fp16)");
+  EXPECT_EQ(m.rows[0].good, 1);
+  EXPECT_EQ(m.rows[0].bad, 2);
   EXPECT_NEAR(m.rows[0].score, 2.0 / 3.0, 1e-9);
-  EXPECT_EQ(m.rows[0].bad, (std::vector<std::pair<std::string, int64_t>>{{"conv_winograd (fp16)", 2}}));
-  EXPECT_EQ(m.rows[0].good,
-            (std::vector<std::pair<std::string, int64_t>>{{"conv_direct (fp32)", 2}, {"conv_winograd (fp16)", 1}}));
-  EXPECT_EQ(m.rows[1].layer, "conv1");
-  EXPECT_EQ(m.rows[1].score, 0);
+  EXPECT_LT(m.rows[0].p_value, 1);
+  // Its direct choice only good builds made.
+  EXPECT_EQ(m.rows[1].tactic, "conv_direct (fp32)");
+  EXPECT_NEAR(m.rows[1].score, -2.0 / 3.0, 1e-9);
+  EXPECT_EQ(m.rows[1].p_value, 1);
+  // The layers every build ran alike follow by name.
+  EXPECT_EQ(m.rows[2].layer, "conv1");
+  EXPECT_EQ(m.rows[2].score, 0);
+  EXPECT_EQ(m.rows[3].layer, "fc");
 }
 
 TEST(TacticsView, GoldenAtEverySize) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -12,23 +11,7 @@
 namespace vn::views {
 namespace {
 
-std::vector<std::pair<std::string, int64_t>> choices_of(const std::vector<debug::ReplayChoices>& builds,
-                                                        const std::string& layer) {
-  std::map<std::string, int64_t> counts;
-  for (const debug::ReplayChoices& build : builds) {
-    if (const auto it = build.find(layer); it != build.end()) ++counts[it->second.label];
-  }
-  std::vector<std::pair<std::string, int64_t>> out(counts.begin(), counts.end());
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return out;
-}
-
-// "gemm (fp16) x3, conv (fp32) x1"; "-" when no build of that kind ran the layer.
-std::string choices_text(const std::vector<std::pair<std::string, int64_t>>& choices) {
-  std::string text;
-  for (const auto& [label, n] : choices) text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", label, n);
-  return text.empty() ? "-" : text;
-}
+double share(int64_t n, int64_t total) { return total > 0 ? static_cast<double>(n) / static_cast<double>(total) : 0; }
 
 }  // namespace
 
@@ -36,31 +19,43 @@ TacticsModel tactics_model(const std::vector<debug::ReplayChoices>& good, const 
   TacticsModel m;
   m.good_builds = static_cast<int64_t>(good.size());
   m.bad_builds = static_cast<int64_t>(bad.size());
+  // layer -> choice label -> (good, bad) builds that made it.
+  std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>> counts;
+  for (const debug::ReplayChoices& build : good) {
+    for (const auto& [layer, choice] : build) ++counts[layer][choice.label].first;
+  }
+  for (const debug::ReplayChoices& build : bad) {
+    for (const auto& [layer, choice] : build) ++counts[layer][choice.label].second;
+  }
   const debug::TacticDiff diff = debug::diff_tactics(good, bad);
-  std::set<std::string> placed;
-  auto add = [&](const std::string& layer, double score, double p) {
-    if (!placed.insert(layer).second) return;
-    m.rows.push_back({layer, choices_of(good, layer), choices_of(bad, layer), score, p});
-  };
-  for (const debug::LayerSuspects& layer : diff.layers) {
-    const debug::TacticSuspect& best = layer.suspects.front();
-    add(layer.layer, best.score, best.p_value);
+  std::vector<std::string> order;
+  for (const debug::LayerSuspects& layer : diff.layers) order.push_back(layer.layer);
+  for (const auto& [layer, choices] : counts) {
+    if (std::find(order.begin(), order.end(), layer) == order.end()) order.push_back(layer);
   }
-  std::set<std::string> rest;
-  for (const auto* builds : {&good, &bad}) {
-    for (const debug::ReplayChoices& build : *builds) {
-      for (const auto& [layer, choice] : build) rest.insert(layer);
+  for (const std::string& layer : order) {
+    std::vector<TacticsRow> rows;
+    for (const auto& [label, n] : counts[layer]) {
+      TacticsRow r{layer, label, n.first, n.second, share(n.second, m.bad_builds) - share(n.first, m.good_builds)};
+      for (const debug::LayerSuspects& l : diff.layers) {
+        for (const debug::TacticSuspect& suspect : l.suspects) {
+          if (l.layer == layer && suspect.choice.label == label) r.p_value = suspect.p_value;
+        }
+      }
+      rows.push_back(std::move(r));
     }
+    std::stable_sort(rows.begin(), rows.end(), [](const TacticsRow& a, const TacticsRow& b) { return a.score > b.score; });
+    m.rows.insert(m.rows.end(), rows.begin(), rows.end());
   }
-  for (const std::string& layer : rest) add(layer, 0, 1);
   return m;
 }
 
 TacticsView::TacticsView()
     : table_({{"Layer", 0, tui::Align::kLeft, 8},
-              {"Good builds", 0, tui::Align::kLeft, 10},
-              {"Bad builds", 0, tui::Align::kLeft, 10},
-              {"Score", 6, tui::Align::kRight},
+              {"Tactic", 0, tui::Align::kLeft, 12},
+              {"Good", 7, tui::Align::kRight},
+              {"Bad", 7, tui::Align::kRight},
+              {"Score", 7, tui::Align::kRight},
               {"p", 8, tui::Align::kRight}}) {}
 
 void TacticsView::set_model(TacticsModel model) {
@@ -70,7 +65,8 @@ void TacticsView::set_model(TacticsModel model) {
     const tui::ColorRole role = r.score >= 1.0 ? tui::ColorRole::kError
                                 : r.score > 0  ? tui::ColorRole::kWarning
                                                : tui::ColorRole::kDefault;
-    rows.push_back({{r.layer, choices_text(r.good), choices_text(r.bad), fmt::format("{:.2f}", r.score),
+    rows.push_back({{r.layer, r.tactic, fmt::format("{}/{}", r.good, model_.good_builds),
+                     fmt::format("{}/{}", r.bad, model_.bad_builds), fmt::format("{:.2f}", r.score),
                      r.score > 0 ? fmt::format("{:.3g}", r.p_value) : "-"},
                     role});
   }
@@ -89,7 +85,7 @@ void TacticsView::draw(tui::Canvas& canvas) const {
     const std::string head =
         model_.rows.empty()
             ? "No tactic replays: the intermittency probe's builds write them"
-            : fmt::format("{} good build(s), {} bad build(s); score = share of bad builds - share of good builds",
+            : fmt::format("{} good build(s), {} bad build(s); score: share of bad builds - share of good ones",
                           model_.good_builds, model_.bad_builds);
     canvas.put_text(area_, area_.x, area_.y, tui::truncate_to_width(head, area_.w, canvas.glyphs().ellipsis),
                     tui::ColorRole::kHeader);

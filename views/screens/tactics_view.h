@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/debug/diff_tactics.h"
@@ -15,22 +14,24 @@
 
 namespace vn::views {
 
-/// One layer of the Tactics screen.
+/// One tactic choice of one layer on the Tactics screen.
 struct TacticsRow {
   std::string layer;
-  /// The choices the good (bad) builds made for this layer, most frequent first, with how many
-  /// builds made each.
-  std::vector<std::pair<std::string, int64_t>> good;
-  std::vector<std::pair<std::string, int64_t>> bad;
-  double score = 0;    ///< of the layer's best suspect (diff_tactics); 0 when it has none
-  double p_value = 1;  ///< of that suspect
+  std::string tactic;  ///< the choice's readable label, "gemm__split_k4 (fp32)"
+  int64_t good = 0;    ///< good builds that made this choice
+  int64_t bad = 0;     ///< bad builds that made it
+  /// bad / bad builds - good / good builds (diff_tactics's score), in [-1, 1].
+  double score = 0;
+  /// diff_tactics's p-value for a choice with a positive score; 1 otherwise.
+  double p_value = 1;
 };
 
 /// The Tactics screen's data.
 struct TacticsModel {
   int64_t good_builds = 0;
   int64_t bad_builds = 0;
-  /// Layers with a suspect first, in diff_tactics's order, then the others by name.
+  /// Layers with a suspect first, in diff_tactics's order, then the others by name; within a
+  /// layer, its choices by score, best first.
   std::vector<TacticsRow> rows;
 };
 
@@ -38,9 +39,9 @@ struct TacticsModel {
 TacticsModel tactics_model(const std::vector<debug::ReplayChoices>& good, const std::vector<debug::ReplayChoices>& bad);
 
 /// The Tactics screen: a line with the numbers of good and bad builds, then a table with one row
-/// per layer (Layer, Good builds, Bad builds, Score, p); rows whose choice separates the builds
-/// (score 1) are drawn as errors, others with a positive score as warnings. Sortable and filterable
-/// like the Layers screen.
+/// per choice of each layer (Layer, Tactic, Good, Bad as "builds/all", Score, p); a choice that
+/// separates the builds (score 1) is drawn as an error, others with a positive score as warnings.
+/// Sortable and filterable like the Layers screen.
 class TacticsView final : public tui::View {
  public:
   TacticsView();
