@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -129,6 +131,40 @@ TEST_F(TriageTerminal, WalksTheDemoToTheBundleWithKeys) {
   // Back on the normal screen, the transcript reads as a headless run's.
   EXPECT_TRUE(shows(*term, "Outcome: localized | culprit: layer 'conv2'")) << term->screen();
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/work/report.json"));
+}
+
+TEST_F(TriageTerminal, AnOverrideChangesThePathAndIsRecorded) {
+  auto term = start(110, 32);
+  ASSERT_NE(term, nullptr);
+  answer(*term, "No: the engine is inaccurate even on real data.", "\r");
+  // Every build fails, so the probe says not intermittent; y overrides it: debug it anyway.
+  answer(*term, "No: every build shows the failure.", "y");
+  // The walk follows the user's answer to the tactic diff.
+  ASSERT_TRUE(term->wait_until([&] { return shows(*term, "Debug the intermittent failure") && shows(*term, kPrompt); },
+                               kProbe))
+      << term->screen();
+  ASSERT_TRUE(accept_until(*term, [&] { return shows(*term, "Bug-report bundle:"); }, kPrompt)) << term->screen();
+  EXPECT_TRUE(shows(*term, "3. Intermittent or not? → yes (yours)")) << term->screen();
+  EXPECT_TRUE(shows(*term, "4. Debug the intermittent failure")) << term->screen();
+  term->send("q");
+  ASSERT_TRUE(term->wait_exit(kKey).has_value()) << term->screen();
+  std::ifstream report(dir_ + "/work/report.json");
+  const std::string json((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"overridden\": true"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"node\": \"debug_intermittent\""), std::string::npos) << json;
+}
+
+TEST_F(TriageTerminal, ChineseChartToTheBundle) {
+  auto term = start_with({"--lang", "zh", "--inject-fault", kDemoFault, "--deterministic", "--builds", "2"}, 100, 30);
+  ASSERT_NE(term, nullptr);
+  ASSERT_TRUE(term->wait_until([&] { return term->line(0).find("流程图") != std::string::npos; }, kProbe))
+      << term->screen();
+  ASSERT_TRUE(accept_until(*term, [&] { return shows(*term, "错误报告包:"); }, "您的回答？")) << term->screen();
+  EXPECT_TRUE(shows(*term, "结果: localized")) << term->screen();
+  EXPECT_TRUE(bundle_written());
+  term->send("q");
+  ASSERT_TRUE(term->wait_exit(kKey).has_value()) << term->screen();
+  expect_restored(*term);
 }
 
 TEST_F(TriageTerminal, MixedBuildsOpenTheTacticsScreen) {

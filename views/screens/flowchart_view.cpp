@@ -295,7 +295,12 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
           canvas.put_text(area, area.x, y++, "  " + tui::truncate_to_width(line, area.w - 2, g.ellipsis),
                           tui::ColorRole::kDim);
         }
-        put_wrapped(canvas, area, y, text_bottom, proposal, tui::ColorRole::kAccent);
+        y = put_wrapped(canvas, area, y, text_bottom, proposal, tui::ColorRole::kAccent);
+        // What the step is about, where there is room for all of it.
+        const auto about = tui::wrap_text(node->text, area.w);
+        if (text_bottom - y > static_cast<int>(about.size())) {
+          put_wrapped(canvas, area, y + 1, text_bottom, node->text, tui::ColorRole::kDim);
+        }
       }
       if (prompt_open()) prompt_.draw(canvas, area.rows(area.h - prompt_rows, prompt_rows));
       break;
