@@ -242,6 +242,9 @@ std::unique_ptr<CursesTerminal> CursesTerminal::open(CursesOptions options, std:
   intrflush(stdscr, FALSE);
   keypad(stdscr, TRUE);
   set_escdelay(25);
+  // Every frame whole: with typeahead checking, ncurses abandons an update while input is pending,
+  // and the App, which draws only when something changed, could leave it half-drawn.
+  typeahead(-1);
   curs_set(0);
 
   terminal->utf8_ = std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;

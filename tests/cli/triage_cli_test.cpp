@@ -119,7 +119,7 @@ TEST(CliTriage, OptionsGivenOnTheCommandLineWinOverTheScenarios) {
   // Neither a model nor a scenario; a malformed scenario.
   const auto none = run_vernier({"triage", "--headless"}, dir.path());
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_THAT(none.err, HasSubstr("a MODEL or a --scenario"));
+  EXPECT_THAT(none.err, HasSubstr("give the MODEL to triage, a --scenario, or --resume DIR"));
   test::write_file(dir / "bad.json", R"({"format": "vernier-scenario", "version": 1, "name": "b", "title": "t",
       "model": "m.onnx", "engine": {"fp17": true}, "expect": {"outcome": "no_bug", "path": ["sanitize"]}})");
   const auto bad = run_vernier({"triage", "--scenario", "bad.json", "--headless"}, dir.path());

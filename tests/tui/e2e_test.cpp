@@ -26,7 +26,7 @@ std::unique_ptr<PtySession> start(std::vector<std::string> args, int cols, int r
 }
 
 TEST(EndToEnd, DemoBrowsesGraphLayersAndTensorDetail) {
-  auto term = start({"demo"}, 110, 30);
+  auto term = start({"demo", "--browse"}, 110, 30);
   ASSERT_NE(term, nullptr);
   // The graph appears once the comparison finished.
   ASSERT_TRUE(term->wait_for_text("Err/tol", kLoad)) << term->screen();
@@ -81,7 +81,7 @@ TEST(EndToEnd, DumbTerminalGetsTheHeadlessTriage) {
 }
 
 TEST(EndToEnd, CommandLineGotoHelpAndTinyTerminalWithoutColour) {
-  auto term = start({"demo"}, 100, 28, {"NO_COLOR=1"});
+  auto term = start({"demo", "--browse"}, 100, 28, {"NO_COLOR=1"});
   ASSERT_NE(term, nullptr);
   ASSERT_TRUE(term->wait_for_text("Err/tol", kLoad)) << term->screen();
   term->send(":goto fc\r");

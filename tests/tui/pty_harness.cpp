@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #include <vterm.h>
 
@@ -19,7 +20,9 @@ namespace vn::tui::testing {
 namespace {
 
 int on_settermprop(VTermProp prop, VTermValue* value, void* user) {
-  if (prop == VTERM_PROP_ALTSCREEN) *static_cast<bool*>(user) = value->boolean != 0;
+  auto* props = static_cast<PtyTermProps*>(user);
+  if (prop == VTERM_PROP_ALTSCREEN) props->alt_screen = value->boolean != 0;
+  if (prop == VTERM_PROP_CURSORVISIBLE) props->cursor_visible = value->boolean != 0;
   return 1;
 }
 
@@ -67,7 +70,7 @@ std::unique_ptr<PtySession> PtySession::spawn(const std::vector<std::string>& ar
   vterm_output_set_callback(s->vt_, on_output, &s->master_);
   s->screen_ = vterm_obtain_screen(s->vt_);
   vterm_screen_enable_altscreen(s->screen_, 1);
-  vterm_screen_set_callbacks(s->screen_, &kCallbacks, &s->alt_screen_);
+  vterm_screen_set_callbacks(s->screen_, &kCallbacks, &s->props_);
   vterm_screen_reset(s->screen_, 1);
   return s;
 }
@@ -79,6 +82,16 @@ PtySession::~PtySession() {
   }
   if (master_ >= 0) close(master_);
   if (vt_ != nullptr) vterm_free(vt_);
+}
+
+bool PtySession::canonical_with_echo() const {
+  termios t{};
+  if (tcgetattr(master_, &t) != 0) return false;
+  return (t.c_lflag & ICANON) != 0 && (t.c_lflag & ECHO) != 0;
+}
+
+void PtySession::signal(int sig) {
+  if (pid_ > 0 && !exited_) kill(pid_, sig);
 }
 
 void PtySession::send(std::string_view bytes) {

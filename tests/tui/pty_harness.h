@@ -19,6 +19,12 @@ struct VTermScreen;
 
 namespace vn::tui::testing {
 
+/// Terminal modes the program set, as the emulator saw them.
+struct PtyTermProps {
+  bool alt_screen = false;
+  bool cursor_visible = true;
+};
+
 class PtySession {
  public:
   /// Starts `argv` in a new pseudo-terminal of `cols` × `rows` with `env` (NAME=VALUE entries)
@@ -44,7 +50,14 @@ class PtySession {
   void resize(int cols, int rows);
   int rows() const { return rows_; }
   /// True while the program shows the alternate screen (full-screen mode).
-  bool alternate_screen() const { return alt_screen_; }
+  bool alternate_screen() const { return props_.alt_screen; }
+  /// False while the program hides the cursor (curses does in full-screen mode).
+  bool cursor_visible() const { return props_.cursor_visible; }
+  /// True when the terminal's line discipline is back in canonical mode with echo, as a shell
+  /// leaves it (curses turns both off while it runs).
+  bool canonical_with_echo() const;
+  /// Sends signal `sig` to the program (its own pid only).
+  void signal(int sig);
   /// Pumps output until the program exits or `timeout` passes; its wait status when it exited.
   std::optional<int> wait_exit(std::chrono::milliseconds timeout);
 
@@ -58,7 +71,7 @@ class PtySession {
   int status_ = 0;
   int cols_ = 0;
   int rows_ = 0;
-  bool alt_screen_ = false;
+  PtyTermProps props_;
   VTerm* vt_ = nullptr;
   VTermScreen* screen_ = nullptr;
 };

@@ -2,9 +2,9 @@
 // `vernier demo`: triage of the bundled demo scenario (assets/scenarios/demo.json: the demo model
 // with a fault planted in conv2), through `vernier triage --scenario`'s own entry point. Without a
 // terminal (or with --headless) it walks the flowchart headless, printing the path with its
-// evidence and writing the report and bug-report bundle into the work folder. On a terminal it
-// opens the full-screen browser over the scenario's layer-wise comparison until the triage UI
-// (issue 8) takes over that branch.
+// evidence and writing the report and bug-report bundle into the work folder; on a terminal the
+// same walk runs in the full-screen triage UI. `--browse` opens the full-screen browser over the
+// scenario's layer-wise comparison instead.
 #include <system_error>
 
 #include "core/engine/fault.h"
@@ -22,6 +22,7 @@ constexpr const char* kDefaultWorkdir = "vernier_demo";
 
 struct DemoArgs {
   bool headless = false;
+  bool browse = false;
   std::string workdir = kDefaultWorkdir;
   bool force = false;
 };
@@ -57,14 +58,14 @@ int demo(const DemoArgs& demo_args) {
                                    "{}: demo scenario not found; set VERNIER_ASSETS to the assets/ folder of Vernier",
                                    scenario_path.string()));
   }
-  if (!demo_args.headless && on_terminal()) {
+  if (demo_args.browse && !demo_args.headless && on_terminal()) {
     Result<flow::Scenario> scenario = flow::load_scenario(scenario_path);
     if (!scenario.ok()) return report_error(scenario.status());
     if (const std::optional<int> code = demo_tui(*scenario)) return *code;
   }
   TriageArgs args;
   args.scenario = scenario_path.string();
-  args.headless = true;
+  args.headless = demo_args.headless;
   args.workdir = demo_args.workdir;
   // The demo model is tiny: one thread beats several on a busy machine.
   args.threads = 1;
@@ -72,7 +73,7 @@ int demo(const DemoArgs& demo_args) {
   args.force = demo_args.force || demo_args.workdir == kDefaultWorkdir;
   // What `vernier triage --resume` needs to start this triage again.
   std::error_code abs_ec;
-  args.command = {"--scenario", std::filesystem::absolute(scenario_path, abs_ec).string(), "--headless", "--threads", "1"};
+  args.command = {"--scenario", std::filesystem::absolute(scenario_path, abs_ec).string(), "--threads", "1"};
   const int code = run_triage(std::move(args));
   // Triage exits 1 when it pins a failure down: for the demo, finding the planted fault is success.
   return code == kExitFailed ? kExitOk : code;
@@ -84,8 +85,9 @@ void add_demo_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<DemoArgs>();
   CLI::App* cmd = app.add_subcommand(
       "demo", "Triage of the demo scenario: the path through the flowchart, the culprit and a bug-report bundle");
-  cmd->add_flag("--headless,--no-tui", args->headless,
-                "Walk the flowchart headless even on a terminal (instead of the full-screen browser)");
+  cmd->add_flag("--headless,--no-tui", args->headless, "Walk the flowchart headless even on a terminal");
+  cmd->add_flag("--browse", args->browse,
+                "On a terminal, browse the demo's layer-wise comparison (graph, layers, tensors) instead");
   cmd->add_option("--workdir", args->workdir, "Work folder: report.json and the bug-report bundle")
       ->capture_default_str();
   cmd->add_flag("--force", args->force, "Reuse a work folder other than the default that holds an earlier triage");

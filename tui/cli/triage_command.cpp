@@ -22,6 +22,7 @@
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
 #include "tui/cli/triage_command.h"
+#include "tui/cli/triage_tui.h"
 
 namespace vn::cli {
 namespace {
@@ -42,25 +43,19 @@ extern "C" void on_interrupt(int) {
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kLine, sizeof(kLine) - 1);
 }
 
-// Ctrl-C sets g_interrupted while the walk runs (the session is saved as it goes, so stopping at
-// the next check loses only that check); a second Ctrl-C has the default effect.
-class InterruptScope {
- public:
-  InterruptScope() {
-    g_interrupted.store(false);
-    struct sigaction action {};
-    action.sa_handler = on_interrupt;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &previous_);
-  }
-  ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
-  InterruptScope(const InterruptScope&) = delete;
-  InterruptScope& operator=(const InterruptScope&) = delete;
-
- private:
-  struct sigaction previous_ {};
-};
+// From the call to the process's exit, Ctrl-C sets g_interrupted: the walk stops at its next
+// check (the session is saved as it goes, so that loses only the check), or, when the walk has
+// already ended, the process finishes and exits with its result. A second Ctrl-C has the default
+// effect. The handler is not removed when triage returns, because a Ctrl-C between that return
+// and the exit would otherwise kill the process before it flushed its output.
+void handle_interrupts() {
+  g_interrupted.store(false);
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+}
 
 // The first of vernier_triage, vernier_triage_2, ... that does not exist yet.
 std::filesystem::path fresh_workdir() {
@@ -77,7 +72,7 @@ CLI::App* add_triage_options(CLI::App& app, TriageArgs& args) {
   cmd->add_option("model", args.model, "ONNX model (default: the scenario's; not with --resume)");
   cmd->add_option("--scenario", args.scenario,
                   "Scenario file (assets/scenarios/*.json): model and options; those given here win");
-  cmd->add_flag("--headless", args.headless, "Walk the chart automatically and print the path (the default for now)");
+  cmd->add_flag("--headless", args.headless, "Walk the chart automatically and print the path (the default when not on a terminal)");
   cmd->add_option("--workdir", args.workdir,
                   "Work folder: the session state, report.json, build replays, the bundle (default: a new "
                   "vernier_triage[_N] here)");
@@ -153,6 +148,7 @@ std::vector<std::string> triage_arguments() {
 }  // namespace
 
 int run_triage(TriageArgs given) {
+  handle_interrupts();
   TriageArgs args = given;
   std::optional<std::vector<std::string>> check_argv = check_command();
   std::optional<flow::TriageSession> session;
@@ -200,10 +196,6 @@ int run_triage(TriageArgs given) {
                                    "--workdir or pass --force to start over",
                                    workdir.string(), workdir.string()));
   }
-  if (!args.headless && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
-    fmt::print("[I] The full-screen triage UI is not available yet; walking the flowchart headless\n");
-  }
-
   Result<Model> model = load_model(args.model);
   if (!model.ok()) return report_error(model.status());
   flow::TriageConfig config;
@@ -282,11 +274,7 @@ int run_triage(TriageArgs given) {
     std::fflush(stdout);
   };
   const auto start = std::chrono::steady_clock::now();
-  Result<flow::TriageResult> result = Status(StatusCode::kInternal, "not run");
-  {
-    InterruptScope interrupt;
-    result = flow::triage_headless(flowchart, std::move(config), observe, &g_interrupted);
-  }
+  Result<flow::TriageResult> result = walk_triage(flowchart, std::move(config), observe, args.headless, &g_interrupted);
   if (!result.ok() && result.status().code() == StatusCode::kCancelled) {
     fmt::print("[I] Interrupted. The session is saved in {}; continue it with: vernier triage --resume {}\n",
                workdir.string(), workdir.string());

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tui/actions.h"
 #include "tui/view.h"
@@ -11,11 +13,17 @@
 
 namespace vn::views {
 
-/// The Log screen: the session job's log lines as they arrive, then its outcome, plus lines the
-/// program adds (command results). Follows the end like `tail -f`; `/` searches, n/N jump.
+/// The Log screen: a job's log lines as they arrive, then its outcome, plus lines the program
+/// adds (command results). Follows the end like `tail -f`; `/` searches, n/N jump.
 class LogView final : public tui::View {
  public:
+  /// Returns the job's latest progress (null when there is none).
+  using ProgressFn = std::function<std::shared_ptr<const session::JobProgress>()>;
+
+  /// The log of the session feed's job, started afresh when the feed restarts.
   explicit LogView(std::shared_ptr<SessionFeed> feed) : feed_(std::move(feed)) { pane_.set_wrap(true); }
+  /// The log of any job (a triage).
+  explicit LogView(ProgressFn progress) : progress_(std::move(progress)) { pane_.set_wrap(true); }
 
   /// Adds a line of the program's own.
   void add(std::string line, tui::ColorRole role = tui::ColorRole::kDefault);
@@ -34,6 +42,7 @@ class LogView final : public tui::View {
 
  private:
   std::shared_ptr<SessionFeed> feed_;
+  ProgressFn progress_;
   tui::TextPane pane_;
   uint64_t generation_ = 0;
   size_t lines_seen_ = 0;
@@ -41,10 +50,15 @@ class LogView final : public tui::View {
 };
 
 /// The Help screen: the key table generated from actions.inc with the current bindings, after
-/// a short description of the screens.
+/// a short description of the screens (by default those of the layer-wise browser).
 class HelpView final : public tui::View {
  public:
-  explicit HelpView(const tui::Bindings& bindings) : bindings_(bindings) { pane_.set_wrap(false); }
+  explicit HelpView(const tui::Bindings& bindings);
+  /// A help screen that describes its program's screens and commands with `intro`.
+  HelpView(const tui::Bindings& bindings, std::vector<tui::TextLine> intro)
+      : bindings_(bindings), intro_(std::move(intro)) {
+    pane_.set_wrap(false);
+  }
 
   std::string_view id() const override { return "help"; }
   std::string title() const override { return "Help"; }
@@ -57,6 +71,7 @@ class HelpView final : public tui::View {
 
  private:
   const tui::Bindings& bindings_;
+  std::vector<tui::TextLine> intro_;
   tui::TextPane pane_;
 };
 

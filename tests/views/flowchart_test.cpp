@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Flowchart and Tactics screens of `vernier triage`: golden screens at several sizes and in
+// both languages of the chart, and the keys of the question and the cancel confirmation.
+#include <gtest/gtest.h>
+
+#include "core/flow/flowchart.h"
+#include "tests/tui/golden.h"
+#include "tui/actions.h"
+#include "tui/text.h"
+#include "views/screens/flowchart_view.h"
+#include "views/screens/tactics_view.h"
+
+namespace vn::views {
+namespace {
+
+using tui::Action;
+using tui::testing::expect_golden;
+using tui::testing::screen_text;
+
+struct ScreenSize {
+  int w, h;
+  std::string suffix() const { return std::to_string(w) + "x" + std::to_string(h); }
+};
+// The usual terminal, a wide one and a narrow one (no chart column).
+const ScreenSize kSizes[] = {{80, 24}, {160, 48}, {60, 20}};
+
+std::string render(tui::View& view, ScreenSize size, const tui::Glyphs& glyphs = tui::unicode_glyphs()) {
+  tui::Canvas canvas(size.w, size.h);
+  canvas.set_glyphs(glyphs);
+  view.resize(canvas.bounds());
+  view.tick({});
+  view.draw(canvas);
+  return screen_text(canvas);
+}
+
+std::shared_ptr<const flow::Flowchart> chart(const std::string& lang) {
+  Result<flow::Flowchart> c = flow::load_flowchart(std::string(VN_SOURCE_DIR) + "/assets/flowchart/" + lang + ".json");
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::make_shared<const flow::Flowchart>(c.ok() ? std::move(*c) : flow::Flowchart{});
+}
+
+flow::TriageStep step(std::string node, std::optional<bool> answer, std::string summary, double seconds,
+                      int64_t builds, nlohmann::ordered_json evidence = nlohmann::ordered_json::object()) {
+  flow::TriageStep s{std::move(node), answer, std::move(summary), std::move(evidence)};
+  s.seconds = seconds;
+  s.builds = builds;
+  s.checks = builds;
+  return s;
+}
+
+// The demo's walk up to the layer-wise question, whose probe proposes yes; the intermittency
+// answer was the user's.
+FlowchartModel asking_model(const std::string& lang) {
+  FlowchartModel m;
+  m.chart = chart(lang);
+  m.path = {step("sanitize", std::nullopt, "12 node(s) before, 12 after: 0 folded, 0 change(s)", 0.01, 0),
+            step("real_data", false, "no real data given (--load-inputs) to tell; synthetic data fails", 0.42, 1),
+            step("intermittent", false, "5 of 5 build(s) fail, 0 pass", 2.35, 5)};
+  m.path.back().overridden = true;
+  m.current = "layerwise";
+  m.phase = TriagePhase::kAsking;
+  m.proposed = step("layerwise", true, "5 of 12 tensor(s) fail with every tensor marked; the first layer "
+                                       "introducing the error: 'conv2'", 0.61, 1,
+                    {{"tensors", 12}, {"failed", 5}, {"first_culprit", "conv2"}});
+  return m;
+}
+
+FlowchartModel done_model() {
+  FlowchartModel m = asking_model("en");
+  m.path.push_back(*m.proposed);
+  m.path.push_back(step("extract", true, "'conv2' extracted with its inputs from the reference fails alone", 0.2, 1));
+  m.path.push_back(step("minimal", std::nullopt, "bug-report bundle written to work/bundle", 0, 0));
+  m.proposed.reset();
+  m.current = "minimal";
+  m.phase = TriagePhase::kDone;
+  m.outcome = "localized";
+  m.culprit = "layer 'conv2'";
+  m.bundle = "work/bundle";
+  return m;
+}
+
+TEST(FlowchartView, GoldenAtEverySize) {
+  for (const ScreenSize size : kSizes) {
+    FlowchartView view;
+    view.set_model(asking_model("en"));
+    expect_golden("views_flowchart_" + size.suffix(), render(view, size));
+  }
+}
+
+TEST(FlowchartView, ChineseGoldenLaysOutByDisplayWidth) {
+  for (const ScreenSize size : {ScreenSize{80, 24}, ScreenSize{60, 20}}) {
+    FlowchartView view;
+    view.set_model(asking_model("zh"));
+    const std::string screen = render(view, size);
+    expect_golden("views_flowchart_zh_" + size.suffix(), screen);
+    // Every row fits the width in display columns, wide glyphs counted twice.
+    const std::string text = screen.substr(0, screen.find("\n---"));
+    size_t start = 0;
+    while (start < text.size()) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      EXPECT_LE(tui::display_width(std::string_view(text).substr(start, end - start)), size.w);
+      start = end + 1;
+    }
+    EXPECT_NE(screen.find("可以逐层比较吗？"), std::string::npos) << screen;
+    EXPECT_EQ(view.title(), "流程图");
+  }
+}
+
+TEST(FlowchartView, DoneShowsOutcomeCulpritAndBundle) {
+  FlowchartView view;
+  view.set_model(done_model());
+  const std::string screen = render(view, {80, 24});
+  expect_golden("views_flowchart_done_80x24", screen);
+  EXPECT_NE(screen.find("Outcome: localized"), std::string::npos);
+  EXPECT_NE(screen.find("Culprit: layer 'conv2'"), std::string::npos);
+  EXPECT_NE(screen.find("Bug-report bundle: work/bundle"), std::string::npos);
+}
+
+TEST(FlowchartView, ProbingShowsTheNodeAndItsRunningTime) {
+  FlowchartModel m = asking_model("en");
+  m.phase = TriagePhase::kProbing;
+  m.proposed.reset();
+  m.started = std::chrono::steady_clock::time_point(std::chrono::seconds(100));
+  FlowchartView view([](bool) {}, [&] { return std::optional<FlowchartModel>(m); });
+  view.resize({0, 0, 80, 22});
+  EXPECT_TRUE(view.tick(std::chrono::steady_clock::time_point(std::chrono::seconds(112))));
+  tui::Canvas canvas(80, 22);
+  view.draw(canvas);
+  EXPECT_NE(canvas.dump().find("Running the probe (12 s): Is layer-wise"), std::string::npos)
+      << canvas.dump();
+  EXPECT_EQ(view.key_context(), tui::KeyContext::kNormal);
+  // The same second again: nothing to redraw; the next one: the time changes.
+  FlowchartView still;
+  still.set_model(m);
+  still.tick(std::chrono::steady_clock::time_point(std::chrono::milliseconds(112100)));
+  EXPECT_FALSE(still.tick(std::chrono::steady_clock::time_point(std::chrono::milliseconds(112500))));
+  EXPECT_TRUE(still.tick(std::chrono::steady_clock::time_point(std::chrono::milliseconds(113000))));
+}
+
+TEST(FlowchartView, AnswersOnceWithYNOrEnter) {
+  std::vector<bool> answers;
+  FlowchartView view([&](bool yes) { answers.push_back(yes); });
+  view.resize({0, 0, 80, 22});
+  view.set_model(asking_model("en"));
+  EXPECT_EQ(view.key_context(), tui::KeyContext::kPrompt);
+  // Screens, help and the command line stay the App's while the question is open.
+  EXPECT_EQ(view.handle(Action::kScreen2), tui::kIgnored);
+  EXPECT_EQ(view.handle(Action::kHelp), tui::kIgnored);
+  EXPECT_EQ(view.handle(Action::kNextPane), tui::kIgnored);
+  EXPECT_EQ(view.handle(Action::kDown), tui::kHandled);  // modal: nothing moves behind it
+  view.handle(Action::kNo);
+  view.handle(Action::kYes);
+  EXPECT_EQ(answers, std::vector<bool>{false});
+  EXPECT_EQ(view.key_context(), tui::KeyContext::kNormal);
+
+  // The next question proposes no: Enter accepts the proposal.
+  FlowchartModel next = asking_model("en");
+  next.path.push_back(*next.proposed);
+  next.current = "extract";
+  next.proposed = step("extract", false, "'conv2' passes alone", 0.2, 1);
+  view.set_model(next);
+  EXPECT_EQ(view.key_context(), tui::KeyContext::kPrompt);
+  view.handle(Action::kAccept);
+  EXPECT_EQ(answers, (std::vector<bool>{false, false}));
+
+  // The same question again (a poll without news) does not reopen the prompt.
+  view.set_model(next);
+  EXPECT_EQ(view.key_context(), tui::KeyContext::kNormal);
+}
+
+TEST(FlowchartView, CancelAndQuitAskFirst) {
+  int cancels = 0;
+  std::vector<bool> answers;
+  FlowchartView view([&](bool yes) { answers.push_back(yes); }, {}, [&] { ++cancels; });
+  view.resize({0, 0, 80, 22});
+  view.set_model(asking_model("en"));
+  // x asks; n keeps going and the question is still open.
+  EXPECT_EQ(view.handle(Action::kCancelJob), tui::kHandled | tui::kRedraw);
+  EXPECT_NE(render(view, {80, 22}).find("Cancel the triage?"), std::string::npos);
+  view.handle(Action::kNo);
+  EXPECT_EQ(cancels, 0);
+  EXPECT_TRUE(answers.empty());
+  EXPECT_EQ(view.key_context(), tui::KeyContext::kPrompt);
+  // q asks to cancel and quit; y does both.
+  view.handle(Action::kBack);
+  EXPECT_NE(render(view, {80, 22}).find("Cancel the triage and quit?"), std::string::npos);
+  EXPECT_EQ(view.handle(Action::kYes), tui::kHandled | tui::kRedraw | tui::kQuit);
+  EXPECT_EQ(cancels, 1);
+  EXPECT_TRUE(answers.empty());
+
+  // Once triage ended, q is the App's (it quits) and x has nothing to cancel.
+  view.set_model(done_model());
+  EXPECT_EQ(view.handle(Action::kBack), tui::kIgnored);
+  EXPECT_EQ(view.handle(Action::kCancelJob), tui::kIgnored);
+}
+
+TEST(FlowchartView, FailureAndTinyTerminals) {
+  FlowchartModel m = asking_model("en");
+  m.phase = TriagePhase::kFailed;
+  m.error = "demo.onnx: the reference cannot run node 'x'";
+  FlowchartView view;
+  view.set_model(m);
+  EXPECT_NE(render(view, {60, 20}).find("Triage failed"), std::string::npos);
+  for (const ScreenSize size : {ScreenSize{20, 6}, ScreenSize{1, 1}, ScreenSize{0, 0}}) {
+    for (FlowchartModel model : {asking_model("en"), asking_model("zh"), done_model()}) {
+      FlowchartView v;
+      v.set_model(model);
+      const std::string screen = render(v, size, tui::ascii_glyphs());
+      // At 20 columns the choices keep the last rows.
+      if (size.w == 20 && model.phase == TriagePhase::kAsking) {
+        EXPECT_NE(screen.find(model.chart->lang == "zh" ? "[n]" : "[n] no"), std::string::npos) << screen;
+      }
+    }
+  }
+}
+
+TEST(EvidenceLines, FlattensObjectsAndArrays) {
+  const nlohmann::ordered_json evidence = {
+      {"synthetic", {{"verdict", "bad"}, {"seconds", 0.125}}},
+      {"builds", {{{"builder_seed", 1}, {"check", {{"verdict", "bad"}}}}, {{"builder_seed", 2}, {"check", {{"verdict", "good"}}}}}},
+      {"changes", {"folded a", "folded b"}},
+      {"suspects", {{{"layer", "conv2"}}}},
+      {"failed", 5}};
+  EXPECT_EQ(evidence_lines(evidence, 10),
+            (std::vector<std::string>{"synthetic.verdict: bad", "synthetic.seconds: 0.125", "builds: bad, good",
+                                      "changes: folded a, folded b", "suspects: 1 item(s)", "failed: 5"}));
+  EXPECT_EQ(evidence_lines(evidence, 2).size(), 2u);
+}
+
+debug::ReplayChoices build(const std::string& conv2) {
+  return {{"conv1", {"a1", "conv_direct (fp32)"}}, {"conv2", {"a2" + conv2, conv2}}, {"fc", {"a3", "gemm (fp32)"}}};
+}
+
+TacticsModel sample_tactics() {
+  return tactics_model({build("conv_direct (fp32)"), build("conv_direct (fp32)"), build("conv_winograd (fp16)")},
+                       {build("conv_winograd (fp16)"), build("conv_winograd (fp16)")});
+}
+
+TEST(TacticsView, ModelPutsTheSeparatingLayerFirst) {
+  const TacticsModel m = sample_tactics();
+  EXPECT_EQ(m.good_builds, 3);
+  EXPECT_EQ(m.bad_builds, 2);
+  ASSERT_EQ(m.rows.size(), 4u);
+  // conv2's winograd: in both bad builds, in one good build of three: 1 - 1/3.
+  EXPECT_EQ(m.rows[0].layer, "conv2");
+  EXPECT_EQ(m.rows[0].tactic, "conv_winograd (fp16)");
+  EXPECT_EQ(m.rows[0].good, 1);
+  EXPECT_EQ(m.rows[0].bad, 2);
+  EXPECT_NEAR(m.rows[0].score, 2.0 / 3.0, 1e-9);
+  EXPECT_LT(m.rows[0].p_value, 1);
+  // Its direct choice only good builds made.
+  EXPECT_EQ(m.rows[1].tactic, "conv_direct (fp32)");
+  EXPECT_NEAR(m.rows[1].score, -2.0 / 3.0, 1e-9);
+  EXPECT_EQ(m.rows[1].p_value, 1);
+  // The layers every build ran alike follow by name.
+  EXPECT_EQ(m.rows[2].layer, "conv1");
+  EXPECT_EQ(m.rows[2].score, 0);
+  EXPECT_EQ(m.rows[3].layer, "fc");
+}
+
+TEST(TacticsView, GoldenAtEverySize) {
+  for (const ScreenSize size : kSizes) {
+    TacticsView view;
+    view.set_model(sample_tactics());
+    expect_golden("views_tactics_" + size.suffix(), render(view, size));
+  }
+  TacticsView empty;
+  EXPECT_NE(render(empty, {80, 24}).find("No tactic replays"), std::string::npos);
+  TacticsView tiny;
+  tiny.set_model(sample_tactics());
+  render(tiny, {20, 6}, tui::ascii_glyphs());
+  render(tiny, {1, 1}, tui::ascii_glyphs());
+}
+
+}  // namespace
+}  // namespace vn::views

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Flowchart screen of `vernier triage`: where the walk is in the chart, the path so far with
+// what each step cost, the evidence the current question's probe gathered, the proposed answer and
+// the y/n/Enter prompt; at the end the outcome, the culprit and the bug-report bundle.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/flow/flowchart.h"
+#include "core/flow/triage.h"
+#include "tui/view.h"
+#include "tui/widgets/prompt.h"
+
+namespace vn::views {
+
+/// Where a triage stands.
+enum class TriagePhase : uint8_t {
+  kProbing,    ///< the probe of `current` runs
+  kAsking,     ///< `current` is a question whose proposed answer waits for the user
+  kDone,       ///< the walk ended (outcome, culprit, bundle)
+  kFailed,     ///< a probe failed (`error`)
+  kCancelled,  ///< the user cancelled
+};
+
+/// What the Flowchart screen shows: plain data, filled by the triage's observer and decide hook.
+struct FlowchartModel {
+  std::shared_ptr<const flow::Flowchart> chart;
+  std::vector<flow::TriageStep> path;  ///< the nodes answered so far, in order
+  std::string current;                 ///< the node probed or asked now, or the end reached
+  TriagePhase phase = TriagePhase::kProbing;
+  std::optional<flow::TriageStep> proposed;  ///< the probe's answer waiting for the user (kAsking)
+  std::chrono::steady_clock::time_point started{};  ///< when the current probe started
+  std::string outcome;  ///< kDone: "localized", "no_bug", "no_failure", "not_localized"
+  std::string culprit;
+  std::string bundle;   ///< the bug-report bundle's folder, when one was written
+  std::string error;    ///< kFailed, kCancelled: what happened
+};
+
+/// Readable "key: value" lines of a probe's evidence: scalars as they are, objects one level
+/// deep ("synthetic.verdict: bad"), arrays of scalars joined, arrays of objects counted, except
+/// that an array of checks ({"check": {"verdict"}}) lists its verdicts. At most `max_lines`.
+std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, size_t max_lines);
+
+/// The Flowchart screen. Wide areas (70 columns and more) show the chart on the left, every node
+/// marked as visited (with its answer), current or not reached; narrower ones leave the chart out.
+/// The right side shows the current node: its question (or its text while a step runs), the
+/// evidence, the proposed answer and the prompt, then the path so far with seconds, engine builds
+/// and checks per step. Labels follow the chart's language (English or Chinese).
+///
+/// Keys: while a question waits, y answers yes, n answers no, Enter accepts the highlighted choice
+/// (the proposal, first); x asks to cancel the triage, q or Esc asks to cancel it and quit. Keys
+/// the screen does not use (screens, help, the command line) go on to the App.
+class FlowchartView final : public tui::View {
+ public:
+  /// Receives the user's answer to the open question, once per question.
+  using AnswerFn = std::function<void(bool yes)>;
+  /// Returns a newer model when the triage moved on (called from tick()), nullopt otherwise.
+  using PollFn = std::function<std::optional<FlowchartModel>()>;
+  /// Cancels the triage (after the user confirmed).
+  using CancelFn = std::function<void()>;
+
+  explicit FlowchartView(AnswerFn on_answer = {}, PollFn poll = {}, CancelFn on_cancel = {})
+      : on_answer_(std::move(on_answer)), poll_(std::move(poll)), on_cancel_(std::move(on_cancel)) {}
+
+  /// Shows `model`; a new question opens the prompt afresh with the proposal highlighted.
+  void set_model(FlowchartModel model);
+  const FlowchartModel& model() const { return model_; }
+
+  std::string_view id() const override { return "flowchart"; }
+  std::string title() const override;
+  void resize(tui::Rect area) override { area_ = area; }
+  void draw(tui::Canvas& canvas) const override;
+  unsigned handle(tui::Action action) override;
+  bool tick(std::chrono::steady_clock::time_point now) override;
+  tui::KeyContext key_context() const override;
+  std::string status_text() const override;
+
+ private:
+  bool prompt_open() const { return model_.phase == TriagePhase::kAsking && !answered_; }
+  bool finished() const {
+    return model_.phase == TriagePhase::kDone || model_.phase == TriagePhase::kFailed ||
+           model_.phase == TriagePhase::kCancelled;
+  }
+  void open_confirm(bool then_quit);
+  void draw_chart(tui::Canvas& canvas, tui::Rect area) const;
+  void draw_current(tui::Canvas& canvas, tui::Rect area) const;
+  void draw_path(tui::Canvas& canvas, tui::Rect area) const;
+
+  AnswerFn on_answer_;
+  PollFn poll_;
+  CancelFn on_cancel_;
+  FlowchartModel model_;
+  tui::Prompt prompt_;
+  bool answered_ = false;
+  std::unique_ptr<tui::Prompt> confirm_;
+  bool quit_after_cancel_ = false;
+  std::chrono::steady_clock::time_point now_{};
+  tui::Rect area_;
+};
+
+}  // namespace vn::views
