@@ -137,6 +137,23 @@ TEST_F(TriageTerminal, WalksTheDemoToTheBundleWithKeys) {
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/work/report.json"));
 }
 
+TEST_F(TriageTerminal, DemoCommandWalksItsScenarioToTheBundle) {
+  // `vernier demo` itself, on a terminal: the demo scenario's triage in the UI, every proposal
+  // accepted with Enter, until the bundle.
+  auto term = PtySession::spawn({VN_VERNIER_BIN, "demo", "--workdir", dir_ + "/demo"}, 110, 32,
+                                {"TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8"});
+  ASSERT_NE(term, nullptr);
+  ASSERT_TRUE(accept_until(*term, [&] { return shows(*term, "Bug-report bundle:"); }, kPrompt)) << term->screen();
+  EXPECT_TRUE(shows(*term, "Culprit: layer 'conv2'")) << term->screen();
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/demo/bundle/report.md"));
+  term->send("q");
+  const std::optional<int> status = term->wait_exit(kKey);
+  ASSERT_TRUE(status.has_value()) << term->screen();
+  ASSERT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 0) << term->screen();  // the demo found its planted fault
+  expect_restored(*term);
+}
+
 TEST_F(TriageTerminal, AnOverrideChangesThePathAndIsRecorded) {
   auto term = start(110, 32);
   ASSERT_NE(term, nullptr);
