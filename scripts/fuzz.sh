@@ -12,7 +12,7 @@ shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(fuzz_onnx_model fuzz_npy fuzz_npz fuzz_tensor_proto fuzz_polygraphy_json fuzz_plan fuzz_tactic_replay
-           fuzz_debug_replay fuzz_calibration_cache)
+           fuzz_debug_replay fuzz_calibration_cache fuzz_timing_cache)
 fi
 if [ ! -f build/fuzz/CMakeCache.txt ]; then
   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DVN_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -10,7 +10,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libvterm-dev
   python3 python3-onnx python3-numpy python3-torch python3-torchvision
-  libopenblas0-pthread
+  libopenblas0-pthread valgrind
 )
 
 missing=()

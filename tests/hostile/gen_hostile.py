@@ -6,7 +6,8 @@ manifest of the command that must refuse each one.
 Usage: gen_hostile.py VERNIER DEMO_MODEL OUT_DIR
 
 Everything is derived deterministically from the demo model, from files numpy/onnx write and from
-files `vernier` itself writes (plans, tactic replays, calibration caches), so no binary is committed.
+files `vernier` itself writes (plans, tactic replays, calibration and timing caches), so no binary is
+committed.
 OUT_DIR/manifest.json lists the cases: {"name", "format", "args", "expect"}; in "args", "{file}" is
 the case's file and "{model}" the demo model. "expect" is the exit code: 2 (refused with one error
 line) for every malformed file, 0 for the few edge cases the ONNX spec allows (empty tensors).
@@ -571,18 +572,22 @@ for name, (text, cmd) in structure.items():
 for name in ("feeds_deep_lists", "results_truncated_1"):
     CASES.append(dict(CASES[[c["name"] for c in CASES].index(f"json/{name}")], name=f"json/inspect_{name}", args=INSPECT_DATA))
 
-# --- Files Vernier writes: plans, tactic replays, calibration caches, debug replays ----------------
+# --- Files Vernier writes: plans, tactic replays, calibration and timing caches, debug replays ----
 
 work = os.path.join(OUT, "vernier_made")
 os.makedirs(work, exist_ok=True)
-plan_path, tactics_path, cache_path = (os.path.join(work, n) for n in ("plan.json", "tactics.json", "cache.json"))
+plan_path, tactics_path, cache_path, timing_path = (
+    os.path.join(work, n) for n in ("plan.json", "tactics.json", "cache.json", "timing.json"))
 subprocess.run([VERNIER, "-q", "convert", DEMO, "-o", plan_path, "--save-tactics", tactics_path, "--deterministic"],
+               check=True, stdout=subprocess.DEVNULL)
+subprocess.run([VERNIER, "-q", "convert", DEMO, "-o", os.path.join(work, "timed_plan.json"), "--timing-cache", timing_path],
                check=True, stdout=subprocess.DEVNULL)
 subprocess.run([VERNIER, "-q", "run", DEMO, "--engine", "--int8", "--calibration-cache", cache_path, "--deterministic"],
                check=True, stdout=subprocess.DEVNULL)
 RUN_PLAN = ["run", "{model}", "--engine", "--load-engine", "{file}"]
 RUN_TACTICS = ["run", "{model}", "--engine", "--load-tactics", "{file}"]
 RUN_CACHE = ["run", "{model}", "--engine", "--int8", "--calibration-cache", "{file}"]
+CONVERT_TIMING = ["convert", "{model}", "-o", "plan.json", "--timing-cache", "{file}"]
 REDUCE_REPLAY = ["debug", "reduce", "{model}", "-o", "reduced.onnx", "--builtin-check", "--load-debug-replay", "{file}"]
 replay = {f"_N{i}": {"state": {"num_nodes": 10 - i}, "iteration_info": {"iteration": i}, "success": i % 2 == 0,
                      "polygraphy_class": "IterationContext"} for i in range(3)}
@@ -627,19 +632,23 @@ def label(path, new):
     return "_".join(str(p) for p in path)[:60].replace(".", "-") + "_" + type(new).__name__
 
 
+timing = json.load(open(timing_path))
+first_key = list(timing["entries"])[0]
 vernier_files = {
     "plan": (json.load(open(plan_path)), [INSPECT_MODEL, RUN_PLAN],
              lambda p: p[0] in ("format", "version", "layers", "outputs") and (p[0] != "layers" or len(p) <= 3)),
     "tactics": (json.load(open(tactics_path)), [["inspect", "tactics", "{file}"], RUN_TACTICS],
                 lambda p: p[0] == "replay" and len(p) <= 3),
     "cache": (json.load(open(cache_path)), [RUN_CACHE], lambda p: p[0] in ("format", "version", "method", "scales") or p == ("model", "hash")),
+    # One entry stands for all: the keys are long layer signatures.
+    "timing": (timing, [CONVERT_TIMING], lambda p: p[0] in ("format", "version") or p in (("entries",), ("entries", first_key))),
     "replay": (replay, [REDUCE_REPLAY], lambda p: len(p) == 1 or (len(p) == 2 and p[-1] in ("success", "state", "verdict"))),
 }
 for fmt, (doc, cmds, required) in vernier_files.items():
     text = json.dumps(doc, indent=4)
     for k, cmd in enumerate(cmds):
         add(fmt, f"empty_{k}", "", cmd, ext=".json")
-        if fmt != "cache":  # a missing cache is created by calibrating
+        if fmt not in ("cache", "timing"):  # a missing cache is created by calibrating or timing
             add(fmt, f"missing_{k}", None, cmd, ext=".json")
         add(fmt, f"deep_lists_{k}", "[" * 10000 + "]" * 10000, cmd, ext=".json")
         add(fmt, f"deep_objects_{k}", '{"a":' * 10000 + "1" + "}" * 10000, cmd, ext=".json")
@@ -680,6 +689,10 @@ add("cache", "scale_zero", json.dumps(replaced(cache, ("scales", list(cache["sca
 add("cache", "scale_overflows_float", json.dumps(replaced(cache, ("scales", list(cache["scales"])[0]), 1e300)), RUN_CACHE, ext=".json")
 add("cache", "scale_denormal", json.dumps(replaced(cache, ("scales", list(cache["scales"])[0]), 1e-300)), RUN_CACHE, ext=".json")
 add("cache", "method_unknown", json.dumps(replaced(cache, ("method",), "vibes")), RUN_CACHE, ext=".json")
+add("timing", "entry_negative", json.dumps(replaced(timing, ("entries", first_key), -1.0)), CONVERT_TIMING, ext=".json")
+add("timing", "entry_overflows_double", json.dumps(replaced(timing, ("entries", first_key), "BIG")).replace('"BIG"', "1e999"), CONVERT_TIMING, ext=".json")
+add("timing", "entry_key_control_bytes", json.dumps(replaced(timing, ("entries",), {"a\nb\x1b[2J": "slow"})), CONVERT_TIMING, ext=".json")
+add("timing", "version_2", json.dumps(replaced(timing, ("version",), 2)), CONVERT_TIMING, ext=".json")
 add("replay", "verdict_unknown", json.dumps(replaced(replay, ("_N0", "verdict"), "maybe")), REDUCE_REPLAY, ext=".json")
 # The state is copied into the replay: a deep one would recurse in the copy.
 add("replay", "state_deep", json.dumps(replay)[:-1] + ', "_N9": {"success": true, "state": ' + '{"a": ' * 100000 + "1" + "}" * 100000 + "}}", REDUCE_REPLAY, ext=".json")
