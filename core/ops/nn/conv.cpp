@@ -14,6 +14,7 @@
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/sgemm.h"
 #include "core/ops/spatial.h"
 
 namespace vn::ops {
@@ -128,6 +129,21 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
   return p;
 }
 
+/// C (m x n, rows ldc apart) = A (m x k) * B (k x n), row-major, on the calling thread: sgemm for
+/// float32 (AVX-512 where the machine has it), Eigen for the other types.
+template <typename T>
+void matmul(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) {
+    sgemm(m, n, k, a, lda, b, ldb, c, ldc);
+  } else {
+    using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Stride = Eigen::OuterStride<>;
+    Eigen::Map<Mat, 0, Stride> cm(c, m, n, Stride(ldc));
+    cm.noalias() = Eigen::Map<const Mat, 0, Stride>(a, m, k, Stride(lda)) *
+                   Eigen::Map<const Mat, 0, Stride>(b, k, n, Stride(ldb));
+  }
+}
+
 /// Depthwise-style convolution (one input channel per group): each output channel is a direct sum
 /// over its input plane's window, without im2col. Parallel over (image, output channel).
 template <typename T>
@@ -178,8 +194,8 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
 /// y = conv(x, w) (+ bias when pb is non-null) for dense buffers laid out as the plan says, on up
 /// to `threads` threads. Each (image, group) is one GEMM, W_g (M/g x C/g*K) times the im2col
 /// matrix; the columns (output positions) are cut into tiles whose im2col block stays in cache,
-/// and the tiles are shared among the threads. With fewer tiles than threads, one whole GEMM per
-/// (image, group) lets Eigen spread it over the threads instead.
+/// and the tiles (and, when there are few, blocks of output channels) are shared among the
+/// threads, each running its products on its own.
 template <typename T>
 void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* py, int threads = 1) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
@@ -205,49 +221,50 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   if (tiles > threads) tiles = (tiles + threads - 1) / threads * threads;
   const int64_t tile = std::max<int64_t>((out_size + tiles - 1) / tiles + 15, 16) / 16 * 16;
   tiles = (out_size + tile - 1) / tile;
-  const int64_t tasks = p.n * p.group * tiles;
-  using Stride = Eigen::OuterStride<>;
-  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  if (threads > 1 && tasks < 2 * threads) {
-    std::vector<T> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
-    for (int64_t img = 0; img < p.n; ++img) {
-      for (int64_t gi = 0; gi < p.group; ++gi) {
-        const T* xg = px + (img * p.c + gi * cg) * in_size;
-        const T* col_data = xg;
-        if (!pointwise) {
-          im2col_tile(xg, cg, g3, 0, out_size, col.data());
-          col_data = col.data();
-        }
-        const ConstMatrixMap<T> wm(pw + gi * mg * rows, mg, rows);
-        const ConstMatrixMap<T> cm(col_data, rows, out_size);
-        MatrixMap<T> ym(py + (img * p.m + gi * mg) * out_size, mg, out_size);
-        ym.noalias() = wm * cm;
-      }
-      if (pb) {
-        for (int64_t oc = 0; oc < p.m; ++oc) ArrayMap<T>(py + (img * p.m + oc) * out_size, out_size) += pb[oc];
+  // With fewer tiles than twice the threads (deep layers: few output positions), the output
+  // channels are cut into blocks as well.
+  const int64_t planes = p.n * p.group * tiles;
+  const int64_t blocks = planes >= 2 * threads ? 1 : std::clamp<int64_t>((2 * threads + planes - 1) / planes, 1,
+                                                                           std::max<int64_t>(mg / 16, 1));
+  const int64_t block = (mg + blocks - 1) / blocks;
+  const int64_t tasks = planes * blocks;
+  // Blocks of one tile share its im2col, made first by all threads (channel ranges of it).
+  const bool shared = blocks > 1 && !pointwise;
+  const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
+  std::vector<T> shared_col(shared ? static_cast<size_t>(planes * rows * tile) : 0);
+#pragma omp parallel num_threads(threads) if (threads > 1 && tasks > 1)
+  {
+    if (shared) {
+#pragma omp for schedule(static)
+      for (int64_t job = 0; job < planes * chunks; ++job) {
+        const int64_t plane = job / chunks, part = job % chunks;
+        const int64_t img = plane / (p.group * tiles), gi = plane / tiles % p.group;
+        const int64_t c0 = plane % tiles * tile, width = std::min(tile, out_size - c0);
+        const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
+        im2col_tile(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width,
+                    shared_col.data() + plane * rows * tile + ch0 * k_size * width);
       }
     }
-    return;
-  }
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    std::vector<T> col(pointwise ? 0 : static_cast<size_t>(rows * tile));
+    std::vector<T> col(pointwise || shared ? 0 : static_cast<size_t>(rows * tile));
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < tasks; ++task) {
-      const int64_t img = task / (p.group * tiles), gi = task / tiles % p.group;
-      const int64_t c0 = task % tiles * tile, width = std::min(tile, out_size - c0);
+      const int64_t plane = task / blocks, r0 = task % blocks * block, m_rows = std::min(block, mg - r0);
+      const int64_t img = plane / (p.group * tiles), gi = plane / tiles % p.group;
+      const int64_t c0 = plane % tiles * tile, width = std::min(tile, out_size - c0);
+      if (m_rows <= 0) continue;
       const T* xg = px + (img * p.c + gi * cg) * in_size;
-      const ConstMatrixMap<T> wm(pw + gi * mg * rows, mg, rows);
-      T* y0 = py + (img * p.m + gi * mg) * out_size + c0;
-      Eigen::Map<Mat, 0, Stride> ym(y0, mg, width, Stride(out_size));
+      const T* w0 = pw + (gi * mg + r0) * rows;
+      T* y0 = py + (img * p.m + gi * mg + r0) * out_size + c0;
       if (pointwise) {
-        ym.noalias() = wm * Eigen::Map<const Mat, 0, Stride>(xg + c0, rows, width, Stride(out_size));
+        matmul(m_rows, width, rows, w0, rows, xg + c0, out_size, y0, out_size);
+      } else if (shared) {
+        matmul(m_rows, width, rows, w0, rows, shared_col.data() + plane * rows * tile, width, y0, out_size);
       } else {
         im2col_tile(xg, cg, g3, c0, c0 + width, col.data());
-        ym.noalias() = wm * ConstMatrixMap<T>(col.data(), rows, width);
+        matmul(m_rows, width, rows, w0, rows, col.data(), width, y0, out_size);
       }
       if (pb) {
-        for (int64_t r = 0; r < mg; ++r) ArrayMap<T>(y0 + r * out_size, width) += pb[gi * mg + r];
+        for (int64_t r = 0; r < m_rows; ++r) ArrayMap<T>(y0 + r * out_size, width) += pb[gi * mg + r0 + r];
       }
     }
   }
