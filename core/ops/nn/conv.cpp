@@ -7,6 +7,7 @@
 // windows directly.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -129,6 +130,36 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
   return p;
 }
 
+/// A scratch buffer of at least n elements for this thread. im2col writes every element it reads,
+/// so it is not zeroed; buffers up to 1 MiB are kept for the thread's next convolution, which
+/// spares small models the page faults of fresh memory, while larger ones are freed when the
+/// Scratch goes, so that they never add to the peak memory of a large model. `slot` 1 is a second
+/// buffer, for the im2col all threads read.
+template <typename T>
+class Scratch {
+ public:
+  Scratch(size_t n, int slot) : buffer_(buffers()[slot]) {
+    if (buffer_.size() < n) {
+      buffer_ = std::vector<T>();  // the old one goes first, so that the two never coexist
+      buffer_.resize(n);
+    }
+  }
+  ~Scratch() {
+    if (buffer_.size() * sizeof(T) > kKeepBytes) buffer_ = std::vector<T>();
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  T* data() { return buffer_.data(); }
+
+ private:
+  static constexpr size_t kKeepBytes = size_t{1} << 20;
+  static std::vector<T>* buffers() {
+    thread_local std::vector<T> kept[2];
+    return kept;
+  }
+  std::vector<T>& buffer_;
+};
+
 /// C (m x n, rows ldc apart) = A (m x k) * B (k x n), row-major, on the calling thread: sgemm for
 /// float32 (AVX-512 where the machine has it), Eigen for the other types.
 template <typename T>
@@ -231,7 +262,9 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   // Blocks of one tile share its im2col, made first by all threads (channel ranges of it).
   const bool shared = blocks > 1 && !pointwise;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
-  std::vector<T> shared_col(shared ? static_cast<size_t>(planes * rows * tile) : 0);
+  std::optional<Scratch<T>> shared_scratch;
+  if (shared) shared_scratch.emplace(static_cast<size_t>(planes * rows * tile), 1);
+  T* shared_col = shared ? shared_scratch->data() : nullptr;
 #pragma omp parallel num_threads(threads) if (threads > 1 && tasks > 1)
   {
     if (shared) {
@@ -242,10 +275,12 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
         const int64_t c0 = plane % tiles * tile, width = std::min(tile, out_size - c0);
         const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
         im2col_tile(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width,
-                    shared_col.data() + plane * rows * tile + ch0 * k_size * width);
+                    shared_col + plane * rows * tile + ch0 * k_size * width);
       }
     }
-    std::vector<T> col(pointwise || shared ? 0 : static_cast<size_t>(rows * tile));
+    std::optional<Scratch<T>> col_scratch;
+    if (!pointwise && !shared) col_scratch.emplace(static_cast<size_t>(rows * tile), 0);
+    T* col = col_scratch ? col_scratch->data() : nullptr;
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < tasks; ++task) {
       const int64_t plane = task / blocks, r0 = task % blocks * block, m_rows = std::min(block, mg - r0);
@@ -258,10 +293,10 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
       if (pointwise) {
         matmul(m_rows, width, rows, w0, rows, xg + c0, out_size, y0, out_size);
       } else if (shared) {
-        matmul(m_rows, width, rows, w0, rows, shared_col.data() + plane * rows * tile, width, y0, out_size);
+        matmul(m_rows, width, rows, w0, rows, shared_col + plane * rows * tile, width, y0, out_size);
       } else {
-        im2col_tile(xg, cg, g3, c0, c0 + width, col.data());
-        matmul(m_rows, width, rows, w0, rows, col.data(), width, y0, out_size);
+        im2col_tile(xg, cg, g3, c0, c0 + width, col);
+        matmul(m_rows, width, rows, w0, rows, col, width, y0, out_size);
       }
       if (pb) {
         for (int64_t r = 0; r < m_rows; ++r) ArrayMap<T>(y0 + r * out_size, width) += pb[gi * mg + r0 + r];

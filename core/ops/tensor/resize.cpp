@@ -184,21 +184,30 @@ Status resize_nearest(KernelContext& ctx, const Tensor& x, const std::vector<Axi
     const U* px = raw_data<U>(x);
     U* py = raw_mutable_data<U>(*y);
     const U extra = raw_data<U>(fill)[0];
-    std::vector<int64_t> pos(rank, 0);
-    for (int64_t o = 0; o < y->numel(); ++o) {
-      int64_t off = 0;
+    if (rank == 0) {
+      py[0] = px[0];
+      return Status::OK();
+    }
+    // The innermost axis's source offsets (-1: outside) once; then each output row is a gather
+    // from one input row, whose offset the outer axes give.
+    const AxisMap& last = maps[rank - 1];
+    const int64_t row_len = out_shape[rank - 1];
+    std::vector<int64_t> inner(static_cast<size_t>(row_len));
+    for (size_t j = 0; j < inner.size(); ++j) inner[j] = last.outside[j] ? -1 : last.index[static_cast<size_t>(last.begin[j])];
+    const int64_t rows = y->numel() / row_len;
+    std::vector<int64_t> pos(rank - 1, 0);
+    for (int64_t row = 0; row < rows; ++row) {
+      int64_t base = 0;
       bool outside = false;
-      for (size_t d = 0; d < rank; ++d) {
+      for (size_t d = 0; d + 1 < rank; ++d) {
         const AxisMap& m = maps[d];
         const auto j = static_cast<size_t>(pos[d]);
-        if (m.outside[j]) {
-          outside = true;
-          break;
-        }
-        off += m.index[static_cast<size_t>(m.begin[j])] * in_strides[d];
+        outside = outside || m.outside[j];
+        if (!outside) base += m.index[static_cast<size_t>(m.begin[j])] * in_strides[d];
       }
-      py[o] = outside ? extra : px[off];
-      for (size_t d = rank; d-- > 0;) {
+      U* dst = py + row * row_len;
+      for (int64_t j = 0; j < row_len; ++j) dst[j] = (outside || inner[static_cast<size_t>(j)] < 0) ? extra : px[base + inner[static_cast<size_t>(j)]];
+      for (size_t d = rank - 1; d-- > 0;) {
         if (++pos[d] < out_shape[d]) break;
         pos[d] = 0;
       }
