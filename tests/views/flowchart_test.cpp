@@ -5,6 +5,7 @@
 
 #include "core/flow/flowchart.h"
 #include "tests/tui/golden.h"
+#include "tests/views/screen_render.h"
 #include "tui/actions.h"
 #include "tui/text.h"
 #include "views/screens/flowchart_view.h"
@@ -17,21 +18,9 @@ using tui::Action;
 using tui::testing::expect_golden;
 using tui::testing::screen_text;
 
-struct ScreenSize {
-  int w, h;
-  std::string suffix() const { return std::to_string(w) + "x" + std::to_string(h); }
-};
-// The usual terminal, a wide one and a narrow one (no chart column).
-const ScreenSize kSizes[] = {{80, 24}, {160, 48}, {60, 20}};
-
-std::string render(tui::View& view, ScreenSize size, const tui::Glyphs& glyphs = tui::unicode_glyphs()) {
-  tui::Canvas canvas(size.w, size.h);
-  canvas.set_glyphs(glyphs);
-  view.resize(canvas.bounds());
-  view.tick({});
-  view.draw(canvas);
-  return screen_text(canvas);
-}
+using testing::kSizes;
+using testing::render;
+using testing::ScreenSize;
 
 std::shared_ptr<const flow::Flowchart> chart(const std::string& lang) {
   Result<flow::Flowchart> c = flow::load_flowchart(std::string(VN_SOURCE_DIR) + "/assets/flowchart/" + lang + ".json");

@@ -5,6 +5,7 @@
 
 #include "screen_fixture.h"
 #include "tests/tui/golden.h"
+#include "tests/views/screen_render.h"
 #include "tui/actions.h"
 #include "views/screens/graph_view.h"
 #include "views/screens/layers_view.h"
@@ -18,21 +19,9 @@ using tui::Action;
 using tui::testing::expect_golden;
 using tui::testing::screen_text;
 
-struct ScreenSize {
-  int w, h;
-  std::string suffix() const { return std::to_string(w) + "x" + std::to_string(h); }
-};
-const ScreenSize kSizes[] = {{80, 24}, {160, 48}, {60, 20}};
-
-// Draws `view` alone on a canvas of `size` after one tick (which loads the feed's result).
-std::string render(tui::View& view, ScreenSize size, const tui::Glyphs& glyphs = tui::unicode_glyphs()) {
-  tui::Canvas canvas(size.w, size.h);
-  canvas.set_glyphs(glyphs);
-  view.resize(canvas.bounds());
-  view.tick({});
-  view.draw(canvas);
-  return screen_text(canvas);
-}
+using testing::kSizes;
+using testing::render;
+using testing::ScreenSize;
 
 std::shared_ptr<SessionFeed> small_feed() { return std::make_shared<SessionFeed>(testing::small_session()); }
 
