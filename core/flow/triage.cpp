@@ -186,6 +186,14 @@ Result<Answered> probe_debug_intermittent(Walk& w) {
   Answered a;
   a.evidence["good_builds"] = diff.good_replays;
   a.evidence["bad_builds"] = diff.bad_replays;
+  if (good.empty() || bad.empty()) {
+    // Reached by overriding "intermittent?" when every build agreed: with nothing to compare, every
+    // choice of the one side would "separate" the builds.
+    a.answer = false;
+    a.summary = fmt::format("the tactic diff needs good and bad builds; there are {} good and {} bad",
+                            diff.good_replays, diff.bad_replays);
+    return a;
+  }
   for (const debug::LayerSuspects& layer : diff.layers) {
     for (const debug::TacticSuspect& s : layer.suspects) {
       a.evidence["suspects"].push_back({{"layer", s.layer}, {"tactic", s.choice.label}, {"bad", s.bad},
