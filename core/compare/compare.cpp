@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <omp.h>
 
@@ -92,9 +93,24 @@ std::vector<double> quantiles(std::vector<float>& values, std::initializer_list<
   if (values.size() >= (size_t{1} << 18)) {
     at = OrderStatistics(values).at_ranks(ranks);
   } else {
-    for (size_t r : ranks) {
-      std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(r), values.end());
-      at.push_back(values[r]);
+    // Ranks in ascending order, each selected among what lies above the previous one (a selection
+    // leaves everything before its rank no larger and everything after no smaller); a rank right
+    // after the previous one is the smallest value above it, found by a scan.
+    std::vector<size_t> order(ranks.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ranks[a] < ranks[b]; });
+    at.assign(ranks.size(), 0.0);
+    std::optional<size_t> previous;
+    for (size_t i : order) {
+      const size_t r = ranks[i];
+      const auto begin = values.begin() + static_cast<std::ptrdiff_t>(previous ? *previous + 1 : 0);
+      if (previous && r == *previous + 1) {
+        std::iter_swap(values.begin() + static_cast<std::ptrdiff_t>(r), std::min_element(begin, values.end()));
+      } else if (!previous || r != *previous) {
+        std::nth_element(begin, values.begin() + static_cast<std::ptrdiff_t>(r), values.end());
+      }
+      at[i] = values[r];
+      previous = r;
     }
   }
   std::vector<double> out;
