@@ -54,6 +54,8 @@ class StridedLoop {
   int64_t rows() const { return rows_; }
   /// Stride of operand k along the row.
   int64_t inner_stride(size_t k) const { return inner_strides_[k]; }
+  /// Offset of operand k at the first element (its base).
+  int64_t base(size_t k) const { return bases_[k]; }
 
   /// Calls f(dense_offset, offsets) once per row, where dense_offset is the row's first position
   /// in the dense iteration space and offsets[k] the element offset of operand k there.

@@ -77,8 +77,7 @@ Status binary_broadcast(KernelContext& ctx, const Tensor& a, const Tensor& b, co
   const int64_t n = loop.row_size();
   if (loop.rows() == 1) {
     // One row (same shapes, or a scalar against a tensor): cut it among the threads.
-    int64_t oa = 0, ob = 0;
-    loop.for_each_row([&](int64_t, const int64_t* off) { oa = off[0], ob = off[1]; });
+    const int64_t oa = loop.base(0), ob = loop.base(1);
     parallel_chunks(ctx.num_threads(), n, [&](int64_t lo, int64_t hi) {
       binary_row(pa + oa + lo * sa, sa, pb + ob + lo * sb, sb, py + lo, hi - lo, op);
     });

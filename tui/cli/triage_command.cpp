@@ -153,12 +153,16 @@ int run_triage(TriageArgs given) {
   std::optional<std::vector<std::string>> check_argv = check_command();
   std::optional<flow::TriageSession> session;
   if (!given.resume.empty()) {
-    if (!given.given_with_resume.empty()) {
+    std::vector<std::string> others;
+    for (const std::string& name : given.given) {
+      if (name != "--resume" && name != "--headless") others.push_back(name);
+    }
+    if (!others.empty()) {
       return report_error(make_error(StatusCode::kInvalidArgument,
                                      "--resume continues the session with the options it started with (kept in "
                                      "{}); give no other option than --headless (got {})",
                                      (std::filesystem::path(given.resume) / flow::kSessionFile).string(),
-                                     fmt::join(given.given_with_resume, ", ")));
+                                     fmt::join(others, ", ")));
     }
     std::error_code ec;
     const std::filesystem::path workdir = std::filesystem::absolute(given.resume, ec);
@@ -312,14 +316,6 @@ void add_triage_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<TriageArgs>();
   CLI::App* cmd = add_triage_options(app, *args);
   cmd->callback([args, cmd, &action] {
-    if (!args->resume.empty()) {
-      for (const CLI::Option* option : cmd->get_options()) {
-        const std::string name = option->get_name();
-        if (option->count() > 0 && name != "--resume" && name != "--headless") {
-          args->given_with_resume.push_back(name);
-        }
-      }
-    }
     record_given(*cmd, *args);
     action = [args] { return run_triage(*args); };
   });

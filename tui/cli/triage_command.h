@@ -22,7 +22,6 @@ struct TriageArgs {
   bool headless = false;
   std::string workdir;  ///< empty: a fresh folder named vernier_triage[_N] in the current folder
   std::string resume;   ///< --resume: the work folder of the session to continue
-  std::vector<std::string> given_with_resume;  ///< options besides --resume and --headless
   /// The triage arguments that start this run again, stored in the session for --resume; empty:
   /// this process's command line after `triage`.
   std::vector<std::string> command;

@@ -163,6 +163,9 @@ TEST(Conv, TilesSharedAmongThreads) {
   check_conv({.x = {2, 8, 40, 40}, .m = 6, .kernel = {1, 1}, .threads = 2}, 91);
   // Fewer tiles than twice the threads: one GEMM per image, spread by Eigen.
   check_conv({.x = {1, 4, 9, 9}, .m = 6, .group = 2, .kernel = {3, 3}, .strides = {2, 2}, .threads = 2}, 92);
+  // One tile of 49 positions for 64 output channels: four blocks of 16 channels over an im2col
+  // made once, by both threads, in channel ranges.
+  check_conv({.x = {1, 8, 7, 7}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2}, 94);
   // Depthwise, one (image, channel) plane per task.
   check_conv({.x = {2, 6, 11, 11}, .m = 12, .group = 6, .kernel = {3, 3}, .dilations = {2, 2}, .threads = 2}, 93);
 }
