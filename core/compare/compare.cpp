@@ -2,11 +2,14 @@
 #include "core/compare/compare.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include <omp.h>
 
@@ -17,6 +20,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // numpy's float64 epsilon, which Polygraphy substitutes for exact zeros in the denominator.
 constexpr double kZeroDenominator = 2.220446049250313e-16;
+// Below this many elements, quantiles select in place instead of by radix.
+constexpr size_t kRadixMin = 16384;
+// From this many elements, the abs and rel selections run on two threads.
+constexpr int64_t kParallelSelect = int64_t{1} << 15;
 
 template <typename Map>
 auto lookup(const Map& map, std::string_view name, typename Map::mapped_type fallback) {
@@ -25,100 +32,126 @@ auto lookup(const Map& map, std::string_view name, typename Map::mapped_type fal
   return fallback;
 }
 
-// The order statistics of non-negative, non-NaN floats, found exactly by radix selection: the bit
-// patterns of such floats sort as the values do, so one pass histograms the top 16 bits, which
-// locates the bucket of each wanted rank, and a second pass sorts only the few values in those
-// buckets. Two streaming passes instead of one nth_element per rank.
-class OrderStatistics {
- public:
-  explicit OrderStatistics(const std::vector<float>& values) : values_(values), starts_(kBuckets + 1, 0) {
-    // 32-bit counts keep the histogram in L2 while it is filled at random.
-    std::vector<uint32_t> counts(kBuckets, 0);
-    for (float v : values) ++counts[bucket(v)];
-    for (size_t b = 0; b < kBuckets; ++b) starts_[b + 1] = starts_[b] + counts[b];
+// Selects the values of `ranks` (ascending, distinct, each < v.size()) from `v`, reordering it,
+// into out[0..ranks.size()). Each rank is selected among what lies above the previous one (a
+// selection leaves everything before its rank no larger and everything after no smaller); a rank
+// right after the previous one is the smallest value above it, found by a scan.
+void select_ranks(std::span<float> v, std::span<const size_t> ranks, float* out) {
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    const size_t r = ranks[k];
+    const auto begin = v.begin() + static_cast<std::ptrdiff_t>(k > 0 ? ranks[k - 1] + 1 : 0);
+    if (k > 0 && r == ranks[k - 1] + 1) {
+      std::iter_swap(v.begin() + static_cast<std::ptrdiff_t>(r), std::min_element(begin, v.end()));
+    } else {
+      std::nth_element(begin, v.begin() + static_cast<std::ptrdiff_t>(r), v.end());
+    }
+    out[k] = v[r];
   }
+}
 
-  /// The value of each rank (0-based, ascending). Kept out of line: inlined into its caller, its
-  /// scan loses its registers and runs about 15% slower.
-  [[gnu::noinline]] std::vector<double> at_ranks(const std::vector<size_t>& ranks) const {
-    std::vector<size_t> buckets;
-    for (size_t r : ranks) {
-      if (std::find(buckets.begin(), buckets.end(), bucket_of_rank(r)) == buckets.end()) {
-        buckets.push_back(bucket_of_rank(r));
-      }
-    }
-    std::vector<int8_t> slot(kBuckets, -1);
-    std::vector<std::vector<float>> members(buckets.size());
-    for (size_t k = 0; k < buckets.size(); ++k) {
-      slot[buckets[k]] = static_cast<int8_t>(k);
-      members[k].reserve(starts_[buckets[k] + 1] - starts_[buckets[k]]);
-    }
-    for (float v : values_) {
-      const int8_t k = slot[bucket(v)];
-      if (k >= 0) members[static_cast<size_t>(k)].push_back(v);
-    }
-    for (auto& m : members) std::sort(m.begin(), m.end());
-    std::vector<double> out;
-    for (size_t r : ranks) {
-      const size_t b = bucket_of_rank(r);
-      out.push_back(members[static_cast<size_t>(slot[b])][r - starts_[b]]);
-    }
-    return out;
+// Radix buckets of non-negative floats: such floats sort as their bit patterns do, so the top
+// bits order them by bucket (1/16 of an octave per bucket; exact zeros alone in bucket 0).
+constexpr int kRadixShift = 19;
+constexpr size_t kRadixBuckets = (size_t{1} << (31 - kRadixShift)) + 1;
+inline size_t radix_bucket(float v) {
+  // The sign bit is clear by contract; masking it keeps a stray -0 inside the table.
+  const uint32_t bits = std::bit_cast<uint32_t>(v) & 0x7fffffffu;
+  return (bits >> kRadixShift) + (bits != 0 ? 1 : 0);
+}
+
+// The radix bucket counts of both error buffers, as four tables of kRadixBuckets: abs errors at
+// even and odd indices, then rel errors likewise. Runs of equal errors (agreeing zeros) would
+// otherwise make each increment wait on the one before; the tables are summed afterwards.
+void count_radix_buckets(const float* abs_errors, const float* rel_errors, int64_t lo, int64_t hi, uint32_t* tables) {
+  uint32_t* abs_even = tables;
+  uint32_t* abs_odd = tables + kRadixBuckets;
+  uint32_t* rel_even = tables + 2 * kRadixBuckets;
+  uint32_t* rel_odd = tables + 3 * kRadixBuckets;
+  int64_t i = lo;
+  for (; i + 1 < hi; i += 2) {
+    ++abs_even[radix_bucket(abs_errors[i])];
+    ++abs_odd[radix_bucket(abs_errors[i + 1])];
+    ++rel_even[radix_bucket(rel_errors[i])];
+    ++rel_odd[radix_bucket(rel_errors[i + 1])];
   }
-
- private:
-  static constexpr size_t kBuckets = 65536;
-  static size_t bucket(float v) { return std::bit_cast<uint32_t>(v) >> 16; }
-  size_t bucket_of_rank(size_t r) const {
-    return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), r) - starts_.begin()) - 1;
+  if (i < hi) {
+    ++abs_even[radix_bucket(abs_errors[i])];
+    ++rel_even[radix_bucket(rel_errors[i])];
   }
+}
 
-  const std::vector<float>& values_;
-  std::vector<size_t> starts_;  // per bucket: the rank of its first value
-};
+// Exact order statistics of non-negative, NaN-free floats by radix selection: the counts per
+// radix bucket locate each wanted rank's bucket, one pass gathers the values of those buckets, and
+// selection runs on them alone, a few percent of the tensor instead of all of it. The buckets
+// order the values, so a rank within one bucket is a rank within the union of the gathered ones.
+//
+// Fills out[k] with the value of ranks[k] (ascending, distinct) of `values`, whose radix bucket
+// counts are `counts` (kRadixBuckets of them).
+void radix_select(std::span<const float> values, const uint32_t* counts, std::span<const size_t> ranks, float* out) {
+  // Per rank: its bucket and the rank of the bucket's first value, in one scan of the counts.
+  std::vector<size_t> bucket(ranks.size()), base(ranks.size());
+  size_t below = 0;
+  for (size_t b = 0, k = 0; k < ranks.size(); ++b) {
+    for (; k < ranks.size() && ranks[k] < below + counts[b]; ++k) bucket[k] = b, base[k] = below;
+    below += counts[b];
+  }
+  // Bucket 0 holds only zeros (ReLU outputs that agree make it most of a tensor): never gathered.
+  std::array<uint8_t, kRadixBuckets> wanted{};
+  for (size_t b : bucket) wanted[b] = b != 0 ? 1 : 0;
+  // Per rank: its rank among the gathered values, whose buckets come in ascending order.
+  std::vector<size_t> local;
+  size_t total = 0, first = 0;
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    if (bucket[k] == 0) {
+      out[first++] = 0.0f;
+      continue;
+    }
+    if (k == 0 || bucket[k] != bucket[k - 1]) total += counts[bucket[k]];
+    local.push_back(total - counts[bucket[k]] + (ranks[k] - base[k]));
+  }
+  if (local.empty()) return;
+  // Branch-free: every value is written, and the next write overwrites it unless it was wanted.
+  std::vector<float> gathered(total + 1);
+  size_t fill = 0;
+  for (float v : values) {
+    gathered[fill] = v;
+    fill += wanted[radix_bucket(v)];
+  }
+  gathered.pop_back();
+  select_ranks(gathered, local, out + first);
+}
 
-// numpy.quantile with linear interpolation over NaN-free `values` (reordered in place), for each
-// q. The ranks come from selection in place for small inputs, where OrderStatistics' 64K-bucket
-// histogram would cost more than it saves, and from radix selection for large ones.
-std::vector<double> quantiles(std::vector<float>& values, std::initializer_list<double> qs) {
+// numpy.quantile with linear interpolation over NaN-free, non-negative `values` (reordered in
+// place), for each q: by radix selection when the values' bucket counts are given, else by
+// selection in place.
+std::vector<double> quantiles(std::vector<float>& values, const uint32_t* radix_counts, std::initializer_list<double> qs) {
   if (values.empty()) return std::vector<double>(qs.size(), 0.0);
   const size_t last = values.size() - 1;
-  std::vector<size_t> ranks;  // per quantile: floor(pos) and the rank after it
+  std::vector<size_t> pair;  // per quantile: floor(pos) and the rank after it
   for (double q : qs) {
     const auto lo = static_cast<size_t>(std::floor(q * static_cast<double>(last)));
-    ranks.push_back(lo);
-    ranks.push_back(std::min(lo + 1, last));
+    pair.push_back(lo);
+    pair.push_back(std::min(lo + 1, last));
   }
-  std::vector<double> at;
-  if (values.size() >= (size_t{1} << 18)) {
-    at = OrderStatistics(values).at_ranks(ranks);
+  std::vector<size_t> ranks = pair;
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::vector<float> at(ranks.size());
+  if (radix_counts != nullptr) {
+    radix_select(values, radix_counts, ranks, at.data());
   } else {
-    // Ranks in ascending order, each selected among what lies above the previous one (a selection
-    // leaves everything before its rank no larger and everything after no smaller); a rank right
-    // after the previous one is the smallest value above it, found by a scan.
-    std::vector<size_t> order(ranks.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ranks[a] < ranks[b]; });
-    at.assign(ranks.size(), 0.0);
-    std::optional<size_t> previous;
-    for (size_t i : order) {
-      const size_t r = ranks[i];
-      const auto begin = values.begin() + static_cast<std::ptrdiff_t>(previous ? *previous + 1 : 0);
-      if (previous && r == *previous + 1) {
-        std::iter_swap(values.begin() + static_cast<std::ptrdiff_t>(r), std::min_element(begin, values.end()));
-      } else if (!previous || r != *previous) {
-        std::nth_element(begin, values.begin() + static_cast<std::ptrdiff_t>(r), values.end());
-      }
-      at[i] = values[r];
-      previous = r;
-    }
+    select_ranks(values, ranks, at.data());
   }
+  const auto value_of = [&](size_t rank) {
+    return static_cast<double>(at[static_cast<size_t>(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin())]);
+  };
   std::vector<double> out;
   size_t i = 0;
   for (double q : qs) {
     const double pos = q * static_cast<double>(last);
     const double frac = pos - std::floor(pos);
-    out.push_back(frac == 0 ? at[2 * i] : at[2 * i] + (at[2 * i + 1] - at[2 * i]) * frac);
+    const double lo = value_of(pair[2 * i]), hi = value_of(pair[2 * i + 1]);
+    out.push_back(frac == 0 ? lo : lo + (hi - lo) * frac);
     ++i;
   }
   return out;
@@ -157,7 +190,7 @@ struct Partial {
 
 // One pass over elements [lo, hi), reading them as double whatever their type.
 template <typename T>
-Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, bool inf_equal,
+Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, bool inf_equal,
                          float* abs_errors, float* rel_errors) {
   constexpr bool kBool = std::is_same_v<T, bool>;
   constexpr bool kFloat = !std::is_integral_v<T>;
@@ -250,18 +283,127 @@ Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, co
   return p;
 }
 
+
+// Elements [lo, hi) of float32 or float64 tensors when all of them are finite: the same quantities
+// as accumulate_scalar's common case, in SIMD lanes. The lanes' sums reassociate, as the merge of
+// thread partials does; maxima and counts are exact. Returns false, having changed nothing, when
+// an element is not finite.
+template <typename T>
+bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol,
+                             float* abs_errors, float* rel_errors, Partial& p) {
+  // Finite means an exponent field that is not all ones; tested on the bits, this vectorizes.
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr Bits kExponent = static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u);
+  int not_finite = 0;
+#pragma omp simd reduction(| : not_finite)
+  for (int64_t i = lo; i < hi; ++i) {
+    not_finite |= static_cast<int>((std::bit_cast<Bits>(test[i]) & kExponent) == kExponent) |
+                  static_cast<int>((std::bit_cast<Bits>(ref[i]) & kExponent) == kExponent);
+  }
+  if (not_finite != 0) return false;
+  const double atol = tol.atol, rtol = tol.rtol;
+  // Two loops over the block (it stays in L1): one accumulator set each keeps the lanes in
+  // registers instead of spilling them.
+  double abs_sum = 0, rel_sum = 0, abs_max = 0, rel_max = 0, min_atol = 0, min_rtol = 0;
+  int mismatches = 0;
+#pragma omp simd reduction(+ : abs_sum, rel_sum, mismatches) reduction(max : abs_max, rel_max, min_atol, min_rtol)
+  for (int64_t i = lo; i < hi; ++i) {
+    const double b = static_cast<double>(ref[i]);
+    const double abs_err = std::abs(static_cast<double>(test[i]) - b);
+    const double rel_err = abs_err / (b == 0.0 ? kZeroDenominator : std::abs(b));
+    abs_errors[i] = static_cast<float>(abs_err);
+    rel_errors[i] = static_cast<float>(rel_err);
+    abs_max = std::max(abs_max, abs_err);
+    rel_max = std::max(rel_max, rel_err);
+    abs_sum += abs_err;
+    rel_sum += rel_err;
+    const bool abs_fails = abs_err > atol;
+    const bool rel_fails = rel_err > rtol;
+    mismatches += (abs_fails && rel_fails) ? 1 : 0;
+    min_atol = std::max(min_atol, rel_fails ? abs_err : 0.0);
+    min_rtol = std::max(min_rtol, abs_fails ? rel_err : 0.0);
+  }
+  double dot = 0, test_sq = 0, ref_sq = 0, err_sq = 0;
+#pragma omp simd reduction(+ : dot, test_sq, ref_sq, err_sq)
+  for (int64_t i = lo; i < hi; ++i) {
+    const double a = static_cast<double>(test[i]);
+    const double b = static_cast<double>(ref[i]);
+    dot += a * b;
+    test_sq += a * a;
+    ref_sq += b * b;
+    err_sq += (a - b) * (a - b);
+  }
+  // The worst element is the first largest error: the block's first element reaching its maximum,
+  // when that beats what came before.
+  if (p.worst < 0 || abs_max > p.abs_max) {
+    int64_t i = lo;
+    while (std::abs(static_cast<double>(test[i]) - static_cast<double>(ref[i])) != abs_max) ++i;
+    p.worst = i;
+    p.abs_max = abs_max;
+  }
+  p.abs_sum += abs_sum, p.rel_sum += rel_sum, p.dot += dot, p.test_sq += test_sq, p.ref_sq += ref_sq;
+  p.err_sq += err_sq;
+  p.rel_max = std::max(p.rel_max, rel_max);
+  p.min_atol = std::max(p.min_atol, min_atol);
+  p.min_rtol = std::max(p.min_rtol, min_rtol);
+  p.mismatches += mismatches;
+  return true;
+}
+
+// One pass over elements [lo, hi) in blocks: float32 and float64 blocks through SIMD lanes while
+// they are finite and no NaN error has appeared (the worst element is then fixed), every other
+// block and type by accumulate_scalar. With `radix_tables`, each block's errors are counted into
+// them (see count_radix_buckets) while still in cache.
+template <typename T>
+Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, bool inf_equal,
+                         float* abs_errors, float* rel_errors, uint32_t* radix_tables) {
+  constexpr int64_t kBlock = 1024;
+  Partial p;
+  for (int64_t b = lo; b < hi; b += kBlock) {
+    const int64_t e = std::min(hi, b + kBlock);
+    bool done = false;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      done = !p.abs_nan && accumulate_finite_block(test, ref, b, e, tol, abs_errors, rel_errors, p);
+    }
+    if (!done) p.merge(accumulate_scalar(test, ref, b, e, tol, inf_equal, abs_errors, rel_errors));
+    if (radix_tables != nullptr) count_radix_buckets(abs_errors, rel_errors, b, e, radix_tables);
+  }
+  return p;
+}
+
 // Every element of test against ref, on the OpenMP threads for large tensors (in contiguous
-// ranges whose partials merge in order), into `c` and the per-element error buffers.
+// ranges whose partials merge in order), into `c` and the per-element error buffers. With
+// `radix_counts` (2 * kRadixBuckets), also the radix bucket counts of the abs errors, then of the
+// rel errors.
 template <typename T>
 void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal, std::vector<float>& abs_errors,
-                std::vector<float>& rel_errors) {
-  constexpr int64_t kPerThread = int64_t{1} << 16;
+                std::vector<float>& rel_errors, uint32_t* radix_counts) {
+  constexpr int64_t kPerThread = int64_t{1} << 13;
   const int64_t chunks = std::clamp<int64_t>(c.count / kPerThread, 1, std::max(omp_get_max_threads(), 1));
   std::vector<Partial> parts(static_cast<size_t>(chunks));
+  // Four tables per chunk, reused across calls: a layer-wise comparison makes thousands of them.
+  thread_local std::vector<uint32_t> tables;
+  constexpr size_t kTables = 4 * kRadixBuckets;
+  if (radix_counts != nullptr) tables.assign(static_cast<size_t>(chunks) * kTables, 0);
+  uint32_t* table_data = tables.data();
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
   for (int64_t k = 0; k < chunks; ++k) {
-    parts[static_cast<size_t>(k)] = accumulate_range(test, ref, c.count * k / chunks, c.count * (k + 1) / chunks,
-                                                     c.tolerance, inf_equal, abs_errors.data(), rel_errors.data());
+    parts[static_cast<size_t>(k)] =
+        accumulate_range(test, ref, c.count * k / chunks, c.count * (k + 1) / chunks, c.tolerance, inf_equal,
+                         abs_errors.data(), rel_errors.data(),
+                         radix_counts != nullptr ? table_data + static_cast<size_t>(k) * kTables : nullptr);
+  }
+  if (radix_counts != nullptr) {
+    for (size_t b = 0; b < kRadixBuckets; ++b) {
+      uint32_t abs_count = 0, rel_count = 0;
+      for (size_t k = 0; k < static_cast<size_t>(chunks); ++k) {
+        const uint32_t* t = table_data + k * kTables;
+        abs_count += t[b] + t[kRadixBuckets + b];
+        rel_count += t[2 * kRadixBuckets + b] + t[3 * kRadixBuckets + b];
+      }
+      radix_counts[b] = abs_count;
+      radix_counts[kRadixBuckets + b] = rel_count;
+    }
   }
   Partial p = parts[0];
   for (size_t k = 1; k < parts.size(); ++k) p.merge(parts[k]);
@@ -390,9 +532,13 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
   }
   abs_errors.resize(static_cast<size_t>(c.count));
   rel_errors.resize(static_cast<size_t>(c.count));
+  // Large tensors' quantiles come from radix selection, whose bucket counts the pass gathers.
+  const bool radix = static_cast<size_t>(c.count) >= kRadixMin;
+  std::vector<uint32_t> radix_counts(radix ? 2 * kRadixBuckets : 0);
   dispatch_dtype(test.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, std::string>) {
-      accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, abs_errors, rel_errors);
+      accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, abs_errors, rel_errors,
+                    radix ? radix_counts.data() : nullptr);
     }
   });
   const bool abs_nan = std::isnan(c.abs_max);
@@ -402,18 +548,18 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
   // thread_local, so the other thread is handed this thread's by reference.
   std::vector<float>& abs_buffer = abs_errors;
   std::vector<float>& rel_buffer = rel_errors;
-  const bool both = c.count >= (int64_t{1} << 18) && omp_get_max_threads() > 1;
+  const bool both = c.count >= kParallelSelect && omp_get_max_threads() > 1;
 #pragma omp parallel sections num_threads(2) if (both)
   {
 #pragma omp section
     if (!abs_nan) {
-      const std::vector<double> q = quantiles(abs_buffer, {0.5, tolerance.quantile});
+      const std::vector<double> q = quantiles(abs_buffer, radix ? radix_counts.data() : nullptr, {0.5, tolerance.quantile});
       c.abs_median = q[0];
       c.abs_quantile = q[1];
     }
 #pragma omp section
     if (!rel_nan) {
-      const std::vector<double> q = quantiles(rel_buffer, {0.5, tolerance.quantile});
+      const std::vector<double> q = quantiles(rel_buffer, radix ? radix_counts.data() + kRadixBuckets : nullptr, {0.5, tolerance.quantile});
       c.rel_median = q[0];
       c.rel_quantile = q[1];
     }

@@ -178,25 +178,88 @@ double sorted_quantile(std::vector<float> v, double q) {
 TEST(Compare, MediansAndQuantilesAreExactOverErrorsOfEveryMagnitude) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> exponent(-12.0f, 3.0f), unit(-1.0f, 1.0f);
-  for (int n : {1, 2, 7, 1000, 100001, 300007}) {
+  // Sizes on both sides of the radix selection's threshold; a fifth, half and most errors exactly
+  // zero (agreeing ReLU outputs), so the median falls above, at the edge of, and among the zeros.
+  for (const auto& [n, zero_every] : std::vector<std::pair<int, int>>{
+           {1, 5}, {2, 5}, {7, 5}, {1000, 5}, {16383, 5}, {16384, 2}, {100001, 5}, {100001, 2}, {300007, 5}}) {
     std::vector<float> ref(static_cast<size_t>(n)), test(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       ref[static_cast<size_t>(i)] = unit(rng);
       // Errors from 1e-12 to 1e3, some exactly zero, many repeated.
-      const float err = (i % 5 == 0) ? 0.0f : std::pow(10.0f, std::round(exponent(rng) * 4) / 4);
+      const float err = (i % zero_every == 0) ? 0.0f : std::pow(10.0f, std::round(exponent(rng) * 4) / 4);
       test[static_cast<size_t>(i)] = ref[static_cast<size_t>(i)] + err;
     }
-    std::vector<float> abs_errors(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      abs_errors[static_cast<size_t>(i)] = static_cast<float>(
-          std::abs(static_cast<double>(test[static_cast<size_t>(i)]) - static_cast<double>(ref[static_cast<size_t>(i)])));
+    std::vector<float> abs_errors(static_cast<size_t>(n)), rel_errors(static_cast<size_t>(n));
+    for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+      const double abs_error = std::abs(static_cast<double>(test[i]) - static_cast<double>(ref[i]));
+      abs_errors[i] = static_cast<float>(abs_error);
+      rel_errors[i] = static_cast<float>(abs_error / (ref[i] == 0 ? 2.220446049250313e-16 : std::abs(static_cast<double>(ref[i]))));
     }
     const Tensor t = Tensor::from_vector<float>({n}, test), r = Tensor::from_vector<float>({n}, ref);
     for (double q : {0.0, 0.37, 0.9, 0.99, 1.0}) {
       TensorComparison c = compare_tensors("x", t, r, {.atol = 1, .rtol = 1, .stat = ErrorStat::kQuantile, .quantile = q}, false);
       EXPECT_DOUBLE_EQ(c.abs_median, sorted_quantile(abs_errors, 0.5)) << "n=" << n;
       EXPECT_DOUBLE_EQ(c.abs_quantile, sorted_quantile(abs_errors, q)) << "n=" << n << " q=" << q;
+      EXPECT_DOUBLE_EQ(c.rel_median, sorted_quantile(rel_errors, 0.5)) << "n=" << n;
+      EXPECT_DOUBLE_EQ(c.rel_quantile, sorted_quantile(rel_errors, q)) << "n=" << n << " q=" << q;
     }
+  }
+}
+
+// Every statistic of one pass, element by element in double: what the vectorized blocks must give.
+template <typename T>
+void expect_one_pass_statistics(const std::vector<T>& test, const std::vector<T>& ref, const Tolerance& tol) {
+  const auto n = static_cast<int64_t>(test.size());
+  double abs_max = 0, rel_max = 0, abs_sum = 0, dot = 0, tt = 0, rr = 0, min_atol = 0, min_rtol = 0;
+  int64_t worst = -1, mismatches = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = static_cast<double>(test[static_cast<size_t>(i)]), b = static_cast<double>(ref[static_cast<size_t>(i)]);
+    const double abs_error = std::abs(a - b);
+    const double rel_error = abs_error / (b == 0 ? 2.220446049250313e-16 : std::abs(b));
+    if (worst < 0 || abs_error > abs_max) abs_max = abs_error, worst = i;
+    rel_max = std::max(rel_max, rel_error);
+    abs_sum += abs_error;
+    mismatches += (abs_error > tol.atol && rel_error > tol.rtol) ? 1 : 0;
+    if (rel_error > tol.rtol) min_atol = std::max(min_atol, abs_error);
+    if (abs_error > tol.atol) min_rtol = std::max(min_rtol, rel_error);
+    if (std::isfinite(a) && std::isfinite(b)) dot += a * b, tt += a * a, rr += b * b;
+  }
+  const Tensor t = Tensor::from_vector<T>({n}, test), r = Tensor::from_vector<T>({n}, ref);
+  const TensorComparison c = compare_tensors("t", t, r, tol, false);
+  EXPECT_EQ(c.worst_index, worst);
+  EXPECT_EQ(c.abs_max, abs_max);
+  EXPECT_EQ(c.rel_max, rel_max);
+  EXPECT_EQ(c.mismatch_count, mismatches);
+  EXPECT_EQ(c.min_atol, min_atol);
+  EXPECT_EQ(c.min_rtol, min_rtol);
+  if (std::isfinite(abs_sum)) {
+    EXPECT_NEAR(c.abs_mean, abs_sum / static_cast<double>(n), 1e-12 * abs_sum);
+  } else {
+    EXPECT_EQ(c.abs_mean, abs_sum);
+  }
+  EXPECT_NEAR(c.cosine, dot / std::sqrt(tt * rr), 1e-12);
+}
+
+TEST(Compare, VectorizedBlocksGiveTheStatisticsOfOneScalarPass) {
+  // 5000 elements: several 1024-element blocks. The largest error twice, in different blocks (the
+  // first must win); an infinity (then the worst element) sends its block element by element;
+  // zeros in the reference.
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal;
+  for (const bool with_inf : {false, true}) {
+    SCOPED_TRACE(with_inf ? "an infinity in the third block" : "finite");
+    std::vector<float> ref(5000), test(5000);
+    for (size_t i = 0; i < ref.size(); ++i) {
+      ref[i] = i % 97 == 0 ? 0.0f : static_cast<float>(normal(rng));
+      test[i] = ref[i] + static_cast<float>(1e-3 * normal(rng));
+    }
+    ref[300] = ref[3000] = 2.0f;
+    test[300] = test[3000] = 2.5f;
+    if (with_inf) test[2100] = kInf;
+    expect_one_pass_statistics(test, ref, {.atol = 1e-3, .rtol = 1e-3});
+    std::vector<double> test64(test.begin(), test.end()), ref64(ref.begin(), ref.end());
+    test64[4000] += 1e-9;  // an error only float64 can hold
+    expect_one_pass_statistics(test64, ref64, {.atol = 1e-3, .rtol = 1e-3});
   }
 }
 
