@@ -20,8 +20,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // numpy's float64 epsilon, which Polygraphy substitutes for exact zeros in the denominator.
 constexpr double kZeroDenominator = 2.220446049250313e-16;
-// Below this many elements, quantiles select in place instead of by radix.
-constexpr size_t kRadixMin = 16384;
+// Below this many elements, quantiles select in place instead of by radix (measured: in place
+// wins at 2K elements, radix at 4K by 2x).
+constexpr size_t kRadixMin = 4096;
 // From this many elements, the abs and rel selections run on two threads.
 constexpr int64_t kParallelSelect = int64_t{1} << 15;
 
