@@ -6,6 +6,11 @@ Usage: /usr/bin/python3 export_torchvision.py MODEL OUT_DIR
 Writes OUT_DIR/model.onnx, OUT_DIR/input.npz (one array per graph input) and OUT_DIR/torch_output.npz
 (PyTorch's outputs, the peer oracle the reference backend is checked against). Weights and input come
 from fixed seeds; nothing is downloaded.
+
+resnet18_data_bn is ResNet-18 at 112x112 whose BatchNorm statistics come from data, as training
+leaves them: forward passes in train mode over normalized images (standard normal values), so
+every layer's pre-activations are normalized per channel instead of growing block by block.
+Its input is such an image.
 """
 import os
 import sys
@@ -51,6 +56,8 @@ class DetectionHead(torch.nn.Module):
 def build(name):
     if name == "resnet18":
         return torchvision.models.resnet18(weights=None), (1, 3, 224, 224)
+    if name == "resnet18_data_bn":
+        return torchvision.models.resnet18(weights=None), (1, 3, 112, 112)
     if name == "mobilenet_v2":
         return torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224)
     if name == "squeezenet1_1":
@@ -62,6 +69,21 @@ def build(name):
     if name == "detection_head":
         return DetectionHead(), (1, 3, 128, 128)
     raise SystemExit(f"unknown model {name}")
+
+
+def fit_batchnorm(model, shape):
+    """Replaces the BatchNorm running statistics by those of 32 normalized images (train-mode
+    passes, cumulative averages), then puts the model back in eval mode."""
+    batchnorms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    for m in batchnorms:
+        m.reset_running_stats()
+        m.momentum = None
+    model.train()
+    generator = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        for _ in range(4):
+            model(torch.randn((8,) + shape[1:], generator=generator))
+    model.eval()
 
 
 def main():
@@ -79,7 +101,11 @@ def main():
                 m.running_var.uniform_(0.5, 1.5)
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.1, 0.1)
-    x = torch.rand(shape, generator=torch.Generator().manual_seed(1))
+    if name == "resnet18_data_bn":
+        fit_batchnorm(model, shape)
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(1))
+    else:
+        x = torch.rand(shape, generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
         y = model(x)
     outputs = list(y) if isinstance(y, tuple) else [y]
