@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
 
 namespace vn::engine::kernels {
 namespace {
@@ -150,13 +151,33 @@ class EltwiseKernel final : public LayerKernel {
 
 }  // namespace
 
-void activate_exact(const Activation& activation, std::span<float> values) {
-  const ActivationFn fn = activation.fn;
+void activate_values(const Activation& activation, float* v, int64_t n) {
   const float alpha = activation.alpha, beta = activation.beta;
-  const int64_t n = static_cast<int64_t>(values.size());
+  // One loop per function, the switch outside it: the piecewise-linear ones then vectorize.
+  const auto each = [&]<ActivationFn F>() {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) v[i] = exact(F, alpha, beta, v[i]);
+  };
+  switch (activation.fn) {
+    case ActivationFn::kNone: return;
+    case ActivationFn::kRelu: return each.template operator()<ActivationFn::kRelu>();
+    case ActivationFn::kLeakyRelu: return each.template operator()<ActivationFn::kLeakyRelu>();
+    case ActivationFn::kClip: return each.template operator()<ActivationFn::kClip>();
+    case ActivationFn::kSigmoid: return each.template operator()<ActivationFn::kSigmoid>();
+    case ActivationFn::kTanh: return each.template operator()<ActivationFn::kTanh>();
+    case ActivationFn::kHardSigmoid: return each.template operator()<ActivationFn::kHardSigmoid>();
+    case ActivationFn::kHardSwish: return each.template operator()<ActivationFn::kHardSwish>();
+    case ActivationFn::kExp: return each.template operator()<ActivationFn::kExp>();
+    case ActivationFn::kErf: return each.template operator()<ActivationFn::kErf>();
+    case ActivationFn::kSiLU: return each.template operator()<ActivationFn::kSiLU>();
+    case ActivationFn::kGelu: return each.template operator()<ActivationFn::kGelu>();
+  }
+}
+
+void activate_exact(const Activation& activation, std::span<float> values) {
   float* v = values.data();
-#pragma omp parallel for schedule(static) if (n > 65536)
-  for (int64_t i = 0; i < n; ++i) v[i] = exact(fn, alpha, beta, v[i]);
+  ops::parallel_chunks(omp_get_max_threads(), static_cast<int64_t>(values.size()),
+                       [&](int64_t lo, int64_t hi) { activate_values(activation, v + lo, hi - lo); });
 }
 
 void activate_fast(const Activation& activation, std::span<float> values) {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the tactic implementations.
+#include <omp.h>
+
 #include <algorithm>
 
 #include "core/engine/kernels/kernels.h"
@@ -41,22 +43,39 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
 
 void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
                     const float* residual) {
-  if (!epilogue.bias.empty()) {
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t c = 0; c < channels; ++c) {
-        float* row = y + (o * channels + c) * inner;
-        const float b = epilogue.bias[static_cast<size_t>(c)];
-        for (int64_t i = 0; i < inner; ++i) row[i] += b;
+  const bool bias = !epilogue.bias.empty();
+  if (!bias && residual == nullptr && epilogue.activation.fn == ActivationFn::kNone) return;
+  // One pass over segments, each finished while in cache: (y + bias) + residual, then the
+  // activation. With inner > 1 a segment is one channel's row of `inner` values; with inner == 1
+  // (a GEMM's [rows, channels]) it is one row of all channels.
+  const int64_t length = inner > 1 ? inner : channels;
+  const int64_t segments = inner > 1 ? outer * channels : outer;
+  const auto run = [&](int64_t lo, int64_t hi) {
+    for (int64_t s = lo; s < hi; ++s) {
+      float* v = y + s * length;
+      if (bias && inner > 1) {
+        const float b = epilogue.bias[static_cast<size_t>(s % channels)];
+        for (int64_t i = 0; i < length; ++i) v[i] += b;
+      } else if (bias) {
+        const float* b = epilogue.bias.data();
+        for (int64_t i = 0; i < length; ++i) v[i] += b[i];
       }
+      if (residual != nullptr) {
+        const float* r = residual + s * length;
+        for (int64_t i = 0; i < length; ++i) v[i] += r[i];
+      }
+      activate_values(epilogue.activation, v, length);
     }
+  };
+  // Threads pay off from about 32K values each.
+  const int64_t chunks = std::clamp<int64_t>(segments * length / (int64_t{1} << 15), 1,
+                                             std::min<int64_t>(std::max(omp_get_max_threads(), 1), segments));
+  if (chunks <= 1) {
+    run(0, segments);
+    return;
   }
-  const int64_t total = outer * channels * inner;
-  if (residual) {
-    for (int64_t i = 0; i < total; ++i) y[i] += residual[i];
-  }
-  if (epilogue.activation.fn != ActivationFn::kNone) {
-    activate_exact(epilogue.activation, std::span<float>(y, static_cast<size_t>(total)));
-  }
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) run(segments * c / chunks, segments * (c + 1) / chunks);
 }
 
 }  // namespace vn::engine::kernels

@@ -10,6 +10,7 @@
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_context.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/nn/conv.h"
 #include "core/ops/spatial.h"
 
 namespace vn::engine::kernels {
@@ -340,6 +341,13 @@ class ConvKernel final : public LayerKernel {
       pointwise = pointwise && g.strides[i] == 1 && g.pads_begin[i] == 0 && g.pads_end[i] == 0;
     }
     const TacticId gemm = precision_.accumulate == DType::kFloat16 ? TacticId::kGemmK32F16Acc : TacticId::kGemmBlocked;
+    if (gemm == TacticId::kGemmBlocked) {
+      // Float32 accumulation computes what the reference's convolution computes, so it runs that
+      // (cache-sized im2col tiles shared among the threads), on operands already in this layer's
+      // format.
+      ops::conv_float32(g, batch, group_ * cg, m, group_, x, weights_.data(), nullptr, y, args_.num_threads);
+      return;
+    }
     std::vector<float> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
     for (int64_t img = 0; img < batch; ++img) {
       for (int64_t gi = 0; gi < group_; ++gi) {

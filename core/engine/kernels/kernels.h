@@ -55,8 +55,11 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
 /// (k up to 2^17).
 void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k);
 
-/// Applies `activation` to every value exactly (library functions, float32).
+/// Applies `activation` to every value exactly (library functions, float32), on the OpenMP threads
+/// for large spans.
 void activate_exact(const Activation& activation, std::span<float> values);
+/// activate_exact on v[0, n), on the calling thread.
+void activate_values(const Activation& activation, float* v, int64_t n);
 /// Applies `activation` with the fast approximations of act__fast.
 void activate_fast(const Activation& activation, std::span<float> values);
 

@@ -13,6 +13,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/ops/nn/conv.h"
+
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
 #include "core/ops/sgemm.h"
@@ -304,6 +306,20 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
     }
   }
 }
+
+}  // namespace
+
+void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
+                  const float* w, const float* bias, float* y, int threads) {
+  ConvPlan p;
+  p.group = group, p.n = n, p.c = c, p.m = m;
+  p.kernel = geo.kernel;
+  p.in = geo.in;
+  p.geo = geo;
+  conv_compute<float>(p, x, w, bias, y, threads);
+}
+
+namespace {
 
 Status conv(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reference backend's float32 convolution, for other backends whose convolution computes the
+// same thing (float32 products accumulated in float32): the engine's im2col + GEMM tactic.
+#pragma once
+
+#include <cstdint>
+
+#include "core/ops/spatial.h"
+
+namespace vn::ops {
+
+/// y = conv(x, w) (+ one bias per output channel when `bias` is non-null) over dense row-major
+/// buffers: x is (n, c, geo.in...), w is (m, c / group, geo.kernel...), y is (n, m, geo.out...)
+/// and is overwritten. `geo` spans 1 to 3 spatial dims; c and m divide by group. Runs on up to
+/// `threads` OpenMP threads: column tiles of im2col through a float32 GEMM, and a direct sum for
+/// one input channel per group.
+void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
+                  const float* w, const float* bias, float* y, int threads);
+
+}  // namespace vn::ops
