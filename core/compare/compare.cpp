@@ -528,8 +528,8 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
   thread_local std::vector<float> abs_errors, rel_errors;
   constexpr size_t kKeep = size_t{16} << 20;
   if (abs_errors.capacity() > kKeep && static_cast<size_t>(c.count) <= kKeep) {
-    abs_errors = {};
-    rel_errors = {};
+    abs_errors = std::vector<float>();  // not `= {}`, which keeps the capacity
+    rel_errors = std::vector<float>();
   }
   abs_errors.resize(static_cast<size_t>(c.count));
   rel_errors.resize(static_cast<size_t>(c.count));

@@ -3,6 +3,10 @@
 
 #include <array>
 
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
+
 #include "core/common/status.h"
 
 namespace vn::engine {
@@ -76,9 +80,20 @@ void round_in_place(std::span<float> values, DType format) {
   switch (format) {
     case DType::kFloat32:
       return;
-    case DType::kFloat16:
-      for (float& v : values) v = round_to_half(v);
+    case DType::kFloat16: {
+      size_t i = 0;
+#ifdef __F16C__
+      // Eight at a time through the hardware conversion, which rounds as Eigen::half does (to
+      // nearest even, overflow to inf, subnormals kept): the engine rounds every fp16 layer's
+      // inputs and outputs, and a scalar loop was a tenth of its time.
+      for (; i + 8 <= values.size(); i += 8) {
+        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(values.data() + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_ps(values.data() + i, _mm256_cvtph_ps(h));
+      }
+#endif
+      for (; i < values.size(); ++i) values[i] = round_to_half(values[i]);
       return;
+    }
     case DType::kBFloat16:
       for (float& v : values) v = round_to_bfloat16(v);
       return;

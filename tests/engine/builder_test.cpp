@@ -194,6 +194,40 @@ TEST(Builder, Fp16BuildsStoreEveryActivationInHalf) {
   test::expect_close(*out.find("Y"), *ref.find("Y"), {1e-2, 1e-2}, "fp16 build");
 }
 
+TEST(Builder, Fp16LayersRoundTheModelsWeightsAtEveryRunOnEveryThread) {
+  // fp16 layers keep no copy of unfolded weights but round the model's at each run, the conv's
+  // (73,728 of them) on two threads: the same outputs, bit for bit, as a model whose weights
+  // are already fp16 values (which the layers read as they are).
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[1,64,12,12] X, float[128,64,3,3] W, float[128,300] W2, int64[3] s) => (float[1,144,300] Y) {\n"
+      "  c = Conv<pads=[1,1,1,1]>(X, W)\n  r = Reshape(c, s)\n  t = Transpose<perm=[0,2,1]>(r)\n"
+      "  Y = MatMul(t, W2)\n}";
+  const Tensor shape = Tensor::from_vector<int64_t>({3}, {1, 128, 144});
+  Tensor w = random_tensor({128, 64, 3, 3}, 5), w2 = random_tensor({128, 300}, 6);
+  Tensor w_half = w.clone(), w2_half = w2.clone();
+  round_in_place(w_half.mutable_values<float>(), DType::kFloat16);
+  round_in_place(w2_half.mutable_values<float>(), DType::kFloat16);
+  const TensorMap feeds{{"X", random_tensor({1, 64, 12, 12}, 7)}};
+  PrepareOptions two;
+  two.num_threads = 2;
+  const Model model = make_model(text, {{"W", w}, {"W2", w2}, {"s", shape}});
+  const Model half_model = make_model(text, {{"W", w_half}, {"W2", w2_half}, {"s", shape}});
+  Prepared rounded_at_run = prepare(model, deterministic(kFp16), two);
+  Prepared already_half = prepare(half_model, deterministic(kFp16), two);
+  ASSERT_TRUE(rounded_at_run.status.ok()) << rounded_at_run.status.to_string();
+  ASSERT_TRUE(already_half.status.ok()) << already_half.status.to_string();
+  const TensorMap a = run(*rounded_at_run.engine, feeds), b = run(*already_half.engine, feeds);
+  ASSERT_NE(a.find("Y"), nullptr);
+  ASSERT_NE(b.find("Y"), nullptr);
+  const auto ya = a.find("Y")->values<float>(), yb = b.find("Y")->values<float>();
+  ASSERT_EQ(ya.size(), yb.size());
+  EXPECT_TRUE(std::equal(ya.begin(), ya.end(), yb.begin()));
+  EXPECT_NE(std::vector<float>(w.values<float>().begin(), w.values<float>().end()),
+            std::vector<float>(w_half.values<float>().begin(), w_half.values<float>().end()))
+      << "the random weights must need rounding for the test to mean anything";
+}
+
 TEST(Builder, LayerPrecisionsBindUnderObeyAndPreferOnly) {
   const Model model = small_cnn();
   EngineOptions o = deterministic(kFp16 | kFp16Strict);

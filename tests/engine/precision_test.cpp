@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -61,6 +62,26 @@ TEST(Precision, Tf32KeepsTenMantissaBits) {
   EXPECT_TRUE(std::isinf(round_to_tf32(std::numeric_limits<float>::infinity())));
   EXPECT_TRUE(std::isnan(round_to_tf32(std::numeric_limits<float>::quiet_NaN())));
   EXPECT_EQ(round_to_tf32(-1.0f - 3 * 0x1p-11f), -1.0f - 0x1p-9f);
+}
+
+TEST(Precision, BufferRoundingToHalfMatchesEigenHalfBitForBit) {
+  // Every 2^13-th float32 bit pattern (both signs: normals, subnormals, overflow, inf, NaN) plus
+  // the ties just around half's subnormal and overflow edges, through the buffer path (eight at a
+  // time, then a tail) and through Eigen::half one by one.
+  std::vector<float> v;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 8191) v.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (float x : {65504.0f, 65519.99f, 65520.0f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f, 0x1p-26f, -0x1p-25f, 1.0f + 0x1p-11f}) {
+    v.push_back(x);
+  }
+  std::vector<float> rounded = v;
+  round_in_place(rounded, DType::kFloat16);
+  size_t differ = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float expected = round_to_half(v[i]);
+    const bool same = std::isnan(expected) ? std::isnan(rounded[i]) : std::bit_cast<uint32_t>(expected) == std::bit_cast<uint32_t>(rounded[i]);
+    differ += same ? 0 : 1;
+  }
+  EXPECT_EQ(differ, 0u) << "of " << v.size();
 }
 
 TEST(Precision, BuffersRoundToTheirFormat) {

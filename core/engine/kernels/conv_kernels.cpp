@@ -182,7 +182,11 @@ class ConvKernel final : public LayerKernel {
       return tagged(
           args_, make_error(StatusCode::kInvalidModel, "group {} does not divide the {} output channels", group_, m));
     }
-    std::vector<double> weights(w.values<float>().begin(), w.values<float>().end());
+    // Folding, int8 quantization and the Winograd transform work on the weights in double.
+    const bool folds = spec.epilogue.batch_norm >= 0;
+    const bool in_double = folds || args_.tactic == TacticId::kConvIm2colInt8 || args_.tactic == TacticId::kConvWinograd;
+    std::vector<double> weights;
+    if (in_double) weights.assign(w.values<float>().begin(), w.values<float>().end());
     std::vector<double> bias(static_cast<size_t>(m), 0.0);
     bool has_bias = false;
     if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
@@ -194,7 +198,7 @@ class ConvKernel final : public LayerKernel {
       std::copy(b.begin(), b.end(), bias.begin());
       has_bias = true;
     }
-    if (spec.epilogue.batch_norm >= 0) {
+    if (folds) {
       VN_RETURN_IF_ERROR(fold_batch_norm(weights, bias));
       has_bias = true;
     }
@@ -221,12 +225,25 @@ class ConvKernel final : public LayerKernel {
       input_scale_ = args_.scales->at(n.inputs[0]);
       return Status::OK();
     }
-    weights_.assign(weights.begin(), weights.end());
-    round_operands_in_place(weights_, precision_);
     if (args_.tactic == TacticId::kConvWinograd) {
       // Winograd reads only the transformed weights.
       prepare_winograd(weights);
-      weights_ = {};
+      return Status::OK();
+    }
+    if (folds) {
+      weights_.assign(weights.begin(), weights.end());
+    } else {
+      weights_.assign(w.values<float>().begin(), w.values<float>().end());
+    }
+    round_operands_in_place(weights_, precision_);
+    if (!folds) {
+      // Unfolded weights are the model's own tensor rounded to the operand format: the layer keeps
+      // no copy but reads the model's tensor, which a reference backend running the same model
+      // reads too; when the format changes values (fp16, bf16, tf32), they are rounded into a
+      // scratch buffer at each run, which costs far less than the layer's products.
+      round_at_run_ = !std::equal(weights_.begin(), weights_.end(), w.values<float>().begin());
+      weights_ = std::vector<float>();  // not `= {}`, which keeps the capacity
+      model_weights_ = w;
     }
     return Status::OK();
   }
@@ -268,9 +285,10 @@ class ConvKernel final : public LayerKernel {
       }
       float* py = y.mutable_data<float>();
       const ops::WindowGeometry g3 = ops::lift_to_3d(geo);
+      const float* pw = weights();
       switch (args_.tactic) {
         case TacticId::kConvDirect:
-          run_direct(px, x.dim(0), g3, py);
+          run_direct(px, x.dim(0), g3, pw, py);
           break;
         case TacticId::kConvWinograd:
           run_winograd(px, x.dim(0), geo, py);
@@ -279,7 +297,7 @@ class ConvKernel final : public LayerKernel {
           run_im2col_int8(px, x.dim(0), g3, py);
           break;
         default:
-          run_im2col(px, x.dim(0), g3, py);
+          run_im2col(px, x.dim(0), g3, pw, py);
           break;
       }
       const int64_t out_size = shape_numel(geo.out);
@@ -330,7 +348,24 @@ class ConvKernel final : public LayerKernel {
     round_operands_in_place(winograd_u_, precision_);
   }
 
-  void run_im2col(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+  /// The weights im2col and direct read (not Winograd or int8, which prepare their own).
+  const float* weights() const {
+    if (!model_weights_.defined()) return weights_.data();
+    if (!round_at_run_) return model_weights_.data<float>();
+    // Kept for the next layer: the largest layer's weights at most.
+    thread_local std::vector<float> rounded;
+    const std::span<const float> w = model_weights_.values<float>();
+    rounded.resize(w.size());
+    // The other threads see their own thread_local, so they are handed this thread's buffer.
+    float* out = rounded.data();
+    ops::parallel_chunks(args_.num_threads, static_cast<int64_t>(w.size()), [&](int64_t lo, int64_t hi) {
+      std::copy(w.begin() + lo, w.begin() + hi, out + lo);
+      round_operands_in_place(std::span<float>(out + lo, static_cast<size_t>(hi - lo)), precision_);
+    });
+    return out;
+  }
+
+  void run_im2col(const float* x, int64_t batch, const ops::WindowGeometry& g, const float* w, float* y) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t rows = cg * taps;
@@ -345,7 +380,7 @@ class ConvKernel final : public LayerKernel {
       // Float32 accumulation computes what the reference's convolution computes, so it runs that
       // (cache-sized im2col tiles shared among the threads), on operands already in this layer's
       // format.
-      ops::conv_float32(g, batch, group_ * cg, m, group_, x, weights_.data(), nullptr, y, args_.num_threads);
+      ops::conv_float32(g, batch, group_ * cg, m, group_, x, w, nullptr, y, args_.num_threads);
       return;
     }
     std::vector<float> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
@@ -357,7 +392,7 @@ class ConvKernel final : public LayerKernel {
           im2col(xg, cg, g, col.data());
           cols = col.data();
         }
-        matmul(gemm, weights_.data() + gi * mg * rows, cols, y + (img * m + gi * mg) * out_size, mg, out_size, rows);
+        matmul(gemm, w + gi * mg * rows, cols, y + (img * m + gi * mg) * out_size, mg, out_size, rows);
       }
     }
   }
@@ -388,7 +423,7 @@ class ConvKernel final : public LayerKernel {
     }
   }
 
-  void run_direct(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+  void run_direct(const float* x, int64_t batch, const ops::WindowGeometry& g, const float* w, float* y) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
@@ -397,7 +432,7 @@ class ConvKernel final : public LayerKernel {
     for (int64_t plane = 0; plane < batch * m; ++plane) {
       const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
       const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
-      direct_plane(xg, weights_.data() + mo * cg * taps, cg, g, y + plane * out_size);
+      direct_plane(xg, w + mo * cg * taps, cg, g, y + plane * out_size);
     }
   }
 
@@ -463,7 +498,9 @@ class ConvKernel final : public LayerKernel {
   int x_input_ = 0;
   Shape w_shape_;
   int64_t group_ = 1;
-  std::vector<float> weights_;        // folded, in the operand format (empty for Winograd)
+  std::vector<float> weights_;        // folded, in the operand format (else empty)
+  Tensor model_weights_;              // the model's W, when not folded
+  bool round_at_run_ = false;         // model_weights_ must be rounded to the operand format
   std::vector<float> winograd_u_;     // [16][M][C] transformed weights, in the operand format
   std::vector<int8_t> weights_int8_;  // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;  // per output channel (int8 only)

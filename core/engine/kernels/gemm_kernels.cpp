@@ -32,7 +32,11 @@ std::vector<float> transposed(const float* x, int64_t rows, int64_t cols) {
 struct Operand {
   int input = -1;
   std::vector<float> values;
+  Tensor model_values;  ///< the model's constant itself, when not transposed (or int8)
+  bool round_at_run = false;  ///< model_values must be rounded to the operand format
   Shape shape;
+
+  const float* data() const { return model_values.defined() ? model_values.data<float>() : values.data(); }
 };
 
 class GemmKernel final : public LayerKernel {
@@ -72,7 +76,11 @@ class GemmKernel final : public LayerKernel {
   }
 
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
-    std::vector<float> a_tmp, b_tmp;
+    // Kept across runs: rounded constants and transposed inputs would otherwise fault in fresh
+    // pages at every layer.
+    thread_local std::vector<float> a_tmp, b_tmp;
+    a_tmp.clear();
+    b_tmp.clear();
     const float* pa = nullptr;
     const float* pb = nullptr;
     Shape sa, sb;
@@ -94,6 +102,14 @@ class GemmKernel final : public LayerKernel {
       }
       out.values = transposed(out.values.data(), out.shape[0], out.shape[1]);
       std::swap(out.shape[0], out.shape[1]);
+    } else if (args_.tactic != TacticId::kGemmInt8) {
+      // The layer keeps no copy but reads the model's own tensor, which a reference backend
+      // running the same model reads too; when the operand format changes values (fp16, bf16,
+      // tf32), they are rounded into a scratch buffer at each run.
+      const Tensor& constant = args_.constants->at(name);
+      out.round_at_run = !std::equal(out.values.begin(), out.values.end(), constant.values<float>().begin());
+      out.values = std::vector<float>();  // not `= {}`, which keeps the capacity
+      out.model_values = constant;
     }
     return Status::OK();
   }
@@ -113,7 +129,7 @@ class GemmKernel final : public LayerKernel {
       for (int64_t c = 0; c < cols; ++c)
         b_int8_[static_cast<size_t>(r * cols + c)] = by_column[static_cast<size_t>(c * k + r)];
     }
-    b_.values = {};
+    b_.values = std::vector<float>();
     a_scale_ = args_.scales->at(n.inputs[0]);
   }
 
@@ -136,13 +152,19 @@ class GemmKernel final : public LayerKernel {
     }
   }
 
-  /// Points `data` at the operand's values: constants as prepared, runtime inputs rounded to tf32
-  /// and transposed when needed (into `tmp`).
+  /// Points `data` at the operand's values: constants as prepared (rounded into `tmp` when they
+  /// are the model's and their format changes them), runtime inputs rounded to tf32 and
+  /// transposed when needed (into `tmp`).
   Status fetch(const Operand& op, std::span<const Tensor* const> inputs, bool trans, std::vector<float>& tmp,
                const float*& data, Shape& shape) const {
     if (op.input < 0) {
-      data = op.values.data();
       shape = op.shape;
+      data = op.data();
+      if (op.round_at_run) {
+        tmp.assign(data, data + shape_numel(shape));
+        round_operands_in_place(tmp, precision_);
+        data = tmp.data();
+      }
       return Status::OK();
     }
     const Tensor& t = *inputs[static_cast<size_t>(op.input)];
