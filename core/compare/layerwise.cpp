@@ -139,6 +139,7 @@ class Streamer {
         declared_(declared_dtypes(ref.model()->graph)),
         in_ref_(ref.output_names().begin(), ref.output_names().end()),
         in_test_(test.output_names().begin(), test.output_names().end()) {
+    for (const Initializer& init : ref.model()->graph.initializers) model_data_.insert(init.tensor.raw());
     for (const std::string& n : test.output_names()) {
       if (in_ref_.count(n)) {
         paired_.insert(n);
@@ -198,11 +199,11 @@ class Streamer {
         auto it = test_pending_.find(t.name);
         if (it != test_pending_.end()) {
           record(t.name, it->second.tensor, t.tensor, it->second.order);
-          held_ -= it->second.tensor.nbytes();
+          held_ -= held_bytes(it->second.tensor);
           test_pending_.erase(it);
         } else {
           ref_pending_[t.name] = t.tensor;
-          held_ += t.tensor.nbytes();
+          held_ += held_bytes(t.tensor);
         }
       }
       if (options_.local_errors) provide_reference_value(t.name, t.tensor);
@@ -228,11 +229,11 @@ class Streamer {
       auto it = ref_pending_.find(t.name);
       if (it != ref_pending_.end()) {
         record(t.name, t.tensor, it->second, order);
-        held_ -= it->second.nbytes();
+        held_ -= held_bytes(it->second);
         ref_pending_.erase(it);
       } else {
         test_pending_[t.name] = Pending{t.tensor, order};
-        held_ += t.tensor.nbytes();
+        held_ += held_bytes(t.tensor);
       }
     }
     note_held();
@@ -326,6 +327,11 @@ class Streamer {
 
   void note_held() { out_.peak_held_bytes = std::max(out_.peak_held_bytes, held_); }
 
+  // What holding `t` costs: nothing when it is a view of the model's own weights (Identity of an
+  // initializer, as exporters write for shared weights; the reference reports it as produced,
+  // while an engine folds it and returns it only at the end).
+  size_t held_bytes(const Tensor& t) const { return model_data_.count(t.raw()) ? 0 : t.nbytes(); }
+
   // Keeps a reference value for the layers that will be run alone on it, and runs those that now
   // have everything.
   void provide_reference_value(const std::string& name, const Tensor& value) {
@@ -334,7 +340,7 @@ class Streamer {
     Held& h = values_[name];
     h.tensor = value;
     h.readers = static_cast<int>(users->second.size());
-    held_ += value.nbytes();
+    held_ += held_bytes(value);
     for (size_t j : users->second) {
       if (--missing_[j] == 0) run_alone(j);
     }
@@ -387,7 +393,7 @@ class Streamer {
         if (n.empty() || !names.insert(n).second) continue;
         auto it = values_.find(n);
         if (it != values_.end() && --it->second.readers == 0) {
-          held_ -= it->second.tensor.nbytes();
+          held_ -= held_bytes(it->second.tensor);
           values_.erase(it);
         }
       }
@@ -425,6 +431,7 @@ class Streamer {
   std::vector<size_t> orders_;  // per out_.tensors entry: when the test produced it
   size_t next_order_ = 0;
   size_t held_ = 0;
+  std::unordered_set<const void*> model_data_;  // the data of the model's initializers
 
   std::unordered_map<std::string, std::vector<size_t>> users_;  // tensor -> layers run alone on it
   std::vector<int> missing_;                                    // per layer: tensors not yet seen

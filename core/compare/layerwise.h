@@ -63,7 +63,7 @@ struct LayerwiseComparison {
   std::optional<size_t> first_culprit;    ///< the first layer (execution order) that introduces the error
   std::optional<size_t> first_nonfinite;  ///< the first layer producing NaN/Inf the reference does not
   /// The most tensor bytes the comparison held at once, both sides together: the memory streaming
-  /// needs beyond the backends' own.
+  /// needs beyond the backends' own (views of the model's initializers cost nothing).
   size_t peak_held_bytes = 0;
 
   /// Every compared tensor passed (and there was at least one).
