@@ -12,6 +12,9 @@
 #include <vector>
 
 #include <omp.h>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 namespace vn {
 namespace {
@@ -81,6 +84,78 @@ void count_radix_buckets(const float* abs_errors, const float* rel_errors, int64
   }
 }
 
+// What gather_buckets may write past the values it gathers.
+constexpr size_t kGatherSlack = 8;
+
+#if defined(__AVX2__)
+// Per 8-bit lane mask: the lanes to move to the front, in order (AVX2 has no compress).
+constexpr auto kLeftPack = [] {
+  std::array<std::array<int32_t, 8>, 256> lut{};
+  for (int m = 0; m < 256; ++m) {
+    int k = 0;
+    for (int lane = 0; lane < 8; ++lane) {
+      if (m & (1 << lane)) lut[static_cast<size_t>(m)][static_cast<size_t>(k++)] = lane;
+    }
+  }
+  return lut;
+}();
+#endif
+
+// Copies, in order, the values whose radix bucket is marked in `wanted` to `out`, which has room
+// for them plus kGatherSlack. `buckets` lists the marked buckets, ascending (repeats allowed);
+// bucket 0, the zeros, is never marked.
+void gather_buckets(std::span<const float> values, const std::array<uint8_t, kRadixBuckets>& wanted,
+                    std::span<const size_t> buckets, float* out) {
+  size_t fill = 0, i = 0;
+#if defined(__AVX2__)
+  // The wanted buckets as at most four ranges [lo, hi) of bit patterns, adjacent ones merged;
+  // values are non-negative, so their patterns compare as signed integers. The wanted values are
+  // a few percent of all, so most groups of eight have none and cost a few compares.
+  std::array<int32_t, 4> lo, hi;
+  lo.fill(std::numeric_limits<int32_t>::max());
+  hi.fill(0);
+  size_t ranges = 0;
+  bool fits = true;
+  for (size_t k = 0; k < buckets.size(); ++k) {
+    const size_t b = buckets[k];
+    if (b == 0 || (k > 0 && b == buckets[k - 1])) continue;
+    const auto first = static_cast<int32_t>(std::max<uint32_t>(1, static_cast<uint32_t>(b - 1) << kRadixShift));
+    const auto end = static_cast<int32_t>(std::min<uint32_t>(static_cast<uint32_t>(b) << kRadixShift, 0x7fffffffu));
+    if (ranges > 0 && hi[ranges - 1] == first) {
+      hi[ranges - 1] = end;
+    } else if (ranges < lo.size()) {
+      lo[ranges] = first - 1;  // compared with >
+      hi[ranges] = end;
+      ++ranges;
+    } else {
+      fits = false;
+    }
+  }
+  if (fits) {
+    const __m256i sign_off = _mm256_set1_epi32(0x7fffffff);
+    for (; i + 8 <= values.size(); i += 8) {
+      const __m256 v = _mm256_loadu_ps(values.data() + i);
+      const __m256i bits = _mm256_and_si256(_mm256_castps_si256(v), sign_off);
+      __m256i in = _mm256_setzero_si256();
+      for (size_t r = 0; r < ranges; ++r) {
+        in = _mm256_or_si256(in, _mm256_and_si256(_mm256_cmpgt_epi32(bits, _mm256_set1_epi32(lo[r])),
+                                                  _mm256_cmpgt_epi32(_mm256_set1_epi32(hi[r]), bits)));
+      }
+      const int mask = _mm256_movemask_ps(_mm256_castsi256_ps(in));
+      if (mask == 0) continue;
+      const __m256i order = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLeftPack[static_cast<size_t>(mask)].data()));
+      _mm256_storeu_ps(out + fill, _mm256_permutevar8x32_ps(v, order));
+      fill += static_cast<size_t>(std::popcount(static_cast<unsigned>(mask)));
+    }
+  }
+#endif
+  // Branch-free: every value is written, and the next write overwrites it unless it was wanted.
+  for (; i < values.size(); ++i) {
+    out[fill] = values[i];
+    fill += wanted[radix_bucket(values[i])];
+  }
+}
+
 // Exact order statistics of non-negative, NaN-free floats by radix selection: the counts per
 // radix bucket locate each wanted rank's bucket, one pass gathers the values of those buckets, and
 // selection runs on them alone, a few percent of the tensor instead of all of it. The buckets
@@ -111,14 +186,9 @@ void radix_select(std::span<const float> values, const uint32_t* counts, std::sp
     local.push_back(total - counts[bucket[k]] + (ranks[k] - base[k]));
   }
   if (local.empty()) return;
-  // Branch-free: every value is written, and the next write overwrites it unless it was wanted.
-  std::vector<float> gathered(total + 1);
-  size_t fill = 0;
-  for (float v : values) {
-    gathered[fill] = v;
-    fill += wanted[radix_bucket(v)];
-  }
-  gathered.pop_back();
+  std::vector<float> gathered(total + kGatherSlack);
+  gather_buckets(values, wanted, bucket, gathered.data());
+  gathered.resize(total);
   select_ranks(gathered, local, out + first);
 }
 
@@ -432,6 +502,28 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
   c.min_rtol = p.min_rtol;
 }
 
+// Whether no element of the float tensor `t` is NaN or infinite.
+bool every_element_finite(const Tensor& t) {
+  bool finite = true;
+  dispatch_dtype(t.dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      // On the exponent bits, as accumulate_finite_block does: this vectorizes.
+      using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+      constexpr Bits kExponent = static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u);
+      const T* v = t.data<T>();
+      int not_finite = 0;
+#pragma omp simd reduction(| : not_finite)
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        not_finite |= static_cast<int>((std::bit_cast<Bits>(v[i]) & kExponent) == kExponent);
+      }
+      finite = not_finite == 0;
+    } else if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+      for (T v : t.values<T>()) finite = finite && std::isfinite(static_cast<float>(v));
+    }
+  });
+  return finite;
+}
+
 // Counts `abs_errors` into the bins of error_histogram_bin_label.
 std::vector<int64_t> histogram_of(const std::vector<float>& abs_errors) {
   static constexpr float kEdges[] = {1e-9f, 1e-8f, 1e-7f, 1e-6f, 1e-5f, 1e-4f, 1e-3f, 1e-2f, 1e-1f, 1.0f, 10.0f};
@@ -520,6 +612,19 @@ TensorComparison compare_tensors(std::string_view name, const Tensor& test, cons
       }
     }
     c.passed = c.mismatch_count == 0;
+    return c;
+  }
+  if (test.raw() == ref.raw() && c.count > 0 && dtype_is_float(test.dtype()) && every_element_finite(test)) {
+    // One buffer on both sides (an engine returning the model's own weights where the reference
+    // ran the Identity that exposes them): every element pairs with itself, so every error is
+    // exactly zero. What a full pass would compute, without it. (Integers are left to the pass:
+    // their zeros give NaN relative errors, as in Polygraphy.)
+    dispatch_dtype(test.dtype(), [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, std::string>) c.worst_test = c.worst_ref = static_cast<double>(test.data<T>()[0]);
+    });
+    c.worst_index = 0;
+    c.snr_db = kInf;
+    c.passed = true;
     return c;
   }
   // Scratch reused across calls: a layer-wise comparison compares thousands of tensors, and fresh

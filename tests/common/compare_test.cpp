@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -261,6 +262,69 @@ TEST(Compare, VectorizedBlocksGiveTheStatisticsOfOneScalarPass) {
     test64[4000] += 1e-9;  // an error only float64 can hold
     expect_one_pass_statistics(test64, ref64, {.atol = 1e-3, .rtol = 1e-3});
   }
+}
+
+// Every field of two comparisons, NaN equal to NaN.
+void expect_same_comparison(const TensorComparison& a, const TensorComparison& b) {
+  const auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  EXPECT_EQ(a.passed, b.passed);
+  EXPECT_EQ(a.mismatch, b.mismatch);
+  EXPECT_EQ(a.count, b.count);
+  for (const auto& [x, y] : std::vector<std::pair<double, double>>{
+           {a.abs_max, b.abs_max}, {a.abs_mean, b.abs_mean}, {a.abs_median, b.abs_median},
+           {a.abs_quantile, b.abs_quantile}, {a.rel_max, b.rel_max}, {a.rel_mean, b.rel_mean},
+           {a.rel_median, b.rel_median}, {a.rel_quantile, b.rel_quantile}, {a.worst_test, b.worst_test},
+           {a.worst_ref, b.worst_ref}, {a.cosine, b.cosine}, {a.nmse, b.nmse}, {a.snr_db, b.snr_db},
+           {a.min_atol, b.min_atol}, {a.min_rtol, b.min_rtol}}) {
+    EXPECT_TRUE(same(x, y)) << x << " vs " << y;
+  }
+  EXPECT_EQ(a.worst_index, b.worst_index);
+  EXPECT_EQ(a.nan_test, b.nan_test);
+  EXPECT_EQ(a.nan_ref, b.nan_ref);
+  EXPECT_EQ(a.inf_test, b.inf_test);
+  EXPECT_EQ(a.inf_ref, b.inf_ref);
+  EXPECT_EQ(a.mismatch_count, b.mismatch_count);
+  EXPECT_EQ(a.abs_error_histogram, b.abs_error_histogram);
+}
+
+TEST(Compare, OneBufferOnBothSidesGivesWhatAFullPassOverACopyGives) {
+  // The same tensor on both sides (an engine returning the model's weights) against a copy of
+  // it, which must take the full pass: every dtype family, every statistic mode, a NaN and an
+  // infinity (which the full pass defines: NaN fails, inf - inf is NaN unless infinities compare
+  // equal).
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal;
+  std::vector<float> values(20000);
+  for (float& v : values) v = normal(rng);
+  values[7] = 0.0f;
+  std::vector<Tensor> tensors = {Tensor::from_vector<float>({100, 200}, values)};
+  std::vector<double> wide(values.begin(), values.end());
+  tensors.push_back(Tensor::from_vector<double>({20000}, wide));
+  std::vector<int32_t> ints;
+  for (float v : values) ints.push_back(static_cast<int32_t>(v * 1000));
+  tensors.push_back(Tensor::from_vector<int32_t>({20000}, ints));
+  tensors.push_back(tensor_cast(tensors[0], DType::kFloat16).value());
+  std::vector<float> with_nan = values, with_inf = values;
+  with_nan[123] = std::nanf("");
+  with_inf[456] = -kInf;
+  tensors.push_back(Tensor::from_vector<float>({20000}, with_nan));
+  tensors.push_back(Tensor::from_vector<float>({20000}, with_inf));
+  for (const Tensor& t : tensors) {
+    for (ErrorStat stat : {ErrorStat::kElemwise, ErrorStat::kMean, ErrorStat::kMedian, ErrorStat::kQuantile}) {
+      for (bool inf_equal : {false, true}) {
+        SCOPED_TRACE(fmt::format("{} {} stat {} inf_equal {}", dtype_name(t.dtype()), t.numel(),
+                                 error_stat_name(stat), inf_equal));
+        const Tolerance tol{.atol = 1e-5, .rtol = 1e-5, .stat = stat};
+        const TensorComparison shared = compare_tensors("t", t, t, tol, inf_equal);
+        expect_same_comparison(shared, compare_tensors("t", t.clone(), t, tol, inf_equal));
+      }
+    }
+  }
+  EXPECT_TRUE(compare_tensors("t", tensors[0], tensors[0], {}, false).passed);
+  const TensorComparison nan = compare_tensors("t", tensors[4], tensors[4], {}, false);
+  EXPECT_FALSE(nan.passed);
+  EXPECT_EQ(nan.worst_index, 123);
+  EXPECT_EQ(nan.nan_test, 1);
 }
 
 TEST(Compare, ThreadsGiveTheAnswersOfOnePass) {

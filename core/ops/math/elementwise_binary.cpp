@@ -138,6 +138,12 @@ struct MixedPowOp {
   T operator()(T a, double b) const { return saturate_cast<T>(std::pow(static_cast<double>(a), b)); }
 };
 
+/// Whether the one element of the float or integer tensor `b` equals 2.
+bool scalar_is_two(const Tensor& b) {
+  Result<Tensor> wide = tensor_cast(b, DType::kFloat64);
+  return wide.ok() && wide->data<double>()[0] == 2.0;
+}
+
 template <bool kLegacy>
 Status pow_kernel(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
@@ -162,6 +168,13 @@ Status pow_kernel(KernelContext& ctx) {
       VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kFloat64));
       return binary_broadcast<T, double, T>(ctx, a, e, MixedPowOp<T>{});
     } else {
+      // A scalar exponent of 2 (LayerNormalization's variance as exported) is the exactly rounded
+      // square, as PyTorch and ONNX Runtime compute it; pow would cost a library call per element.
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (b.numel() == 1 && b.rank() <= a.rank() && scalar_is_two(b)) {
+          return unary_map<T>(ctx, [](const ConstArrayMap<T>& x) { return x * x; });
+        }
+      }
       if (b.dtype() == a.dtype()) return binary_broadcast<T, T, T>(ctx, a, b, FloatPowOp<T>{});
       VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kFloat64));
       return binary_broadcast<T, double, T>(ctx, a, e, MixedPowOp<T>{});

@@ -244,6 +244,36 @@ TEST(Pow, SweepAgainstStdPow) {
   t.run();
 }
 
+TEST(Pow, ScalarExponentTwoIsTheExactlyRoundedSquare) {
+  // Wide values whose squares need rounding; bit-exact against x*x (a correctly rounded product),
+  // for a float exponent, an int64 one (opset 12 mixed types) and a double base.
+  const std::vector<float> x = random_floats(4096, 21, -3e3f, 3e3f);
+  std::vector<float> squares;
+  for (float v : x) squares.push_back(v * v);
+  OpTester f("Pow", 15);
+  f.input<float>({64, 64}, x).input<float>({1}, {2.0f});
+  f.output<float>({64, 64}, squares);
+  f.tolerance(0, 0);
+  f.run();
+  OpTester i("Pow", 15);
+  i.input<float>({64, 64}, x).input<int64_t>({}, {2});
+  i.output<float>({64, 64}, squares);
+  i.tolerance(0, 0);
+  i.run();
+  std::vector<double> xd, squares_d;
+  for (float v : x) xd.push_back(static_cast<double>(v) * 1.000000123), squares_d.push_back(xd.back() * xd.back());
+  OpTester d("Pow", 15);
+  d.input<double>({4096}, xd).input<double>({}, {2.0});
+  d.output<double>({4096}, squares_d);
+  d.tolerance(0, 0);
+  d.run();
+  // An exponent of higher rank still broadcasts the output up to it.
+  OpTester b("Pow", 15);
+  b.input<float>({2}, {3, -4}).input<float>({1, 1}, {2.0f});
+  b.output<float>({1, 2}, {9, 16});
+  b.run();
+}
+
 TEST(Pow, Opset1LegacyBroadcast) {
   OpTester t("Pow", 1);
   t.attr("broadcast", int64_t{1});
