@@ -71,16 +71,28 @@ void count_radix_buckets(const float* abs_errors, const float* rel_errors, int64
   uint32_t* abs_odd = tables + kRadixBuckets;
   uint32_t* rel_even = tables + 2 * kRadixBuckets;
   uint32_t* rel_odd = tables + 3 * kRadixBuckets;
-  int64_t i = lo;
-  for (; i + 1 < hi; i += 2) {
-    ++abs_even[radix_bucket(abs_errors[i])];
-    ++abs_odd[radix_bucket(abs_errors[i + 1])];
-    ++rel_even[radix_bucket(rel_errors[i])];
-    ++rel_odd[radix_bucket(rel_errors[i + 1])];
-  }
-  if (i < hi) {
-    ++abs_even[radix_bucket(abs_errors[i])];
-    ++rel_even[radix_bucket(rel_errors[i])];
+  // The bucket numbers first, through SIMD lanes, 256 at a time; then the increments, which
+  // cannot use lanes (two lanes may hit one bucket).
+  constexpr int64_t kStep = 256;
+  std::array<uint16_t, kStep> abs_bucket, rel_bucket;
+  for (int64_t b = lo; b < hi; b += kStep) {
+    const int64_t n = std::min(kStep, hi - b);
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) {
+      abs_bucket[static_cast<size_t>(j)] = static_cast<uint16_t>(radix_bucket(abs_errors[b + j]));
+      rel_bucket[static_cast<size_t>(j)] = static_cast<uint16_t>(radix_bucket(rel_errors[b + j]));
+    }
+    int64_t j = 0;
+    for (; j + 1 < n; j += 2) {
+      ++abs_even[abs_bucket[static_cast<size_t>(j)]];
+      ++abs_odd[abs_bucket[static_cast<size_t>(j + 1)]];
+      ++rel_even[rel_bucket[static_cast<size_t>(j)]];
+      ++rel_odd[rel_bucket[static_cast<size_t>(j + 1)]];
+    }
+    if (j < n) {
+      ++abs_even[abs_bucket[static_cast<size_t>(j)]];
+      ++rel_even[rel_bucket[static_cast<size_t>(j)]];
+    }
   }
 }
 
