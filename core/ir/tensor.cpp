@@ -6,17 +6,86 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 namespace vn {
 
 namespace {
 
-// Buffers of at least this size are mapped straight from the kernel: they come back zeroed, and
-// freeing one returns its pages at once. Through malloc, glibc's adaptive mmap threshold would
-// move them onto the heap after the first free, and a layer-by-layer interpreter's peak memory
-// would then grow with fragmentation instead of following the live tensors.
-constexpr size_t kMapThreshold = size_t{1} << 20;
+// Buffers of at least this size are mapped straight from the kernel rather than taken from the
+// heap. Through malloc, glibc's adaptive mmap threshold moves them onto the heap after the first
+// free, and there a layer-by-layer interpreter's peak memory grows with fragmentation instead of
+// following the live tensors (two backends interleaving their activations, as a layer-wise
+// comparison runs them, grew it by a quarter over ten inferences).
+constexpr size_t kMapThreshold = size_t{1} << 16;
+
+// Freed mapped buffers kept for the next tensor of the same size (a network allocates the same
+// few activation sizes over and over): reuse costs a memset instead of a page fault per 4 KiB.
+// Bounded, the oldest unmapped first, so that what is kept stays small beside the live tensors.
+class MapCache {
+ public:
+  static constexpr size_t kMaxBytes = size_t{8} << 20;
+
+  /// A zeroed buffer of `bytes`, or nullptr when the kernel has none to map.
+  void* take(size_t bytes) {
+    void* p = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {
+        if (it->bytes == bytes) {
+          p = it->data;
+          kept_.erase(std::next(it).base());
+          kept_bytes_ -= bytes;
+          break;
+        }
+      }
+    }
+    if (p != nullptr) {
+      std::memset(p, 0, bytes);
+      return p;
+    }
+    p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+
+  /// Keeps the mapped buffer `p` of `bytes` for reuse, unmapping the oldest kept ones to make room.
+  void give(void* p, size_t bytes) {
+    std::vector<Buffer> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (bytes <= kMaxBytes) {
+        while (kept_bytes_ + bytes > kMaxBytes) {
+          evicted.push_back(kept_.front());
+          kept_bytes_ -= kept_.front().bytes;
+          kept_.pop_front();
+        }
+        kept_.push_back({p, bytes});
+        kept_bytes_ += bytes;
+      } else {
+        evicted.push_back({p, bytes});
+      }
+    }
+    for (const Buffer& b : evicted) munmap(b.data, b.bytes);
+  }
+
+ private:
+  struct Buffer {
+    void* data;
+    size_t bytes;
+  };
+  std::mutex mutex_;
+  std::deque<Buffer> kept_;  // oldest first
+  size_t kept_bytes_ = 0;
+};
+
+// Never destroyed: tensors in static storage may be freed after it would be.
+MapCache& map_cache() {
+  static auto* cache = new MapCache;
+  return *cache;
+}
 
 }  // namespace
 
@@ -38,7 +107,7 @@ struct Tensor::Storage {
         for (int64_t i = 0; i < count; ++i) strings[i].~basic_string();
       }
       if (mapped_bytes) {
-        munmap(data, mapped_bytes);
+        map_cache().give(data, mapped_bytes);
       } else {
         std::free(data);
       }
@@ -94,11 +163,8 @@ Result<Tensor> Tensor::create(DType dtype, Shape shape) {
   const size_t bytes = static_cast<size_t>(n) * dtype_size(dtype);
   const size_t rounded = ((bytes + 63) / 64) * 64;
   if (rounded >= kMapThreshold && dtype != DType::kString) {
-    void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p != MAP_FAILED) {
-      storage->data = p;
-      storage->mapped_bytes = rounded;
-    }
+    storage->data = map_cache().take(rounded);
+    if (storage->data != nullptr) storage->mapped_bytes = rounded;
   } else {
     storage->data = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
   }
