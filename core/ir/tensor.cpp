@@ -27,7 +27,7 @@ constexpr size_t kMapThreshold = size_t{1} << 16;
 // Bounded, the oldest unmapped first, so that what is kept stays small beside the live tensors.
 class MapCache {
  public:
-  static constexpr size_t kMaxBytes = size_t{8} << 20;
+  static constexpr size_t kMaxBytes = size_t{16} << 20;
 
   /// A zeroed buffer of `bytes`, or nullptr when the kernel has none to map.
   void* take(size_t bytes) {
