@@ -16,13 +16,12 @@ namespace vn {
 namespace {
 
 // Buffers of at least this size are mapped straight from the kernel rather than taken from the
-// heap. Through malloc, glibc's adaptive mmap threshold moves them onto the heap after the first
-// free, and there a layer-by-layer interpreter's peak memory grows with fragmentation instead of
-// following the live tensors (two backends interleaving their activations, as a layer-wise
-// comparison runs them, grew it by a quarter over ten inferences). Smaller ones stay on the heap:
-// unmapping memory that several threads touched costs a TLB shootdown on every core, and mapping
-// every 64 KiB tensor made MobileNetV2's engine run 2.5x slower.
-constexpr size_t kMapThreshold = size_t{1} << 18;
+// heap. Through malloc, glibc's adaptive mmap threshold would move them onto the heap after the
+// first free, and a layer-by-layer interpreter's peak memory would then grow with fragmentation
+// instead of following the live tensors. Smaller ones stay on the heap: unmapping memory that
+// several threads touched costs a TLB shootdown on every core (mapping tensors from 256 KiB, or
+// 64 KiB, made the MobileNetV2 and EfficientNet-B0 engines a third to 2.5x slower here).
+constexpr size_t kMapThreshold = size_t{1} << 20;
 
 // Freed mapped buffers kept for the next tensor of the same size (a network allocates the same
 // few activation sizes over and over): reuse costs a memset instead of a page fault per 4 KiB.

@@ -152,17 +152,17 @@ TEST(Tensor, LargeBuffersAreZeroedAndAligned) {
 }
 
 TEST(Tensor, AFreedBufferIsReusedForItsSizeAndComesBackZeroed) {
-  // 256 KiB: a mapped size. Filled, freed, and the next tensor of that size gets the same buffer
+  // 1 MiB: a mapped size. Filled, freed, and the next tensor of that size gets the same buffer
   // back (kept for reuse), zeroed; a tensor of another size does not get it.
   const void* first = nullptr;
   {
-    Tensor t(DType::kFloat32, {1 << 16});
+    Tensor t(DType::kFloat32, {1 << 18});
     first = t.raw();
     for (float& v : t.mutable_values<float>()) v = 7.0f;
   }
-  Tensor other(DType::kFloat32, {(1 << 16) + 16});
+  Tensor other(DType::kFloat32, {(1 << 18) + 16});
   EXPECT_NE(other.raw(), first);
-  Tensor again(DType::kFloat32, {1 << 16});
+  Tensor again(DType::kFloat32, {1 << 18});
   EXPECT_EQ(again.raw(), first);
   for (float v : again.values<float>()) ASSERT_EQ(v, 0.0f);
   for (float v : other.values<float>()) ASSERT_EQ(v, 0.0f);
