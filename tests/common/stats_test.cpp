@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/compare/tensor_stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -21,6 +24,33 @@ TEST(TensorStats, MatchesNumpyDefinitions) {
   EXPECT_EQ(s->argmin, 1);
   EXPECT_EQ(s->argmax, 0);
   EXPECT_EQ(unravel_index(s->argmin, t.shape()), (std::vector<int64_t>{0, 1}));
+}
+
+TEST(TensorStats, PercentilesAreThoseOfTheSortedValues) {
+  // Selected rank by rank, not sorted: against the sorted definition on 10,007 values with many
+  // repeats (every size of gap between ranks, adjacent ranks included) and on one value.
+  std::mt19937 rng(4);
+  std::uniform_int_distribution<int> pick(-300, 300);
+  std::vector<float> values(10007);
+  for (float& v : values) v = static_cast<float>(pick(rng)) / 7.0f;
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  const auto at = [&](double q) {
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+  };
+  Result<TensorStats> s = compute_stats(Tensor::from_vector<float>({10007}, values));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->median, at(0.5));
+  EXPECT_EQ(s->p90, at(0.90));
+  EXPECT_EQ(s->p95, at(0.95));
+  EXPECT_EQ(s->p99, at(0.99));
+  Result<TensorStats> one = compute_stats(Tensor::from_vector<float>({1}, {2.5f}));
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->median, 2.5);
+  EXPECT_EQ(one->p99, 2.5);
 }
 
 TEST(TensorStats, CountsNonFiniteValuesSeparately) {
