@@ -9,7 +9,10 @@
 #include <array>
 #include <clocale>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -202,7 +205,47 @@ struct CursesTerminal::State {
   SCREEN* screen = nullptr;
   bool closed = false;
   bool owns_signals = false;
+  int saved_stderr = -1;      // the real stderr while it is set aside
+  std::string stderr_path;    // where it goes meanwhile
 };
+
+namespace {
+
+// Points fd 2 at a new file in $TMPDIR; returns the duplicate of the real stderr (or -1, having
+// changed nothing, when no file can be made).
+int set_stderr_aside(std::string& path) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string name = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/vernier-stderr-XXXXXX";
+  const int file = mkstemp(name.data());
+  if (file < 0) return -1;
+  std::fflush(stderr);
+  const int saved = dup(STDERR_FILENO);
+  if (saved < 0 || dup2(file, STDERR_FILENO) < 0) {
+    if (saved >= 0) ::close(saved);
+    ::close(file);
+    unlink(name.c_str());
+    return -1;
+  }
+  ::close(file);
+  path = std::move(name);
+  return saved;
+}
+
+// Points fd 2 back at `saved`, writes out what the file at `path` caught, and removes it.
+void restore_stderr(int saved, const std::string& path) {
+  std::fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  if (FILE* caught = std::fopen(path.c_str(), "rb")) {
+    std::array<char, 4096> chunk;
+    for (size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), caught)) > 0;) std::fwrite(chunk.data(), 1, n, stderr);
+    std::fclose(caught);
+    std::fflush(stderr);
+  }
+  unlink(path.c_str());
+}
+
+}  // namespace
 
 CursesTerminal::CursesTerminal() : state_(std::make_unique<State>()) {}
 
@@ -260,6 +303,9 @@ std::unique_ptr<CursesTerminal> CursesTerminal::open(CursesOptions options, std:
     prepare_exit_sequence();
     terminal->state_->owns_signals = true;
   }
+  if (options.capture_stderr.value_or(isatty(STDERR_FILENO) == 1)) {
+    terminal->state_->saved_stderr = set_stderr_aside(terminal->state_->stderr_path);
+  }
   return terminal;
 }
 
@@ -282,6 +328,10 @@ void CursesTerminal::close() {
   endwin();
   delscreen(state_->screen);
   state_->screen = nullptr;
+  if (state_->saved_stderr >= 0) {
+    restore_stderr(state_->saved_stderr, state_->stderr_path);
+    state_->saved_stderr = -1;
+  }
   if (state_->owns_signals) restore_signal_handlers();
   g_terminal_open = false;
 }

@@ -29,6 +29,9 @@ struct CursesOptions {
   const Glyphs* glyphs = nullptr;
   /// The environment consulted for NO_COLOR, the locale variables and TERM.
   EnvLookup env = process_environment();
+  /// Sets stderr aside while the screen is up (see CursesTerminal); unset: when stderr is a
+  /// terminal.
+  std::optional<bool> capture_stderr;
 };
 
 /// The Terminal on a real terminal through ncursesw. This file and curses_terminal.cpp are the
@@ -45,6 +48,11 @@ struct CursesOptions {
 /// signal arrives before that, the handler restores the saved terminal modes and the terminfo
 /// exit sequences with write()/tcsetattr() only, and lets the signal's default action run.
 /// Terminal resizes arrive from ncurses as KEY_RESIZE and become Key::kResize.
+///
+/// Stderr: what is written to it while the screen is up (a library's warning, a sanitizer's
+/// note) would land in the middle of the frame, where nothing redraws it. It goes to a file
+/// ($TMPDIR/vernier-stderr-XXXXXX) instead, written out to the real stderr and removed by
+/// close(); a process that dies before close() leaves the file behind.
 class CursesTerminal final : public Terminal {
  public:
   /// Opens the terminal, or returns null with a reason in `error` (unknown TERM, not a terminal,

@@ -10,6 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #define NCURSES_WIDECHAR 1
 #define NCURSES_NOMACROS 1
@@ -196,6 +203,54 @@ TEST_F(HeadlessCurses, SignalBecomesInterruptKey) {
   struct sigaction current {};
   sigaction(SIGTERM, nullptr, &current);
   EXPECT_EQ(current.sa_handler, SIG_DFL);  // the previous handler is back
+}
+
+TEST_F(HeadlessCurses, StderrIsSetAsideWhileTheScreenIsUpAndWrittenOutAtClose) {
+  // The test's own stderr goes to a file, so that what reaches it can be read back; TMPDIR is a
+  // fresh directory, so that the file stderr is set aside in can be seen, then seen gone.
+  char dir_template[] = "/tmp/vn_stderr_test_XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  ASSERT_NE(dir, nullptr);
+  const std::string own = std::string(dir) + "/own";
+  const int file = ::open(own.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  ASSERT_GE(file, 0);
+  std::fflush(stderr);
+  const int real = dup(STDERR_FILENO);
+  ASSERT_GE(dup2(file, STDERR_FILENO), 0);
+  const char* saved_tmpdir = std::getenv("TMPDIR");
+  const std::string previous = saved_tmpdir != nullptr ? saved_tmpdir : "";
+  setenv("TMPDIR", dir, 1);
+  const auto read_own = [&] {
+    std::ifstream in(own);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto set_aside_files = [&] {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) n += e.path().filename().string().rfind("vernier-stderr-", 0) == 0;
+    return n;
+  };
+
+  CursesOptions o = options();
+  o.capture_stderr = true;
+  open(o);
+  std::fprintf(stderr, "a warning from a library\n");
+  std::fflush(stderr);
+  EXPECT_EQ(read_own(), "");
+  EXPECT_EQ(set_aside_files(), 1);
+  terminal_->close();
+  EXPECT_EQ(read_own(), "a warning from a library\n");
+  EXPECT_EQ(set_aside_files(), 0);
+
+  std::fflush(stderr);
+  dup2(real, STDERR_FILENO);
+  ::close(real);
+  ::close(file);
+  if (saved_tmpdir != nullptr) {
+    setenv("TMPDIR", previous.c_str(), 1);
+  } else {
+    unsetenv("TMPDIR");
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(HeadlessCurses, OnlyOneTerminalAtATimeAndUnknownTermFails) {
