@@ -16,6 +16,8 @@
 #include <immintrin.h>
 #endif
 
+#include "core/compare/quantiles.h"
+
 namespace vn {
 namespace {
 
@@ -34,23 +36,6 @@ auto lookup(const Map& map, std::string_view name, typename Map::mapped_type fal
   if (auto it = map.find(name); it != map.end()) return it->second;
   if (auto it = map.find(""); it != map.end()) return it->second;
   return fallback;
-}
-
-// Selects the values of `ranks` (ascending, distinct, each < v.size()) from `v`, reordering it,
-// into out[0..ranks.size()). Each rank is selected among what lies above the previous one (a
-// selection leaves everything before its rank no larger and everything after no smaller); a rank
-// right after the previous one is the smallest value above it, found by a scan.
-void select_ranks(std::span<float> v, std::span<const size_t> ranks, float* out) {
-  for (size_t k = 0; k < ranks.size(); ++k) {
-    const size_t r = ranks[k];
-    const auto begin = v.begin() + static_cast<std::ptrdiff_t>(k > 0 ? ranks[k - 1] + 1 : 0);
-    if (k > 0 && r == ranks[k - 1] + 1) {
-      std::iter_swap(v.begin() + static_cast<std::ptrdiff_t>(r), std::min_element(begin, v.end()));
-    } else {
-      std::nth_element(begin, v.begin() + static_cast<std::ptrdiff_t>(r), v.end());
-    }
-    out[k] = v[r];
-  }
 }
 
 // Radix buckets of non-negative floats: such floats sort as their bit patterns do, so the top
@@ -201,7 +186,7 @@ void radix_select(std::span<const float> values, const uint32_t* counts, std::sp
   std::vector<float> gathered(total + kGatherSlack);
   gather_buckets(values, wanted, bucket, gathered.data());
   gathered.resize(total);
-  select_ranks(gathered, local, out + first);
+  select_ranks<float>(gathered, local, out + first);
 }
 
 // numpy.quantile with linear interpolation over NaN-free, non-negative `values` (reordered in
@@ -209,35 +194,13 @@ void radix_select(std::span<const float> values, const uint32_t* counts, std::sp
 // selection in place.
 std::vector<double> quantiles(std::vector<float>& values, const uint32_t* radix_counts, std::initializer_list<double> qs) {
   if (values.empty()) return std::vector<double>(qs.size(), 0.0);
-  const size_t last = values.size() - 1;
-  std::vector<size_t> pair;  // per quantile: floor(pos) and the rank after it
-  for (double q : qs) {
-    const auto lo = static_cast<size_t>(std::floor(q * static_cast<double>(last)));
-    pair.push_back(lo);
-    pair.push_back(std::min(lo + 1, last));
-  }
-  std::vector<size_t> ranks = pair;
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::vector<float> at(ranks.size());
-  if (radix_counts != nullptr) {
-    radix_select(values, radix_counts, ranks, at.data());
-  } else {
-    select_ranks(values, ranks, at.data());
-  }
-  const auto value_of = [&](size_t rank) {
-    return static_cast<double>(at[static_cast<size_t>(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin())]);
-  };
-  std::vector<double> out;
-  size_t i = 0;
-  for (double q : qs) {
-    const double pos = q * static_cast<double>(last);
-    const double frac = pos - std::floor(pos);
-    const double lo = value_of(pair[2 * i]), hi = value_of(pair[2 * i + 1]);
-    out.push_back(frac == 0 ? lo : lo + (hi - lo) * frac);
-    ++i;
-  }
-  return out;
+  return quantiles_by<float>(values.size(), qs, [&](std::span<const size_t> ranks, float* out) {
+    if (radix_counts != nullptr) {
+      radix_select(values, radix_counts, ranks, out);
+    } else {
+      select_ranks<float>(values, ranks, out);
+    }
+  });
 }
 
 bool exceeds(double value, double tolerance) { return std::isnan(value) || value > tolerance; }
@@ -367,6 +330,18 @@ Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, c
 }
 
 
+// Whether v[lo, hi) of float32 or float64 values holds no NaN or infinity. Tested on the bits (an
+// exponent field of all ones), this vectorizes.
+template <typename T>
+bool all_finite(const T* v, int64_t lo, int64_t hi) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr Bits kExponent = static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u);
+  int not_finite = 0;
+#pragma omp simd reduction(| : not_finite)
+  for (int64_t i = lo; i < hi; ++i) not_finite |= static_cast<int>((std::bit_cast<Bits>(v[i]) & kExponent) == kExponent);
+  return not_finite == 0;
+}
+
 // Elements [lo, hi) of float32 or float64 tensors when all of them are finite: the same quantities
 // as accumulate_scalar's common case, in SIMD lanes. The lanes' sums reassociate, as the merge of
 // thread partials does; maxima and counts are exact. Returns false, having changed nothing, when
@@ -374,16 +349,7 @@ Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, c
 template <typename T>
 bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol,
                              float* abs_errors, float* rel_errors, Partial& p) {
-  // Finite means an exponent field that is not all ones; tested on the bits, this vectorizes.
-  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  constexpr Bits kExponent = static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u);
-  int not_finite = 0;
-#pragma omp simd reduction(| : not_finite)
-  for (int64_t i = lo; i < hi; ++i) {
-    not_finite |= static_cast<int>((std::bit_cast<Bits>(test[i]) & kExponent) == kExponent) |
-                  static_cast<int>((std::bit_cast<Bits>(ref[i]) & kExponent) == kExponent);
-  }
-  if (not_finite != 0) return false;
+  if (!all_finite(test, lo, hi) || !all_finite(ref, lo, hi)) return false;
   const double atol = tol.atol, rtol = tol.rtol;
   // Two loops over the block (it stays in L1): one accumulator set each keeps the lanes in
   // registers instead of spilling them.
@@ -519,16 +485,7 @@ bool every_element_finite(const Tensor& t) {
   bool finite = true;
   dispatch_dtype(t.dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      // On the exponent bits, as accumulate_finite_block does: this vectorizes.
-      using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-      constexpr Bits kExponent = static_cast<Bits>(sizeof(T) == 4 ? 0x7f800000u : 0x7ff0000000000000u);
-      const T* v = t.data<T>();
-      int not_finite = 0;
-#pragma omp simd reduction(| : not_finite)
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        not_finite |= static_cast<int>((std::bit_cast<Bits>(v[i]) & kExponent) == kExponent);
-      }
-      finite = not_finite == 0;
+      finite = all_finite(t.data<T>(), 0, t.numel());
     } else if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
       for (T v : t.values<T>()) finite = finite && std::isfinite(static_cast<float>(v));
     }

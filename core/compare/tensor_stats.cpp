@@ -3,43 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <vector>
 
+#include "core/compare/quantiles.h"
+
 namespace vn {
-namespace {
-
-// numpy.percentile with linear interpolation of the non-empty `values` (reordered) for each of
-// `qs`, by selecting only the ranks it needs: an output summary per iteration must not sort every
-// value of a large output.
-std::vector<double> percentiles(std::vector<double>& values, std::initializer_list<double> qs) {
-  const size_t last = values.size() - 1;
-  std::vector<size_t> ranks;
-  for (double q : qs) {
-    const auto lo = static_cast<size_t>(std::floor(q * static_cast<double>(last)));
-    ranks.push_back(lo);
-    ranks.push_back(std::min(lo + 1, last));
-  }
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  // Each selection leaves nothing larger before its rank, so the next searches only what follows.
-  auto from = values.begin();
-  for (size_t r : ranks) {
-    const auto at = values.begin() + static_cast<std::ptrdiff_t>(r);
-    std::nth_element(from, at, values.end());
-    from = at + 1;
-  }
-  std::vector<double> out;
-  for (double q : qs) {
-    const double pos = q * static_cast<double>(last);
-    const auto lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, last);
-    out.push_back(values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo)));
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<TensorStats> compute_stats(const Tensor& tensor) {
   VN_ASSIGN_OR_RETURN(std::vector<double> v, tensor_to_doubles(tensor));
@@ -79,7 +47,8 @@ Result<TensorStats> compute_stats(const Tensor& tensor) {
   for (double x : finite) sq += (x - s.mean) * (x - s.mean);
   s.var = sq / n;
   s.std_dev = std::sqrt(s.var);
-  const std::vector<double> p = percentiles(finite, {0.5, 0.90, 0.95, 0.99});
+  // Selected, not sorted: an output summary per iteration must not sort every value.
+  const std::vector<double> p = quantiles_in_place(finite, {0.5, 0.90, 0.95, 0.99});
   s.median = p[0], s.p90 = p[1], s.p95 = p[2], s.p99 = p[3];
   return s;
 }
