@@ -44,8 +44,8 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;
   /// Streaming (layer-wise comparison): outputs are freed by lifetime like any other tensor
   /// instead of being kept for the result, so the observer is the only place to see those a
-  /// node produces. run() then returns only the outputs still held at the end (constants and
-  /// graph inputs marked as outputs), in output order.
+  /// node produces. run() then returns only the outputs the observer was not given (graph inputs
+  /// marked as outputs, constants the backend does not report), in output order.
   bool stream = false;
 };
 

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/compare/layerwise.h"
 
-#include <sys/mman.h>
-#include <ucontext.h>
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/common_interface_defs.h>
-#endif
+#include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <limits>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/common/threads.h"
 #include "core/ir/topo.h"
 
 namespace vn {
@@ -29,94 +31,6 @@ double ratio(double needed, double tol) {
 
 bool adds_nonfinite(const TensorComparison& c) { return c.nan_test + c.inf_test > c.nan_ref + c.inf_ref; }
 
-// Two runs taking turns on one OS thread: the backend under test runs as a coroutine with its own
-// stack, and each side switches to the other from inside its observer. One thread means one
-// OpenMP team, so neither run's workers spin on the cores while the other computes (two threads
-// handing off would leave the idle team's spinning workers competing with the active one), and
-// neither run can race ahead holding tensors the other has not produced yet.
-class Turns {
- public:
-  explicit Turns(std::function<void()> test_body) : body_(std::move(test_body)) {}
-  ~Turns() {
-    if (stack_) munmap(stack_, kStackBytes);
-  }
-
-  /// Called by the reference side: lets the test side run until it yields or finishes.
-  Status to_test() {
-    if (test_done_) return Status::OK();
-    if (!stack_) VN_RETURN_IF_ERROR(start());
-    switch_to(main_, test_, stack_, kStackBytes);
-    return Status::OK();
-  }
-  /// Called by the test side: back to the reference side, unless it has finished.
-  void to_reference() {
-    if (ref_done_) return;
-    switch_to(test_, main_, main_stack_bottom_, main_stack_size_);
-  }
-  /// The reference side has finished: the test side runs to its end.
-  Status finish_reference() {
-    ref_done_ = true;
-    while (!test_done_) VN_RETURN_IF_ERROR(to_test());
-    return Status::OK();
-  }
-
- private:
-  static constexpr size_t kStackBytes = size_t{64} << 20;  // reserved, committed only as touched
-
-  Status start() {
-    stack_ = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-                  -1, 0);
-    if (stack_ == MAP_FAILED) {
-      stack_ = nullptr;
-      return make_error(StatusCode::kInternal, "cannot map a stack for the layer-wise run");
-    }
-    // A guard page at the low end turns an overflow into a crash rather than corruption.
-    mprotect(stack_, 4096, PROT_NONE);
-    getcontext(&test_);
-    test_.uc_stack.ss_sp = stack_;
-    test_.uc_stack.ss_size = kStackBytes;
-    test_.uc_link = &main_;
-    const auto self = reinterpret_cast<uintptr_t>(this);
-    makecontext(&test_, reinterpret_cast<void (*)()>(&Turns::entry), 2, static_cast<unsigned>(self >> 32),
-                static_cast<unsigned>(self & 0xffffffffu));
-    return Status::OK();
-  }
-
-  static void entry(unsigned hi, unsigned lo) {
-    auto* self = reinterpret_cast<Turns*>((static_cast<uintptr_t>(hi) << 32) | lo);
-#if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_finish_switch_fiber(nullptr, &self->main_stack_bottom_, &self->main_stack_size_);
-#endif
-    self->body_();
-    self->test_done_ = true;
-#if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_start_switch_fiber(nullptr, self->main_stack_bottom_, self->main_stack_size_);
-#endif
-    // Returning resumes uc_link, the reference side.
-  }
-
-  void switch_to(ucontext_t& from, ucontext_t& to, const void* to_stack, size_t to_size) {
-#if defined(__SANITIZE_ADDRESS__)
-    void* fake = nullptr;
-    __sanitizer_start_switch_fiber(&fake, to_stack, to_size);
-    swapcontext(&from, &to);
-    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
-#else
-    (void)to_stack;
-    (void)to_size;
-    swapcontext(&from, &to);
-#endif
-  }
-
-  std::function<void()> body_;
-  ucontext_t main_{}, test_{};
-  void* stack_ = nullptr;
-  const void* main_stack_bottom_ = nullptr;
-  size_t main_stack_size_ = 0;
-  bool ref_done_ = false;
-  bool test_done_ = false;
-};
-
 // The declared dtype of every tensor of `graph` that declares one.
 std::unordered_map<std::string, DType> declared_dtypes(const Graph& graph) {
   std::unordered_map<std::string, DType> declared;
@@ -128,7 +42,10 @@ std::unordered_map<std::string, DType> declared_dtypes(const Graph& graph) {
   return declared;
 }
 
-// The state shared by the two runs. Only the side holding the baton touches it.
+// The state shared by the two runs, which run side by side: the reference on the calling thread,
+// the backend under test on a thread of its own, each with its share of the cores. Everything
+// below is guarded by mu_ except the comparisons themselves and the layers run alone, which work
+// on tensors taken out of the shared state.
 class Streamer {
  public:
   Streamer(Backend& ref, Backend& test, const LayerwiseOptions& options, LayerwiseComparison& out)
@@ -165,7 +82,11 @@ class Streamer {
       VN_ASSIGN_OR_RETURN(synthesized, graph_layers(test_.model()->graph));
       layers = &synthesized;
     }
+    // What the test returns without any layer producing it (its folded constants) is its own
+    // memory, held whether or not it is compared.
+    test_constants_ = in_test_;
     for (const LayerInfo& info : *layers) {
+      for (const std::string& n : info.outputs) test_constants_.erase(n);
       LayerComparison lc;
       lc.layer = info;
       out_.layers.push_back(std::move(lc));
@@ -190,75 +111,100 @@ class Streamer {
     return Status::OK();
   }
 
-  // The reference produced `produced` at one node.
+  // The reference produced `produced` at one node (on the calling thread).
   bool on_reference(const TensorMap& produced) {
     if (abort_.load()) return false;
-    for (const NamedTensor& t : produced) {
-      if (options_.on_tensor && in_ref_.count(t.name)) options_.on_tensor(false, t.name, t.tensor);
-      if (paired_.count(t.name)) {
-        auto it = test_pending_.find(t.name);
-        if (it != test_pending_.end()) {
-          record(t.name, it->second.tensor, t.tensor, it->second.order);
-          held_ -= held_bytes(it->second.tensor);
-          test_pending_.erase(it);
-        } else {
-          ref_pending_[t.name] = t.tensor;
-          held_ += held_bytes(t.tensor);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const NamedTensor& t : produced) {
+        if (options_.on_tensor && in_ref_.count(t.name)) options_.on_tensor(false, t.name, t.tensor);
+        if (paired_.count(t.name)) {
+          auto it = test_pending_.find(t.name);
+          if (it != test_pending_.end()) {
+            test_lead_ -= cost(t.name, it->second.tensor, true);
+            held_ += cost(t.name, t.tensor, false);
+            queue(Pair{t.name, std::move(it->second.tensor), t.tensor, it->second.order});
+            test_pending_.erase(it);
+          } else {
+            ref_pending_[t.name] = t.tensor;
+            ref_lead_ += cost(t.name, t.tensor, false);
+            held_ += cost(t.name, t.tensor, false);
+          }
         }
+        if (options_.local_errors) provide_reference_value(t.name, t.tensor);
       }
-      if (options_.local_errors) provide_reference_value(t.name, t.tensor);
-      if (!local_status_.ok()) return false;
+      ++ref_produced_;
+      note_held();
+      cv_.notify_all();
     }
-    note_held();
-    if (!ref_pending_.empty()) {
-      if (Status st = turns_->to_test(); !st.ok()) {
-        local_status_ = st;
-        return false;
-      }
-    }
+    wait_while_ahead(false);
     return !abort_.load();
   }
 
-  // The backend under test produced `produced` at one layer.
+  // The backend under test produced `produced` at one layer (on the test's thread).
   bool on_test(const TensorMap& produced) {
     if (abort_.load()) return false;
-    for (const NamedTensor& t : produced) {
-      const size_t order = next_order_++;
-      if (options_.on_tensor && in_test_.count(t.name)) options_.on_tensor(true, t.name, t.tensor);
-      if (!paired_.count(t.name)) continue;
-      auto it = ref_pending_.find(t.name);
-      if (it != ref_pending_.end()) {
-        record(t.name, t.tensor, it->second, order);
-        held_ -= held_bytes(it->second);
-        ref_pending_.erase(it);
-      } else {
-        test_pending_[t.name] = Pending{t.tensor, order};
-        held_ += held_bytes(t.tensor);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const NamedTensor& t : produced) {
+        const size_t order = next_order_++;
+        if (options_.on_tensor && in_test_.count(t.name)) options_.on_tensor(true, t.name, t.tensor);
+        if (!paired_.count(t.name)) continue;
+        auto it = ref_pending_.find(t.name);
+        if (it != ref_pending_.end()) {
+          ref_lead_ -= cost(t.name, it->second, false);
+          held_ += cost(t.name, t.tensor, true);
+          queue(Pair{t.name, t.tensor, std::move(it->second), order});
+          ref_pending_.erase(it);
+        } else {
+          test_pending_[t.name] = Pending{t.tensor, order};
+          test_lead_ += cost(t.name, t.tensor, true);
+          held_ += cost(t.name, t.tensor, true);
+        }
       }
+      ++test_produced_;
+      note_held();
+      cv_.notify_all();
     }
-    note_held();
-    if (!test_pending_.empty()) turns_->to_reference();
+    wait_while_ahead(true);
     return !abort_.load();
   }
 
-  Status run(const TensorMap& feeds) {
+  Status run(const TensorMap& feeds, int threads) {
     RunOptions ref_run, test_run;
     ref_run.stream = test_run.stream = true;
     ref_run.cancel = test_run.cancel = options_.cancel;
     ref_run.observer = [this](int64_t, const Node&, const TensorMap& produced) { return on_reference(produced); };
     test_run.observer = [this](int64_t, const Node&, const TensorMap& produced) { return on_test(produced); };
+    const int ref_threads = std::max(1, (threads + 1) / 2);
+    const int test_threads = std::max(1, threads / 2);
 
     Result<TensorMap> test_result = Status::OK();
-    Turns turns([&] {
+    std::thread test_thread([&] {
+      pthread_setname_np(pthread_self(), "vernier-test");
+      ThreadCapScope cap(test_threads);
       test_result = test_.run(feeds, test_run);
-      if (!test_result.ok()) abort_.store(true);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        test_done_ = true;
+        if (!test_result.ok()) abort_.store(true);
+        cv_.notify_all();
+      }
+      help_until_done(true);
     });
-    turns_ = &turns;
-    Result<TensorMap> ref_result = ref_.run(feeds, ref_run);
-    if (!ref_result.ok()) abort_.store(true);
-    Status finished = turns.finish_reference();
-    turns_ = nullptr;
-    if (!finished.ok()) return finished;
+    Result<TensorMap> ref_result = Status::OK();
+    {
+      ThreadCapScope cap(ref_threads);
+      ref_result = ref_.run(feeds, ref_run);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ref_done_ = true;
+      if (!ref_result.ok()) abort_.store(true);
+      cv_.notify_all();
+    }
+    help_until_done(false);
+    test_thread.join();
 
     // A local run's error is what stopped the reference; otherwise the first real failure wins
     // over the cancellation it caused on the other side.
@@ -288,7 +234,7 @@ class Streamer {
         out_.not_produced.push_back(name);
         continue;
       }
-      record(name, t->second, r->second, next_order_++);
+      record(compare_pair(Pair{name, t->second, r->second, 0}), next_order_++);
     }
     ref_pending_.clear();
     test_pending_.clear();
@@ -308,99 +254,6 @@ class Streamer {
     return Status::OK();
   }
 
- private:
-  struct Pending {
-    Tensor tensor;
-    size_t order = 0;
-  };
-  struct Held {
-    Tensor tensor;
-    int readers = 0;  // layers still waiting to be run alone on it
-  };
-
-  void record(const std::string& name, const Tensor& test, const Tensor& ref, size_t order) {
-    out_.tensors.push_back(
-        compare_tensors(name, test, ref, options_.config.tolerance_for(name), options_.config.infinities_compare_equal));
-    orders_.push_back(order);
-    compared_.insert(name);
-  }
-
-  void note_held() { out_.peak_held_bytes = std::max(out_.peak_held_bytes, held_); }
-
-  // What holding `t` costs: nothing when it is a view of the model's own weights (Identity of an
-  // initializer, as exporters write for shared weights; the reference reports it as produced,
-  // while an engine folds it and returns it only at the end).
-  size_t held_bytes(const Tensor& t) const { return model_data_.count(t.raw()) ? 0 : t.nbytes(); }
-
-  // Keeps a reference value for the layers that will be run alone on it, and runs those that now
-  // have everything.
-  void provide_reference_value(const std::string& name, const Tensor& value) {
-    auto users = users_.find(name);
-    if (users == users_.end() || !seen_reference_.insert(name).second) return;
-    Held& h = values_[name];
-    h.tensor = value;
-    h.readers = static_cast<int>(users->second.size());
-    held_ += held_bytes(value);
-    for (size_t j : users->second) {
-      if (--missing_[j] == 0) run_alone(j);
-    }
-  }
-
-  void run_alone(size_t j) {
-    LayerComparison& lc = out_.layers[j];
-    const LayerInfo& info = lc.layer;
-    std::vector<Tensor> narrowed;
-    narrowed.reserve(info.inputs.size());
-    std::vector<const Tensor*> inputs;
-    for (const std::string& n : info.inputs) {
-      const Tensor* t = &values_.at(n).tensor;
-      if (t->dtype() == DType::kFloat64) {
-        auto declared = declared_.find(n);
-        const DType want = declared == declared_.end() ? DType::kFloat32 : declared->second;
-        if (want != DType::kFloat64) {
-          Result<Tensor> cast = tensor_cast(*t, want);
-          if (!cast.ok()) {
-            lc.local_skipped = cast.status().message();
-            release(info);
-            return;
-          }
-          narrowed.push_back(std::move(cast).value());
-          t = &narrowed.back();
-        }
-      }
-      inputs.push_back(t);
-    }
-    Result<std::vector<Tensor>> outputs = test_.run_layer_alone(j, inputs);
-    if (!outputs.ok()) {
-      // The layer ran in the full run, so failing alone is a real error, not a gap to note.
-      local_status_ = outputs.status().with_context(fmt::format("running layer '{}' alone", info.name));
-      abort_.store(true);
-      release(info);
-      return;
-    }
-    for (size_t k = 0; k < info.outputs.size(); ++k) {
-      const std::string& n = info.outputs[k];
-      lc.local.push_back(compare_tensors(n, (*outputs)[k], values_.at(n).tensor, options_.config.tolerance_for(n),
-                                         options_.config.infinities_compare_equal));
-    }
-    release(info);
-  }
-
-  void release(const LayerInfo& info) {
-    std::unordered_set<std::string> names;
-    for (const auto* list : {&info.inputs, &info.outputs}) {
-      for (const std::string& n : *list) {
-        if (n.empty() || !names.insert(n).second) continue;
-        auto it = values_.find(n);
-        if (it != values_.end() && --it->second.readers == 0) {
-          held_ -= held_bytes(it->second.tensor);
-          values_.erase(it);
-        }
-      }
-    }
-  }
-
- public:
   // Sorts the comparisons into the order the test produced the tensors.
   void finish() {
     std::vector<size_t> idx(out_.tensors.size());
@@ -413,6 +266,212 @@ class Streamer {
   }
 
  private:
+  // How many bytes of tensors the side ahead may hold for the other before it waits: enough for
+  // the runs to overlap across a few layers, small against the activations of one inference.
+  static constexpr size_t kLeadBytes = size_t{2} << 20;
+
+  struct Pending {
+    Tensor tensor;
+    size_t order = 0;
+  };
+  struct Held {
+    Tensor tensor;
+    int readers = 0;  // layers still waiting to be run alone on it
+  };
+  struct Pair {
+    std::string name;
+    Tensor test, ref;
+    size_t order = 0;  // when the test produced it
+  };
+
+  // A matched pair waits in the queue for whichever side is not behind (see help). Called with
+  // mu_ held.
+  void queue(Pair pair) {
+    queued_bytes_ += pair_cost(pair);
+    queue_.push_back(std::move(pair));
+  }
+
+  size_t pair_cost(const Pair& p) const { return cost(p.name, p.test, true) + cost(p.name, p.ref, false); }
+
+  TensorComparison compare_pair(const Pair& p) const {
+    return compare_tensors(p.name, p.test, p.ref, options_.config.tolerance_for(p.name),
+                           options_.config.infinities_compare_equal);
+  }
+
+  void record(TensorComparison comparison, size_t order) {
+    compared_.insert(comparison.name);
+    out_.tensors.push_back(std::move(comparison));
+    orders_.push_back(order);
+  }
+
+  // The work either side may take on besides its run: the test side runs the layers that became
+  // ready to run alone (it alone runs the test's layers); a side that is not behind the other (it
+  // has produced at least as many compared tensors) compares queued pairs, as does any side while
+  // the queue holds more than kLeadBytes. So the side that would otherwise get ahead does the
+  // comparing, and the two runs finish close together. Returns whether it did anything; `lock`
+  // holds mu_ and is released while the work runs.
+  bool help(bool test, std::unique_lock<std::mutex>& lock) {
+    if (test && !jobs_.empty()) {
+      run_jobs(lock);
+      return true;
+    }
+    if (queue_.empty() || abort_.load()) return false;
+    const bool done = test ? test_done_ : ref_done_;
+    const bool behind = test ? test_produced_ < ref_produced_ : ref_produced_ < test_produced_;
+    if (!done && behind && queued_bytes_ <= kLeadBytes) return false;
+    Pair pair = std::move(queue_.front());
+    queue_.pop_front();
+    const size_t bytes = pair_cost(pair);
+    const size_t order = pair.order;
+    lock.unlock();
+    TensorComparison comparison = compare_pair(pair);
+    pair = Pair();  // freed before the lock is taken again
+    lock.lock();
+    queued_bytes_ -= bytes;
+    held_ -= bytes;
+    record(std::move(comparison), order);
+    return true;
+  }
+
+  // Whether a side waits and must: it is still ahead. (A side the other has caught up with may not
+  // have woken yet; it is not blocked.)
+  bool blocked(bool test) const {
+    return test ? test_waiting_ && test_lead_ > kLeadBytes : ref_waiting_ && ref_lead_ > kLeadBytes;
+  }
+
+  // Waits while this side holds more than kLeadBytes the other has not produced yet, unless the
+  // other side is blocked too (so the two never wait for each other), has finished, or the
+  // comparison stops; helps (see help) rather than waiting where it can.
+  void wait_while_ahead(bool test) {
+    std::unique_lock<std::mutex> lock(mu_);
+    bool& waiting = test ? test_waiting_ : ref_waiting_;
+    for (;;) {
+      if (help(test, lock)) continue;
+      const size_t lead = test ? test_lead_ : ref_lead_;
+      // The test side also moves while it has layers to run alone, even after its run.
+      const bool other_moves = test ? !ref_done_ && !blocked(false) : (!test_done_ && !blocked(true)) || !jobs_.empty();
+      if (lead <= kLeadBytes || !other_moves || abort_.load()) return;
+      waiting = true;
+      cv_.wait(lock);
+      waiting = false;
+    }
+  }
+
+  // After this side's run: helps until the other side is done and nothing is left to do.
+  void help_until_done(bool test) {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      if (help(test, lock)) continue;
+      if ((ref_done_ && test_done_) || abort_.load()) return;
+      cv_.wait(lock);
+    }
+  }
+
+  void run_jobs(std::unique_lock<std::mutex>& lock) {
+    while (!jobs_.empty() && !abort_.load()) {
+      const size_t j = jobs_.front();
+      jobs_.pop_front();
+      run_alone(j, lock);
+    }
+  }
+
+  void note_held() { out_.peak_held_bytes = std::max(out_.peak_held_bytes, held_); }
+
+  // What holding `t` costs: nothing when it is a view of the model's own weights (Identity of an
+  // initializer, as exporters write for shared weights) or one of the test's folded constants,
+  // which the backends hold anyway.
+  size_t cost(const std::string& name, const Tensor& t, bool test) const {
+    if (model_data_.count(t.raw()) || (test && test_constants_.count(name))) return 0;
+    return t.nbytes();
+  }
+
+  // Keeps a reference value for the layers that will be run alone on it, and queues those that
+  // now have everything. Called with mu_ held.
+  void provide_reference_value(const std::string& name, const Tensor& value) {
+    auto users = users_.find(name);
+    if (users == users_.end() || !seen_reference_.insert(name).second) return;
+    Held& h = values_[name];
+    h.tensor = value;
+    h.readers = static_cast<int>(users->second.size());
+    held_ += cost(name, value, false);
+    ref_lead_ += cost(name, value, false);
+    for (size_t j : users->second) {
+      if (--missing_[j] == 0) jobs_.push_back(j);
+    }
+  }
+
+  // Runs layer j of the test alone on the reference's values; `lock` is released meanwhile.
+  void run_alone(size_t j, std::unique_lock<std::mutex>& lock) {
+    LayerComparison& lc = out_.layers[j];
+    const LayerInfo& info = lc.layer;
+    std::vector<Tensor> in_values, out_values;
+    for (const std::string& n : info.inputs) in_values.push_back(values_.at(n).tensor);
+    for (const std::string& n : info.outputs) out_values.push_back(values_.at(n).tensor);
+    lock.unlock();
+
+    std::string skipped;
+    Status failed;
+    std::vector<TensorComparison> local;
+    std::vector<const Tensor*> inputs;
+    for (Tensor& t : in_values) {
+      const std::string& n = info.inputs[inputs.size()];
+      if (t.dtype() == DType::kFloat64) {
+        auto declared = declared_.find(n);
+        const DType want = declared == declared_.end() ? DType::kFloat32 : declared->second;
+        if (want != DType::kFloat64) {
+          Result<Tensor> cast = tensor_cast(t, want);
+          if (!cast.ok()) {
+            skipped = cast.status().message();
+            break;
+          }
+          t = std::move(cast).value();
+        }
+      }
+      inputs.push_back(&t);
+    }
+    if (skipped.empty()) {
+      Result<std::vector<Tensor>> outputs = test_.run_layer_alone(j, inputs);
+      if (!outputs.ok()) {
+        // The layer ran in the full run, so failing alone is a real error, not a gap to note.
+        failed = outputs.status().with_context(fmt::format("running layer '{}' alone", info.name));
+      } else {
+        for (size_t k = 0; k < info.outputs.size(); ++k) {
+          const std::string& n = info.outputs[k];
+          local.push_back(compare_tensors(n, (*outputs)[k], out_values[k], options_.config.tolerance_for(n),
+                                          options_.config.infinities_compare_equal));
+        }
+      }
+    }
+    in_values.clear();
+    out_values.clear();
+
+    lock.lock();
+    lc.local_skipped = std::move(skipped);
+    lc.local = std::move(local);
+    cv_.notify_all();  // the values it held are released below: the reference may be waiting on them
+    if (!failed.ok() && local_status_.ok()) {
+      local_status_ = failed;
+      abort_.store(true);
+      cv_.notify_all();
+    }
+    release(info);
+  }
+
+  void release(const LayerInfo& info) {
+    std::unordered_set<std::string> names;
+    for (const auto* list : {&info.inputs, &info.outputs}) {
+      for (const std::string& n : *list) {
+        if (n.empty() || !names.insert(n).second) continue;
+        auto it = values_.find(n);
+        if (it != values_.end() && --it->second.readers == 0) {
+          held_ -= cost(n, it->second.tensor, false);
+          ref_lead_ -= cost(n, it->second.tensor, false);
+          values_.erase(it);
+        }
+      }
+    }
+  }
+
   Backend& ref_;
   Backend& test_;
   const LayerwiseOptions& options_;
@@ -420,15 +479,26 @@ class Streamer {
   const std::unordered_map<std::string, DType> declared_;
   const std::unordered_set<std::string> in_ref_;   // the tensors the reference returns
   const std::unordered_set<std::string> in_test_;  // the tensors the test returns
-  Turns* turns_ = nullptr;
+  std::unordered_set<std::string> test_constants_;  // returned by the test, produced by no layer of it
+
+  std::mutex mu_;
+  std::condition_variable cv_;
   std::atomic<bool> abort_{false};
+  bool ref_done_ = false, test_done_ = false;
+  bool ref_waiting_ = false, test_waiting_ = false;
   Status local_status_;
 
   std::unordered_set<std::string> paired_;
   std::unordered_set<std::string> compared_;
   std::unordered_map<std::string, Tensor> ref_pending_;
   std::unordered_map<std::string, Pending> test_pending_;
-  std::vector<size_t> orders_;  // per out_.tensors entry: when the test produced it
+  // Bytes each side holds that the other has not produced yet (the reference's include the values
+  // it keeps for layers not yet run alone).
+  size_t ref_lead_ = 0, test_lead_ = 0;
+  size_t ref_produced_ = 0, test_produced_ = 0;  // observer calls so far, per side
+  std::deque<Pair> queue_;                       // matched pairs not yet compared
+  size_t queued_bytes_ = 0;
+  std::vector<size_t> orders_;           // per out_.tensors entry: when the test produced it
   size_t next_order_ = 0;
   size_t held_ = 0;
   std::unordered_set<const void*> model_data_;  // the data of the model's initializers
@@ -437,6 +507,7 @@ class Streamer {
   std::vector<int> missing_;                                    // per layer: tensors not yet seen
   std::unordered_map<std::string, Held> values_;
   std::unordered_set<std::string> seen_reference_;
+  std::deque<size_t> jobs_;  // layers with every value, not yet run alone (by the test's thread)
 };
 
 }  // namespace
@@ -559,7 +630,11 @@ Result<LayerwiseComparison> compare_layerwise(Backend& ref, Backend& test, const
   LayerwiseComparison result;
   Streamer streamer(ref, test, options, result);
   VN_RETURN_IF_ERROR(streamer.prepare_layers(feeds));
-  VN_RETURN_IF_ERROR(streamer.run(feeds));
+  // The runs set this thread's OpenMP thread count to their share; what follows gets it back.
+  const int omp_threads = omp_get_max_threads();
+  const Status ran = streamer.run(feeds, options.threads > 0 ? options.threads : omp_get_num_procs());
+  omp_set_num_threads(omp_threads);
+  VN_RETURN_IF_ERROR(ran);
   streamer.finish();
   rank_culprits(result);
   return result;

@@ -79,18 +79,23 @@ struct LayerwiseOptions {
   /// Polled by both runs; when it becomes true the comparison stops with kCancelled.
   const std::atomic<bool>* cancel = nullptr;
   /// When set, called once with every tensor either side returns (`test` says which side), in the
-  /// order produced: how a caller that must save the outputs keeps them while the comparison
-  /// streams.
+  /// order each side produced them, one call at a time but from either side's thread: how a
+  /// caller that must save the outputs keeps them while the comparison streams.
   std::function<void(bool test, const std::string& name, const Tensor& tensor)> on_tensor;
+  /// The threads the two runs share: the reference gets half (rounded up), the test the rest, at
+  /// least one each, and neither more than it was prepared with. 0: the machine's cores.
+  int threads = 0;
 };
 
 /// Runs `ref` and `test` (both prepared on the same model, usually with PrepareOptions::mark_all)
 /// on `feeds` and compares every tensor both return, by exact name only: tensors returned by one
-/// side are listed, never paired by position. The runs stream (RunOptions::stream): the two
-/// backends take turns on the calling thread (the test runs as a coroutine), one running at a time
-/// with all its threads, and each tensor is freed once compared, so the comparison holds about the live tensors of one inference rather
-/// than every activation twice. With `local_errors`, each layer of `test` (Backend::layers) is run
-/// alone as soon as the reference has produced its inputs and outputs. Float64 values of an fp64
+/// side are listed, never paired by position. The runs stream (RunOptions::stream) side by side:
+/// the reference on the calling thread, the test on a thread of its own, each with its share of
+/// `threads`; whichever side produces a tensor second compares it, and each tensor is freed once
+/// compared. A side that holds more than a few MiB of tensors the other has not produced yet waits
+/// for it, so the comparison holds about the live tensors of one inference rather than every
+/// activation twice. With `local_errors`, each layer of `test` (Backend::layers) is run alone, on
+/// the test's thread, as soon as the reference has produced its inputs and outputs. Float64 values of an fp64
 /// reference fed to a layer are narrowed to the dtype the model declares (float32 when it declares
 /// none). The culprit fields are filled (rank_culprits).
 /// Errors: either backend's run error (the other is stopped); kInvalidArgument when local errors

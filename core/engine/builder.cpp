@@ -588,7 +588,6 @@ Result<std::unique_ptr<BuiltEngine>> build_engine(const Model& model, const std:
     return make_error(StatusCode::kInvalidArgument, "--timing-margin {} must not be negative", options.timing_margin);
   }
   omp_set_num_threads(num_threads);
-  Eigen::setNbThreads(num_threads);
   auto engine = std::make_unique<BuiltEngine>();
   VN_RETURN_IF_ERROR(prepare_graph(model, outputs, registry, *engine));
   VN_RETURN_IF_ERROR(Builder(model, options, registry, num_threads, *engine).build());

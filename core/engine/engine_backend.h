@@ -57,6 +57,8 @@ class EngineBackend final : public Backend {
   /// Builds or loads the plan. Errors: kUnsupportedOp listing the unsupported nodes; the
   /// builder's and loader's errors (see build_engine, load_engine).
   Status prepare_impl(const Model& model, const PrepareOptions& options) override;
+  /// Streamed (RunOptions::stream), the marked outputs folded at build time go to the observer
+  /// first, grouped by the model node that produces them, and are not returned again.
   /// Errors: the failing layer's Status (tagged with its node), kCancelled when RunOptions::cancel
   /// is set (polled between layers) or the observer returns false.
   Result<TensorMap> run_impl(const TensorMap& feeds, const RunOptions& options) override;
@@ -73,6 +75,11 @@ class EngineBackend final : public Backend {
   std::vector<std::string> slot_names_;
   std::vector<int> input_slots_;   // graph runtime inputs
   std::vector<int> output_slots_;  // per output name: the slot, or -1 for a folded constant
+  // The folded constant outputs by the model node that produces them (indices of output_names_),
+  // reported first when the outputs are streamed.
+  std::vector<std::pair<int64_t, std::vector<size_t>>> constants_by_node_;
+
+  bool reported_first(size_t output) const;
 };
 
 }  // namespace vn::engine

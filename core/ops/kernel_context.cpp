@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/kernel_context.h"
 
+#include "core/common/threads.h"
+
 namespace vn::ops {
 
 KernelContext::KernelContext(const Node& node, int64_t node_index, int64_t opset, std::span<const Tensor* const> inputs,
@@ -10,7 +12,7 @@ KernelContext::KernelContext(const Node& node, int64_t node_index, int64_t opset
       opset_(opset),
       inputs_(inputs),
       outputs_(outputs),
-      num_threads_(num_threads < 1 ? 1 : num_threads),
+      num_threads_(capped_threads(num_threads)),
       subgraphs_(subgraphs) {}
 
 const Tensor& KernelContext::input(size_t i) const {

@@ -49,7 +49,7 @@ class KernelContext {
   int64_t node_index() const { return node_index_; }
   /// The model's opset for the node's domain.
   int64_t opset() const { return opset_; }
-  /// Threads the kernel may use (from --threads).
+  /// Threads the kernel may use: --threads, limited by the calling thread's cap (threads.h).
   int num_threads() const { return num_threads_; }
 
   /// Number of input slots the node declares, including omitted optional ones.

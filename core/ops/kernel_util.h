@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/common/threads.h"
 #include "core/ir/dtype.h"
 #include "core/ir/tensor.h"
 #include "core/ops/kernel_context.h"
@@ -164,7 +165,7 @@ Result<T> input_scalar(const KernelContext& ctx, size_t i, std::string_view what
 template <typename F>
 void parallel_chunks(int threads, int64_t n, F&& f) {
   constexpr int64_t kMinPerThread = int64_t{1} << 15;
-  const int64_t chunks = std::clamp<int64_t>(n / kMinPerThread, 1, std::max(threads, 1));
+  const int64_t chunks = std::clamp<int64_t>(n / kMinPerThread, 1, capped_threads(threads));
   if (chunks <= 1) {
     f(int64_t{0}, n);
     return;

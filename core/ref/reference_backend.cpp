@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/common/threads.h"
 #include "core/ir/topo.h"
 #include "core/ops/kernel_context.h"
 #include "core/ref/fp64.h"
@@ -371,8 +372,9 @@ Status ReferenceBackend::prepare_impl(const Model& model, const PrepareOptions& 
 
 Result<TensorMap> ReferenceBackend::run_impl(const TensorMap& feeds, const RunOptions& options) {
   if (!main_) return make_error(StatusCode::kInternal, "reference backend run without a successful prepare");
-  omp_set_num_threads(num_threads_);
-  Eigen::setNbThreads(num_threads_);
+  // Eigen's products follow the calling thread's OpenMP setting: Eigen's own thread count is
+  // process-wide, and two backends may run side by side on their own OS threads.
+  omp_set_num_threads(capped_threads(num_threads_));
 
   Frame frame(*this, *main_, options);
   for (int s : main_->input_slots) {

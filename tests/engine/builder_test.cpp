@@ -196,19 +196,20 @@ TEST(Builder, Fp16BuildsStoreEveryActivationInHalf) {
 
 TEST(Builder, Fp16LayersRoundTheModelsWeightsAtEveryRunOnEveryThread) {
   // fp16 layers keep no copy of unfolded weights but round the model's at each run, the conv's
-  // (73,728 of them) on two threads: the same outputs, bit for bit, as a model whose weights
-  // are already fp16 values (which the layers read as they are).
+  // (737,280 of them: rounded a block of output channels at a time) on two threads: the same
+  // outputs, bit for bit, as a model whose weights are already fp16 values (which the layers read
+  // as they are).
   const std::string text =
       "<ir_version: 8, opset_import: [\"\" : 13]>\n"
-      "g (float[1,64,12,12] X, float[128,64,3,3] W, float[128,300] W2, int64[3] s) => (float[1,144,300] Y) {\n"
+      "g (float[1,640,12,12] X, float[128,640,3,3] W, float[128,300] W2, int64[3] s) => (float[1,144,300] Y) {\n"
       "  c = Conv<pads=[1,1,1,1]>(X, W)\n  r = Reshape(c, s)\n  t = Transpose<perm=[0,2,1]>(r)\n"
       "  Y = MatMul(t, W2)\n}";
   const Tensor shape = Tensor::from_vector<int64_t>({3}, {1, 128, 144});
-  Tensor w = random_tensor({128, 64, 3, 3}, 5), w2 = random_tensor({128, 300}, 6);
+  Tensor w = random_tensor({128, 640, 3, 3}, 5), w2 = random_tensor({128, 300}, 6);
   Tensor w_half = w.clone(), w2_half = w2.clone();
   round_in_place(w_half.mutable_values<float>(), DType::kFloat16);
   round_in_place(w2_half.mutable_values<float>(), DType::kFloat16);
-  const TensorMap feeds{{"X", random_tensor({1, 64, 12, 12}, 7)}};
+  const TensorMap feeds{{"X", random_tensor({1, 640, 12, 12}, 7)}};
   PrepareOptions two;
   two.num_threads = 2;
   const Model model = make_model(text, {{"W", w}, {"W2", w2}, {"s", shape}});
@@ -226,6 +227,39 @@ TEST(Builder, Fp16LayersRoundTheModelsWeightsAtEveryRunOnEveryThread) {
   EXPECT_NE(std::vector<float>(w.values<float>().begin(), w.values<float>().end()),
             std::vector<float>(w_half.values<float>().begin(), w_half.values<float>().end()))
       << "the random weights must need rounding for the test to mean anything";
+}
+
+TEST(Builder, StreamedRunsReportFoldedOutputsFirstAndOnlyOnce) {
+  // Transpose(W) folds into a constant at build time. Streamed, it goes to the observer before any
+  // layer runs, with the Transpose node, and is not returned again; unstreamed, it is returned.
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[2,8] X, float[6,8] W) => (float[2,6] Y) {\n"
+      "  wt = Transpose(W)\n  m = MatMul(X, wt)\n  Y = Relu(m)\n}";
+  const Model model = make_model(text, {{"W", random_tensor({6, 8}, 3)}});
+  PrepareOptions marked;
+  marked.mark_all = true;
+  Prepared p = prepare(model, deterministic(), marked);
+  ASSERT_TRUE(p.status.ok()) << p.status.to_string();
+  const TensorMap feeds{{"X", random_tensor({2, 8}, 4)}};
+
+  std::vector<std::string> seen;
+  std::vector<int64_t> nodes;
+  RunOptions streamed;
+  streamed.stream = true;
+  streamed.observer = [&](int64_t node, const Node&, const TensorMap& produced) {
+    for (const NamedTensor& t : produced) seen.push_back(t.name), nodes.push_back(node);
+    return true;
+  };
+  Result<TensorMap> out = p.engine->run(feeds, streamed);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(seen, (std::vector<std::string>{"wt", "m", "Y"}));
+  EXPECT_EQ(nodes.front(), 0);
+  EXPECT_EQ(out->find("wt"), nullptr);
+
+  const TensorMap whole = run(*p.engine, feeds);
+  ASSERT_NE(whole.find("wt"), nullptr);
+  EXPECT_EQ(whole.find("wt")->shape(), (Shape{8, 6}));
 }
 
 TEST(Builder, LayerPrecisionsBindUnderObeyAndPreferOnly) {

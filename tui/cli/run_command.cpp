@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -161,13 +162,16 @@ bool is_layerwise(const RunArgs& args, const TensorMap& test, const Model* model
   return test.size() > graph_outputs;
 }
 
-void add_comparison_entry(nlohmann::ordered_json& report, const std::string& test, const std::string& ref, size_t it,
-                          nlohmann::ordered_json comparison) {
+// Adds one comparison to the report. Its details (`comparison()`, every tensor's statistics) are
+// built only when --report-json will write them: a layer-wise run of many iterations would
+// otherwise keep them all for nothing.
+void add_comparison_entry(const RunArgs& args, nlohmann::ordered_json& report, const std::string& test,
+                          const std::string& ref, size_t it, const std::function<nlohmann::ordered_json()>& comparison) {
   nlohmann::ordered_json entry;
   entry["test"] = test;
   entry["reference"] = ref;
   entry["iteration"] = it;
-  entry["comparison"] = std::move(comparison);
+  if (!args.compare.report_json.empty()) entry["comparison"] = comparison();
   report["comparisons"].push_back(std::move(entry));
 }
 
@@ -195,12 +199,14 @@ Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, 
         VN_ASSIGN_OR_RETURN(LayerwiseComparison cmp, compare_layerwise_results(test_out, ref_out, model->graph, config));
         fmt::print("{}", views::format_layerwise(title, cmp, args.verbose));
         passed = cmp.passed();
-        add_comparison_entry(report, test.runner_name, ref.runner_name, it, layerwise_comparison_json(cmp));
+        add_comparison_entry(args, report, test.runner_name, ref.runner_name, it,
+                             [&] { return layerwise_comparison_json(cmp); });
       } else {
         ResultsComparison cmp = compare_results(test_out, ref_out, config, args.compare.fail_fast);
         fmt::print("{}", views::format_comparison(title, cmp, args.verbose));
         passed = cmp.passed();
-        add_comparison_entry(report, test.runner_name, ref.runner_name, it, results_comparison_json(cmp));
+        add_comparison_entry(args, report, test.runner_name, ref.runner_name, it,
+                             [&] { return results_comparison_json(cmp); });
       }
       all_passed = all_passed && passed;
       if (args.compare.fail_fast && !passed) return false;
@@ -269,6 +275,7 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
       LayerwiseOptions options;
       options.config = config;
       options.local_errors = args.compare.local_errors;
+      options.threads = args.threads;
       TensorMap ref_out, test_out;
       if (save) {
         options.on_tensor = [&](bool test, const std::string& name, const Tensor& t) {
@@ -288,7 +295,8 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
           fmt::format("{} vs. {} | Iteration {}", saved[k].runner_name, saved[0].runner_name, it);
       fmt::print("{}", views::format_layerwise(title, *cmp, args.verbose));
       all_passed = all_passed && cmp->passed();
-      add_comparison_entry(report, saved[k].runner_name, saved[0].runner_name, it, layerwise_comparison_json(*cmp));
+      add_comparison_entry(args, report, saved[k].runner_name, saved[0].runner_name, it,
+                           [&] { return layerwise_comparison_json(*cmp); });
       if (save) {
         if (k == 1) saved[0].iterations.push_back(io::IterationResult{std::move(ref_out), std::nullopt, saved[0].runner_name});
         saved[k].iterations.push_back(io::IterationResult{std::move(test_out), std::nullopt, saved[k].runner_name});

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_context.h"
 #include "core/ops/kernel_util.h"
@@ -285,10 +286,9 @@ class ConvKernel final : public LayerKernel {
       }
       float* py = y.mutable_data<float>();
       const ops::WindowGeometry g3 = ops::lift_to_3d(geo);
-      const float* pw = weights();
       switch (args_.tactic) {
         case TacticId::kConvDirect:
-          run_direct(px, x.dim(0), g3, pw, py);
+          run_direct(px, x.dim(0), g3, weights(), py);
           break;
         case TacticId::kConvWinograd:
           run_winograd(px, x.dim(0), geo, py);
@@ -297,7 +297,7 @@ class ConvKernel final : public LayerKernel {
           run_im2col_int8(px, x.dim(0), g3, py);
           break;
         default:
-          run_im2col(px, x.dim(0), g3, pw, py);
+          run_im2col(px, x.dim(0), g3, py);
           break;
       }
       const int64_t out_size = shape_numel(geo.out);
@@ -348,7 +348,9 @@ class ConvKernel final : public LayerKernel {
     round_operands_in_place(winograd_u_, precision_);
   }
 
-  /// The weights im2col and direct read (not Winograd or int8, which prepare their own).
+  /// The weights the direct sum and the float16-accumulating im2col read, rounded whole when the
+  /// format changes them (the float32 im2col rounds a few channels at a time instead; Winograd and
+  /// int8 prepare their own).
   const float* weights() const {
     if (!model_weights_.defined()) return weights_.data();
     if (!round_at_run_) return model_weights_.data<float>();
@@ -365,7 +367,7 @@ class ConvKernel final : public LayerKernel {
     return out;
   }
 
-  void run_im2col(const float* x, int64_t batch, const ops::WindowGeometry& g, const float* w, float* y) const {
+  void run_im2col(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t rows = cg * taps;
@@ -378,11 +380,21 @@ class ConvKernel final : public LayerKernel {
     const TacticId gemm = precision_.accumulate == DType::kFloat16 ? TacticId::kGemmK32F16Acc : TacticId::kGemmBlocked;
     if (gemm == TacticId::kGemmBlocked) {
       // Float32 accumulation computes what the reference's convolution computes, so it runs that
-      // (cache-sized im2col tiles shared among the threads), on operands already in this layer's
-      // format.
-      ops::conv_float32(g, batch, group_ * cg, m, group_, x, w, nullptr, y, args_.num_threads);
+      // (cache-sized im2col tiles shared among the threads), on operands in this layer's format:
+      // the model's weights are rounded a few output channels at a time as the products need them.
+      const int threads = capped_threads(args_.num_threads);
+      if (model_weights_.defined() && round_at_run_) {
+        const std::function<void(std::span<float>)> round = [this](std::span<float> w) {
+          round_operands_in_place(w, precision_);
+        };
+        ops::conv_float32(g, batch, group_ * cg, m, group_, x, model_weights_.data<float>(), nullptr, y, threads,
+                          &round);
+      } else {
+        ops::conv_float32(g, batch, group_ * cg, m, group_, x, weights(), nullptr, y, threads);
+      }
       return;
     }
+    const float* w = weights();
     std::vector<float> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
     for (int64_t img = 0; img < batch; ++img) {
       for (int64_t gi = 0; gi < group_; ++gi) {
@@ -428,7 +440,7 @@ class ConvKernel final : public LayerKernel {
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
-#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
     for (int64_t plane = 0; plane < batch * m; ++plane) {
       const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
       const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
@@ -449,7 +461,7 @@ class ConvKernel final : public LayerKernel {
       for (int64_t t0 = 0; t0 < tiles; t0 += kWinogradTileChunk) {
         const int64_t nt = std::min(kWinogradTileChunk, tiles - t0);
         v.assign(static_cast<size_t>(16 * c * nt), 0.0f);
-#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
         for (int64_t ci = 0; ci < c; ++ci) {
           const float* xc = xi + ci * in_h * in_w;
           float d[4][4], tv[16];
@@ -472,7 +484,7 @@ class ConvKernel final : public LayerKernel {
           matmul(TacticId::kGemmBlocked, winograd_u_.data() + e * m * c, v.data() + e * c * nt,
                  prod.data() + e * m * nt, m, nt, c);
         }
-#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
         for (int64_t mo = 0; mo < m; ++mo) {
           float tile[16], out[2][2];
           for (int64_t t = 0; t < nt; ++t) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 
 namespace vn::engine::kernels {
@@ -53,7 +54,7 @@ class LayerNormKernel final : public LayerKernel {
     const TacticId tactic = args_.tactic;
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
         for (int64_t r = 0; r < rows; ++r) {
           const float* xr = px + r * d;
           float* yr = py + r * d;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 
 namespace vn::engine::kernels {
@@ -41,7 +42,7 @@ class SoftmaxKernel final : public LayerKernel {
     float* py = y.mutable_data<float>();
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(args_.num_threads) schedule(static)
+#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
         for (int64_t row = 0; row < outer * inner; ++row) {
           const int64_t o = row / inner, i = row % inner;
           const float* xr = px + o * n * inner + i;

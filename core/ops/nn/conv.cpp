@@ -137,29 +137,35 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
 /// spares small models the page faults of fresh memory, while larger ones are freed when the
 /// Scratch goes, so that they never add to the peak memory of a large model. `slot` 1 is a second
 /// buffer, for the im2col all threads read.
+// Scratch buffers up to this size are kept on their thread for the next use.
+constexpr size_t kKeptScratchBytes = size_t{1} << 20;
+// Transformed weights are kept up to this size.
+constexpr size_t kKeptWeightBytes = size_t{16} << 20;
+
 template <typename T>
 class Scratch {
  public:
-  Scratch(size_t n, int slot) : buffer_(buffers()[slot]) {
+  /// A buffer of at least n values in `slot` of this thread, kept after use up to `keep` bytes.
+  Scratch(size_t n, int slot, size_t keep = kKeptScratchBytes) : buffer_(buffers()[slot]), keep_(keep) {
     if (buffer_.size() < n) {
       buffer_ = std::vector<T>();  // the old one goes first, so that the two never coexist
       buffer_.resize(n);
     }
   }
   ~Scratch() {
-    if (buffer_.size() * sizeof(T) > kKeepBytes) buffer_ = std::vector<T>();
+    if (buffer_.size() * sizeof(T) > keep_) buffer_ = std::vector<T>();
   }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
   T* data() { return buffer_.data(); }
 
  private:
-  static constexpr size_t kKeepBytes = size_t{1} << 20;
   static std::vector<T>* buffers() {
-    thread_local std::vector<T> kept[2];
+    thread_local std::vector<T> kept[3];
     return kept;
   }
   std::vector<T>& buffer_;
+  size_t keep_;
 };
 
 /// C (m x n, rows ldc apart) = A (m x k) * B (k x n), row-major, on the calling thread: sgemm for
@@ -230,9 +236,17 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
 /// and the tiles (and, when there are few, blocks of output channels) are shared among the
 /// threads, each running its products on its own.
 template <typename T>
-void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* py, int threads = 1) {
+void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* py, int threads = 1,
+                  const std::function<void(std::span<T>)>* transform = nullptr) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
   if (cg == 1 && std::is_floating_point_v<T>) {
+    // One input channel per group: m windows of weights, few enough to transform all at once.
+    std::vector<T> transformed;
+    if (transform) {
+      transformed.assign(pw, pw + p.m * shape_numel(p.kernel));
+      (*transform)(transformed);
+      pw = transformed.data();
+    }
     conv_depthwise(p, px, pw, pb, py, threads);
     return;
   }
@@ -283,6 +297,23 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
     std::optional<Scratch<T>> col_scratch;
     if (!pointwise && !shared) col_scratch.emplace(static_cast<size_t>(rows * tile), 0);
     T* col = col_scratch ? col_scratch->data() : nullptr;
+    // Transformed weights: each task transforms its block of output channels into a scratch kept
+    // on the thread, as large as a block of the model's largest layer (freeing and mapping it
+    // again for every layer would fault its pages in each time). The products then run as without
+    // a transform: splitting them into smaller blocks would repack the columns once per block,
+    // which costs more than transforming the weights once per column tile.
+    std::optional<Scratch<T>> w_scratch;
+    if (transform) w_scratch.emplace(static_cast<size_t>(block * rows), 2, kKeptWeightBytes);
+    // y0 (m_rows x width, rows out_size apart) = W rows [r0, r0 + m_rows) times b.
+    const auto product = [&](const T* w0, int64_t m_rows, int64_t width, const T* b, int64_t ldb, T* y0) {
+      if (transform) {
+        const std::span<T> wt(w_scratch->data(), static_cast<size_t>(m_rows * rows));
+        std::copy_n(w0, wt.size(), wt.data());
+        (*transform)(wt);
+        w0 = wt.data();
+      }
+      matmul(m_rows, width, rows, w0, rows, b, ldb, y0, out_size);
+    };
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < tasks; ++task) {
       const int64_t plane = task / blocks, r0 = task % blocks * block, m_rows = std::min(block, mg - r0);
@@ -293,12 +324,12 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
       const T* w0 = pw + (gi * mg + r0) * rows;
       T* y0 = py + (img * p.m + gi * mg + r0) * out_size + c0;
       if (pointwise) {
-        matmul(m_rows, width, rows, w0, rows, xg + c0, out_size, y0, out_size);
+        product(w0, m_rows, width, xg + c0, out_size, y0);
       } else if (shared) {
-        matmul(m_rows, width, rows, w0, rows, shared_col + plane * rows * tile, width, y0, out_size);
+        product(w0, m_rows, width, shared_col + plane * rows * tile, width, y0);
       } else {
         im2col_tile(xg, cg, g3, c0, c0 + width, col);
-        matmul(m_rows, width, rows, w0, rows, col, width, y0, out_size);
+        product(w0, m_rows, width, col, width, y0);
       }
       if (pb) {
         for (int64_t r = 0; r < m_rows; ++r) ArrayMap<T>(y0 + r * out_size, width) += pb[gi * mg + r0 + r];
@@ -310,13 +341,14 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
 }  // namespace
 
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
-                  const float* w, const float* bias, float* y, int threads) {
+                  const float* w, const float* bias, float* y, int threads,
+                  const std::function<void(std::span<float>)>* transform) {
   ConvPlan p;
   p.group = group, p.n = n, p.c = c, p.m = m;
   p.kernel = geo.kernel;
   p.in = geo.in;
   p.geo = geo;
-  conv_compute<float>(p, x, w, bias, y, threads);
+  conv_compute<float>(p, x, w, bias, y, threads, transform);
 }
 
 namespace {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 
 #include "core/ops/spatial.h"
 
@@ -14,7 +16,13 @@ namespace vn::ops {
 /// and is overwritten. `geo` spans 1 to 3 spatial dims; c and m divide by group. Runs on up to
 /// `threads` OpenMP threads: column tiles of im2col through a float32 GEMM, and a direct sum for
 /// one input channel per group.
+///
+/// With `transform`, the products read w as transform makes it: it is called on copies of the
+/// weights of the block of output channels a thread's product needs, just before it, from any of
+/// the threads (an engine rounding its operands to a narrower format this way keeps no rounded
+/// copy of all the weights; a depthwise convolution's few weights are transformed at once).
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
-                  const float* w, const float* bias, float* y, int threads);
+                  const float* w, const float* bias, float* y, int threads,
+                  const std::function<void(std::span<float>)>* transform = nullptr);
 
 }  // namespace vn::ops

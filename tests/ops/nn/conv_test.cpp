@@ -4,10 +4,15 @@
 // auto_pad and 1-D/2-D/3-D inputs.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cmath>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/ops/nn/conv.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -168,6 +173,60 @@ TEST(Conv, TilesSharedAmongThreads) {
   check_conv({.x = {1, 8, 7, 7}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2}, 94);
   // Depthwise, one (image, channel) plane per task.
   check_conv({.x = {2, 6, 11, 11}, .m = 12, .group = 6, .kernel = {3, 3}, .dilations = {2, 2}, .threads = 2}, 93);
+}
+
+// conv_float32 with a weight transform (an engine rounding its operands): the products use the
+// transformed weights, handed over a block of output channels at a time, not all of them at once.
+TEST(Conv, WeightTransformSeesBlocksOfOutputChannels) {
+  struct Case {
+    ConvConfig c;
+    size_t most_per_call;  // weights of at most this many output channels per call
+  };
+  // One column tile per image (25 or 81 positions): the output channels are cut into two blocks
+  // per thread's share. Depthwise weights are transformed at once.
+  const std::vector<Case> cases = {
+      {{.x = {1, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 50},
+      {{.x = {2, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false, .threads = 2}, 50},
+      {{.x = {2, 16, 9, 9}, .m = 40, .kernel = {1, 1}, .bias = false, .threads = 2}, 20},
+      {{.x = {1, 8, 9, 9}, .m = 8, .group = 8, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 8},
+  };
+  uint32_t seed = 300;
+  for (const Case& k : cases) {
+    const ConvConfig& c = k.c;
+    Shape w_shape = {c.m, c.x[1] / c.group};
+    w_shape.insert(w_shape.end(), c.kernel.begin(), c.kernel.end());
+    const std::vector<float> x = random_floats(static_cast<size_t>(shape_numel(c.x)), seed++);
+    const std::vector<float> w = random_floats(static_cast<size_t>(shape_numel(w_shape)), seed++);
+    std::vector<float> w_twice(w);
+    for (float& v : w_twice) v = 2 * v - 0.25f;
+    Shape out_shape;
+    const std::vector<float> want = naive_conv(c, x, w_twice, {}, out_shape);
+
+    const size_t per_channel = w.size() / static_cast<size_t>(c.m);
+    std::atomic<size_t> most{0}, seen{0};
+    const std::function<void(std::span<float>)> twice = [&](std::span<float> v) {
+      for (float& e : v) e = 2 * e - 0.25f;
+      size_t prev = most.load();
+      while (v.size() > prev && !most.compare_exchange_weak(prev, v.size())) {
+      }
+      seen += v.size();
+    };
+    WindowGeometry geo;
+    geo.in = Shape(c.x.begin() + 2, c.x.end());
+    geo.kernel = c.kernel;
+    geo.out = Shape(out_shape.begin() + 2, out_shape.end());
+    geo.strides = Shape(c.kernel.size(), 1);
+    geo.dilations = Shape(c.kernel.size(), 1);
+    const auto k_dims = static_cast<std::ptrdiff_t>(c.kernel.size());
+    geo.pads_begin = c.pads.empty() ? Shape(c.kernel.size(), 0) : Shape(c.pads.begin(), c.pads.begin() + k_dims);
+    geo.pads_end = c.pads.empty() ? Shape(c.kernel.size(), 0) : Shape(c.pads.begin() + k_dims, c.pads.end());
+    std::vector<float> y(want.size(), -1.0f);
+    conv_float32(geo, c.x[0], c.x[1], c.m, c.group, x.data(), w.data(), nullptr, y.data(), c.threads, &twice);
+    SCOPED_TRACE("case with m=" + std::to_string(c.m) + " threads=" + std::to_string(c.threads));
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-4 + 1e-4 * std::abs(want[i])) << i;
+    EXPECT_LE(most.load(), k.most_per_call * per_channel);
+    EXPECT_GE(seen.load(), w.size());  // every weight went through the transform
+  }
 }
 
 TEST(Conv, AutoPad) {

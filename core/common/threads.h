@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// A cap on the threads parallel work may use, set per OS thread. Backends are prepared with a
+// thread count (--threads); a caller that runs two of them side by side (the layer-wise
+// comparison) gives each its share of the cores by capping the OS thread it runs on, and every
+// parallel region started from that thread uses min(prepared count, cap).
+#pragma once
+
+namespace vn {
+
+/// The cap of the calling OS thread; 0 when there is none.
+int thread_cap();
+
+/// `wanted` threads limited by the calling thread's cap; at least 1.
+int capped_threads(int wanted);
+
+/// Sets the calling thread's cap for its lifetime and restores the previous one after.
+class ThreadCapScope {
+ public:
+  /// `cap` <= 0 removes the cap for the scope.
+  explicit ThreadCapScope(int cap);
+  ~ThreadCapScope();
+  ThreadCapScope(const ThreadCapScope&) = delete;
+  ThreadCapScope& operator=(const ThreadCapScope&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace vn

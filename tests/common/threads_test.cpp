@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/common/threads.h"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <thread>
+
+#include "core/ir/onnx_import.h"
+#include "core/ref/reference_backend.h"
+
+namespace vn {
+namespace {
+
+TEST(Threads, TheCapLimitsTheCallingThreadOnlyAndIsRestored) {
+  EXPECT_EQ(thread_cap(), 0);
+  EXPECT_EQ(capped_threads(6), 6);
+  EXPECT_EQ(capped_threads(0), 1);  // at least one
+  {
+    ThreadCapScope two(2);
+    EXPECT_EQ(capped_threads(6), 2);
+    EXPECT_EQ(capped_threads(1), 1);
+    {
+      ThreadCapScope none(0);
+      EXPECT_EQ(capped_threads(6), 6);
+    }
+    EXPECT_EQ(capped_threads(6), 2);
+    int other = -1;
+    std::thread([&] { other = capped_threads(6); }).join();
+    EXPECT_EQ(other, 6);
+  }
+  EXPECT_EQ(thread_cap(), 0);
+}
+
+TEST(Threads, ABackendRunsWithinTheCapOfTheThreadThatRunsIt) {
+  Result<Model> model = parse_model_text(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) {
+  y = Relu(x)
+}
+)");
+  ASSERT_TRUE(model.ok()) << model.status().to_string();
+  ref::ReferenceBackend ref;
+  PrepareOptions three;
+  three.num_threads = 3;
+  ASSERT_TRUE(ref.prepare(*model, three).ok());
+  const TensorMap feeds{{"x", Tensor::from_vector<float>({4}, {-1, 2, -3, 4})}};
+  int seen = 0;
+  RunOptions options;
+  options.observer = [&](int64_t, const Node&, const TensorMap&) {
+    seen = omp_get_max_threads();
+    return true;
+  };
+  ASSERT_TRUE(ref.run(feeds, options).ok());
+  EXPECT_EQ(seen, 3);
+  {
+    ThreadCapScope one(1);
+    ASSERT_TRUE(ref.run(feeds, options).ok());
+    EXPECT_EQ(seen, 1);
+  }
+}
+
+}  // namespace
+}  // namespace vn
