@@ -11,6 +11,7 @@
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -119,6 +120,7 @@ class Streamer {
       for (const NamedTensor& t : produced) {
         if (options_.on_tensor && in_ref_.count(t.name)) options_.on_tensor(false, t.name, t.tensor);
         if (paired_.count(t.name)) {
+          ++ref_produced_;
           auto it = test_pending_.find(t.name);
           if (it != test_pending_.end()) {
             test_lead_ -= cost(t.name, it->second.tensor, true);
@@ -133,7 +135,6 @@ class Streamer {
         }
         if (options_.local_errors) provide_reference_value(t.name, t.tensor);
       }
-      ++ref_produced_;
       note_held();
       cv_.notify_all();
     }
@@ -150,6 +151,7 @@ class Streamer {
         const size_t order = next_order_++;
         if (options_.on_tensor && in_test_.count(t.name)) options_.on_tensor(true, t.name, t.tensor);
         if (!paired_.count(t.name)) continue;
+        ++test_produced_;
         auto it = ref_pending_.find(t.name);
         if (it != ref_pending_.end()) {
           ref_lead_ -= cost(t.name, it->second, false);
@@ -162,7 +164,6 @@ class Streamer {
           held_ += cost(t.name, t.tensor, true);
         }
       }
-      ++test_produced_;
       note_held();
       cv_.notify_all();
     }
@@ -180,18 +181,23 @@ class Streamer {
     const int test_threads = std::max(1, threads / 2);
 
     Result<TensorMap> test_result = Status::OK();
-    std::thread test_thread([&] {
-      pthread_setname_np(pthread_self(), "vernier-test");
-      ThreadCapScope cap(test_threads);
-      test_result = test_.run(feeds, test_run);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        test_done_ = true;
-        if (!test_result.ok()) abort_.store(true);
-        cv_.notify_all();
-      }
-      help_until_done(true);
-    });
+    std::thread test_thread;
+    try {
+      test_thread = std::thread([&] {
+        pthread_setname_np(pthread_self(), "vernier-test");
+        ThreadCapScope cap(test_threads);
+        test_result = test_.run(feeds, test_run);
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          test_done_ = true;
+          if (!test_result.ok()) abort_.store(true);
+          cv_.notify_all();
+        }
+        help_until_done(true);
+      });
+    } catch (const std::system_error& e) {
+      return make_error(StatusCode::kInternal, "cannot start a thread for the layer-wise comparison: {}", e.what());
+    }
     Result<TensorMap> ref_result = Status::OK();
     {
       ThreadCapScope cap(ref_threads);
@@ -477,8 +483,8 @@ class Streamer {
   const LayerwiseOptions& options_;
   LayerwiseComparison& out_;
   const std::unordered_map<std::string, DType> declared_;
-  const std::unordered_set<std::string> in_ref_;   // the tensors the reference returns
-  const std::unordered_set<std::string> in_test_;  // the tensors the test returns
+  const std::unordered_set<std::string> in_ref_;    // the tensors the reference returns
+  const std::unordered_set<std::string> in_test_;   // the tensors the test returns
   std::unordered_set<std::string> test_constants_;  // returned by the test, produced by no layer of it
 
   std::mutex mu_;
@@ -495,10 +501,10 @@ class Streamer {
   // Bytes each side holds that the other has not produced yet (the reference's include the values
   // it keeps for layers not yet run alone).
   size_t ref_lead_ = 0, test_lead_ = 0;
-  size_t ref_produced_ = 0, test_produced_ = 0;  // observer calls so far, per side
+  size_t ref_produced_ = 0, test_produced_ = 0;  // tensors to compare produced so far, per side
   std::deque<Pair> queue_;                       // matched pairs not yet compared
   size_t queued_bytes_ = 0;
-  std::vector<size_t> orders_;           // per out_.tensors entry: when the test produced it
+  std::vector<size_t> orders_;  // per out_.tensors entry: when the test produced it
   size_t next_order_ = 0;
   size_t held_ = 0;
   std::unordered_set<const void*> model_data_;  // the data of the model's initializers
