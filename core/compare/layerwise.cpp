@@ -148,7 +148,9 @@ class Streamer {
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (const NamedTensor& t : produced) {
-        const size_t order = next_order_++;
+        // The test's folded constants come before its first layer; they are listed after every
+        // tensor a layer produced, as the weights they are.
+        const size_t order = test_constants_.count(t.name) ? kConstantsOrder + next_order_++ : next_order_++;
         if (options_.on_tensor && in_test_.count(t.name)) options_.on_tensor(true, t.name, t.tensor);
         if (!paired_.count(t.name)) continue;
         ++test_produced_;
@@ -275,6 +277,8 @@ class Streamer {
   // How many bytes of tensors the side ahead may hold for the other before it waits: enough for
   // the runs to overlap across a few layers, small against the activations of one inference.
   static constexpr size_t kLeadBytes = size_t{2} << 20;
+  // Added to the order of the test's folded constants (see on_test).
+  static constexpr size_t kConstantsOrder = size_t{1} << 62;
 
   struct Pending {
     Tensor tensor;

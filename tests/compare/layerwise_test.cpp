@@ -189,6 +189,25 @@ TEST(Layerwise, TheRunsGoSideBySideEachWithItsShareOfTheThreads) {
   EXPECT_EQ(test_omp, (std::set<int>{1}));
 }
 
+TEST(Layerwise, FoldedConstantsAreListedAfterTheLayersOutputs) {
+  // The engine folds Transpose(W) and reports it before its first layer; the comparisons are
+  // listed in the order the layers produced their outputs, the folded weights last.
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,64,64,64] x, float[64,64] w) => (float[1,64,64,64] y) {
+  wt = Transpose(w)
+  m = MatMul(x, wt)
+  y = Relu(m)
+}
+)";
+  Model model = make_model(text, {{"w", random_tensor({64, 64}, 9)}});
+  Pair p(model);
+  Result<LayerwiseComparison> r = compare_layerwise(p.ref, p.eng, p.feeds, {});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  std::vector<std::string> names;
+  for (const TensorComparison& t : r->tensors) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"m", "y", "wt"}));
+}
+
 TEST(Layerwise, ViewsOfTheModelsWeightsAreNotCountedAsHeld) {
   // Exporters write shared weights as Identity nodes of one initializer: the reference reports
   // the Identity's output as it runs, the engine folds it into a constant. It is the model's own
