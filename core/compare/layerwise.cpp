@@ -321,11 +321,14 @@ class Streamer {
   // comparing, and the two runs finish close together. Returns whether it did anything; `lock`
   // holds mu_ and is released while the work runs.
   bool help(bool test, std::unique_lock<std::mutex>& lock) {
+    // Once stopped, what is left queued stays there (and is not work done, or the callers would
+    // loop on it).
+    if (abort_.load()) return false;
     if (test && !jobs_.empty()) {
       run_jobs(lock);
       return true;
     }
-    if (queue_.empty() || abort_.load()) return false;
+    if (queue_.empty()) return false;
     const bool done = test ? test_done_ : ref_done_;
     const bool behind = test ? test_produced_ < ref_produced_ : ref_produced_ < test_produced_;
     if (!done && behind && queued_bytes_ <= kLeadBytes) return false;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <string>
@@ -289,6 +290,59 @@ TEST(Layerwise, CancellationStopsBothRunsWithoutHanging) {
   Result<LayerwiseComparison> failed = compare_layerwise(p.ref, p.eng, bad, {});
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kShapeMismatch);
+}
+
+// A backend under test that runs its layers slowly and cannot run any alone: the reference gets
+// ahead and queues several layers to run alone before the first of them fails.
+class SlowFailingAlone final : public Backend {
+ public:
+  std::string name() const override { return "slow"; }
+  Support supports(const Node& node, int64_t opset) const override { return inner_.supports(node, opset); }
+  const std::vector<LayerInfo>* layers() const override { return &layers_; }
+  Result<std::vector<Tensor>> run_layer_alone(size_t index, std::span<const Tensor* const>) override {
+    return make_error(StatusCode::kInternal, "layer {} cannot run alone", index);
+  }
+
+ protected:
+  Status prepare_impl(const Model& model, const PrepareOptions& options) override {
+    VN_ASSIGN_OR_RETURN(layers_, graph_layers(model.graph));
+    return inner_.prepare(model, options);
+  }
+  Result<TensorMap> run_impl(const TensorMap& feeds, const RunOptions& options) override {
+    RunOptions slow = options;
+    slow.observer = [&](int64_t node, const Node& n, const TensorMap& produced) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      return options.observer(node, n, produced);
+    };
+    return inner_.run(feeds, slow);
+  }
+
+ private:
+  ref::ReferenceBackend inner_;
+  std::vector<LayerInfo> layers_;
+};
+
+TEST(Layerwise, ALayerFailingAloneStopsTheComparisonWithLayersStillQueued) {
+  // Tensors of a few bytes: the reference is never far enough ahead to wait, so every layer is
+  // queued to run alone by the time the test reports its first.
+  Model model = make_model(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) {
+  a = Relu(x)
+  b = Neg(a)
+  c = Relu(b)
+  y = Neg(c)
+}
+)");
+  ref::ReferenceBackend ref;
+  SlowFailingAlone test;
+  ASSERT_TRUE(ref.prepare(model, marked_all()).ok());
+  ASSERT_TRUE(test.prepare(model, marked_all()).ok());
+  LayerwiseOptions options;
+  options.local_errors = true;
+  Result<LayerwiseComparison> r = compare_layerwise(ref, test, TensorMap{{"x", random_tensor({4}, 3)}}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+  EXPECT_NE(r.status().message().find("cannot run alone"), std::string::npos) << r.status().to_string();
 }
 
 TEST(Layerwise, FromSavedResultsRanksByAccumulatedError) {
