@@ -187,31 +187,12 @@ class Streamer {
     try {
       test_thread = std::thread([&] {
         pthread_setname_np(pthread_self(), "vernier-test");
-        ThreadCapScope cap(test_threads);
-        test_result = test_.run(feeds, test_run);
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          test_done_ = true;
-          if (!test_result.ok()) abort_.store(true);
-          cv_.notify_all();
-        }
-        help_until_done(true);
+        test_result = run_side(true, feeds, test_run, test_threads);
       });
     } catch (const std::system_error& e) {
       return make_error(StatusCode::kInternal, "cannot start a thread for the layer-wise comparison: {}", e.what());
     }
-    Result<TensorMap> ref_result = Status::OK();
-    {
-      ThreadCapScope cap(ref_threads);
-      ref_result = ref_.run(feeds, ref_run);
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ref_done_ = true;
-      if (!ref_result.ok()) abort_.store(true);
-      cv_.notify_all();
-    }
-    help_until_done(false);
+    const Result<TensorMap> ref_result = run_side(false, feeds, ref_run, ref_threads);
     test_thread.join();
 
     // A local run's error is what stopped the reference; otherwise the first real failure wins
@@ -293,6 +274,20 @@ class Streamer {
     Tensor test, ref;
     size_t order = 0;  // when the test produced it
   };
+
+  // Runs one side with its share of the threads, then helps until both are done.
+  Result<TensorMap> run_side(bool test, const TensorMap& feeds, const RunOptions& run, int threads) {
+    ThreadCapScope cap(threads);
+    Result<TensorMap> result = (test ? test_ : ref_).run(feeds, run);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      (test ? test_done_ : ref_done_) = true;
+      if (!result.ok()) abort_.store(true);
+      cv_.notify_all();
+    }
+    help_until_done(test);
+    return result;
+  }
 
   // A matched pair waits in the queue for whichever side is not behind (see help). Called with
   // mu_ held.

@@ -91,8 +91,8 @@ struct LayerwiseOptions {
 /// on `feeds` and compares every tensor both return, by exact name only: tensors returned by one
 /// side are listed, never paired by position. The runs stream (RunOptions::stream) side by side:
 /// the reference on the calling thread, the test on a thread of its own, each with its share of
-/// `threads`; whichever side produces a tensor second compares it, and each tensor is freed once
-/// compared. A side that holds more than a few MiB of tensors the other has not produced yet waits
+/// `threads`; each pair is compared by whichever side is not behind the other, and each tensor is
+/// freed once compared. A side that holds more than a few MiB of tensors the other has not produced yet waits
 /// for it, so the comparison holds about the live tensors of one inference rather than every
 /// activation twice. With `local_errors`, each layer of `test` (Backend::layers) is run alone, on
 /// the test's thread, as soon as the reference has produced its inputs and outputs. Float64 values of an fp64

@@ -97,6 +97,7 @@ Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& opt
     const bool constant = slots.count(name) == 0 && engine_->folded.constants.count(name) > 0;
     output_slots_.push_back(constant ? -1 : slot(name));
   }
+  reported_first_.assign(output_names_.size(), false);
   std::unordered_map<std::string, int64_t> producer;
   for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
     for (const std::string& out : model.graph.nodes[i].outputs) producer.emplace(out, static_cast<int64_t>(i));
@@ -108,6 +109,7 @@ Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& opt
                               [&](const auto& g) { return g.first == p->second; });
     if (group == constants_by_node_.end()) group = constants_by_node_.insert(group, {p->second, {}});
     group->second.push_back(i);
+    reported_first_[i] = true;
   }
   // Each slot is released by the last layer that reads it, unless it is an output kept for the
   // result; when outputs are streamed nothing is kept.
@@ -192,7 +194,7 @@ Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptio
   for (size_t i = 0; i < output_slots_.size(); ++i) {
     const std::string& name = output_names_[i];
     if (output_slots_[i] < 0) {
-      if (constants_first && reported_first(i)) continue;
+      if (constants_first && reported_first_[i]) continue;
       result.set(name, engine_->folded.constants.at(name));
       continue;
     }
@@ -202,12 +204,6 @@ Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptio
     result.set(name, t);
   }
   return result;
-}
-
-bool EngineBackend::reported_first(size_t output) const {
-  return std::any_of(constants_by_node_.begin(), constants_by_node_.end(), [&](const auto& g) {
-    return std::find(g.second.begin(), g.second.end(), output) != g.second.end();
-  });
 }
 
 Result<std::vector<Tensor>> EngineBackend::run_layer_alone(size_t index, std::span<const Tensor* const> inputs) {

@@ -78,8 +78,7 @@ class EngineBackend final : public Backend {
   // The folded constant outputs by the model node that produces them (indices of output_names_),
   // reported first when the outputs are streamed.
   std::vector<std::pair<int64_t, std::vector<size_t>>> constants_by_node_;
-
-  bool reported_first(size_t output) const;
+  std::vector<bool> reported_first_;  // per output: in constants_by_node_
 };
 
 }  // namespace vn::engine

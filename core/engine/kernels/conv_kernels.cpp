@@ -349,8 +349,8 @@ class ConvKernel final : public LayerKernel {
   }
 
   /// The weights the direct sum and the float16-accumulating im2col read, rounded whole when the
-  /// format changes them (the float32 im2col rounds a few channels at a time instead; Winograd and
-  /// int8 prepare their own).
+  /// format changes them (the float32 im2col rounds a block of output channels at a time inside
+  /// its products instead; Winograd and int8 prepare their own).
   const float* weights() const {
     if (!model_weights_.defined()) return weights_.data();
     if (!round_at_run_) return model_weights_.data<float>();

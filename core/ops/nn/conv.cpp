@@ -132,20 +132,19 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
   return p;
 }
 
-/// A scratch buffer of at least n elements for this thread. im2col writes every element it reads,
-/// so it is not zeroed; buffers up to 1 MiB are kept for the thread's next convolution, which
-/// spares small models the page faults of fresh memory, while larger ones are freed when the
-/// Scratch goes, so that they never add to the peak memory of a large model. `slot` 1 is a second
-/// buffer, for the im2col all threads read.
 // Scratch buffers up to this size are kept on their thread for the next use.
 constexpr size_t kKeptScratchBytes = size_t{1} << 20;
 // Transformed weights are kept up to this size.
 constexpr size_t kKeptWeightBytes = size_t{16} << 20;
 
+/// A scratch buffer of at least n elements for this thread. im2col writes every element it reads,
+/// so it is not zeroed; buffers up to `keep` bytes (1 MiB unless told) are kept for the thread's
+/// next convolution, which spares small models the page faults of fresh memory, while larger ones
+/// are freed when the Scratch goes, so that they never add to the peak memory of a large model.
+/// `slot` 0 is the thread's im2col tile, 1 the im2col all threads read, 2 transformed weights.
 template <typename T>
 class Scratch {
  public:
-  /// A buffer of at least n values in `slot` of this thread, kept after use up to `keep` bytes.
   Scratch(size_t n, int slot, size_t keep = kKeptScratchBytes) : buffer_(buffers()[slot]), keep_(keep) {
     if (buffer_.size() < n) {
       buffer_ = std::vector<T>();  // the old one goes first, so that the two never coexist
