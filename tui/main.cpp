@@ -9,10 +9,12 @@
 
 #include "core/common/logging.h"
 #include "core/debug/check.h"
+#include "core/ir/tensor.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/debug_options.h"
 
 int main(int argc, char** argv) {
+  vn::configure_heap_for_tensors();
   CLI::App app{"Vernier: find where a deployed neural network loses accuracy"};
   app.set_version_flag("--version", "vernier 0.1.0");
   app.require_subcommand(1);

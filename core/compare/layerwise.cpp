@@ -636,6 +636,9 @@ Result<LayerwiseComparison> compare_layerwise(Backend& ref, Backend& test, const
     return make_error(StatusCode::kInternal, "layer-wise comparison of a backend that was not prepared");
   }
   LayerwiseComparison result;
+  // Two runs and the comparison's records share the heap here; mid-size tensors are mapped so
+  // that the tensors freed along the way do not leave it fragmented (see MapSmallTensors).
+  const MapSmallTensors map_small;
   Streamer streamer(ref, test, options, result);
   VN_RETURN_IF_ERROR(streamer.prepare_layers(feeds));
   // The runs set this thread's OpenMP thread count to their share; what follows gets it back.

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ir/tensor.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -16,12 +18,16 @@ namespace vn {
 namespace {
 
 // Buffers of at least this size are mapped straight from the kernel rather than taken from the
-// heap. Through malloc, glibc's adaptive mmap threshold would move them onto the heap after the
-// first free, and a layer-by-layer interpreter's peak memory would then grow with fragmentation
-// instead of following the live tensors. Smaller ones stay on the heap: unmapping memory that
-// several threads touched costs a TLB shootdown on every core (mapping tensors from 256 KiB, or
-// 64 KiB, made the MobileNetV2 and EfficientNet-B0 engines a third to 2.5x slower here).
+// heap. On the heap, a layer-by-layer interpreter's peak memory would grow with fragmentation
+// instead of following the live tensors. Smaller ones stay on the heap: mapping costs page
+// faults, and unmapping memory that several threads touched a TLB shootdown on every core
+// (mapping tensors from 256 KiB, or 64 KiB, made plain runs of MobileNetV2 and EfficientNet-B0
+// 10-25% slower here, even with freed buffers kept for reuse).
 constexpr size_t kMapThreshold = size_t{1} << 20;
+// The threshold while a MapSmallTensors lives (measured on layer-wise comparisons: ResNet-18's
+// peak 125-131 -> 114 MiB, the Transformer encoder's 39-40 -> 34.5; from 256 KiB, 119 and 39).
+constexpr size_t kSmallMapThreshold = size_t{64} << 10;
+std::atomic<int> small_map_scopes{0};
 
 // Freed mapped buffers kept for the next tensor of the same size (a network allocates the same
 // few activation sizes over and over): reuse costs a memset instead of a page fault per 4 KiB.
@@ -116,6 +122,20 @@ struct Tensor::Storage {
   }
 };
 
+void configure_heap_for_tensors() {
+  // Setting either threshold turns glibc's adaptation off for both. Under 4 MiB, Eigen's 1 MiB
+  // product buffers stay on the heap (at 1 MiB they were mapped and unmapped for every MatMul of
+  // the Transformer encoder: ~860 page faults per inference); above it, a model's large protobuf
+  // strings are mapped, so that loading does not leave the heap fragmented (at 32 MiB ResNet-18's
+  // peak grew from 80 to 112 MiB). 16 MiB kept at the top covers a small network's buffers (the
+  // 2 ms detection head faulted ~200 pages back in on every inference under the adaptive trim).
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  mallopt(M_TRIM_THRESHOLD, 16 << 20);
+}
+
+MapSmallTensors::MapSmallTensors() { small_map_scopes.fetch_add(1, std::memory_order_relaxed); }
+MapSmallTensors::~MapSmallTensors() { small_map_scopes.fetch_sub(1, std::memory_order_relaxed); }
+
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
@@ -163,7 +183,9 @@ Result<Tensor> Tensor::create(DType dtype, Shape shape) {
   storage->writable = true;
   const size_t bytes = static_cast<size_t>(n) * dtype_size(dtype);
   const size_t rounded = ((bytes + 63) / 64) * 64;
-  if (rounded >= kMapThreshold && dtype != DType::kString) {
+  const size_t map_threshold =
+      small_map_scopes.load(std::memory_order_relaxed) > 0 ? kSmallMapThreshold : kMapThreshold;
+  if (rounded >= map_threshold && dtype != DType::kString) {
     storage->data = map_cache().take(rounded);
     if (storage->data != nullptr) storage->mapped_bytes = rounded;
   } else {
@@ -206,6 +228,8 @@ Tensor Tensor::view(DType dtype, Shape shape, std::shared_ptr<const void> owner,
 }
 
 bool Tensor::writable() const { return storage_ && storage_->writable; }
+
+bool Tensor::mapped() const { return storage_ && storage_->mapped_bytes != 0; }
 
 const void* Tensor::raw() const {
   VN_CHECK(storage_ != nullptr, "access to an undefined tensor");

@@ -15,9 +15,10 @@ namespace vn::ops {
 
 /// Writes output 0 = f(X) for input 0, where f maps a ConstArrayMap<T> to an Eigen array
 /// expression of the same length, elementwise (f may be called on slices of X, from several
-/// threads). The output has X's shape and the dtype of the expression.
+/// threads, each given at least `grain` elements; see parallel_chunks). The output has X's shape
+/// and the dtype of the expression.
 template <typename T, typename F>
-Status unary_map(KernelContext& ctx, F&& f) {
+Status unary_map(KernelContext& ctx, F&& f, int64_t grain = kMemoryBoundGrain) {
   const Tensor& x = ctx.input(0);
   using R = typename std::decay_t<decltype(f(std::declval<const ConstArrayMap<T>&>()))>::Scalar;
   VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<R>, x.shape()));
@@ -27,14 +28,14 @@ Status unary_map(KernelContext& ctx, F&& f) {
   parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) {
     const ConstArrayMap<T> xm(px + lo, hi - lo);
     ArrayMap<R>(py + lo, hi - lo) = f(xm);
-  });
+  }, grain);
   return Status::OK();
 }
 
 /// Writes output 0 = f(x) elementwise for input 0 of type T, where f is a scalar functor T -> R.
 template <typename T, typename F>
-Status unary_scalar(KernelContext& ctx, F f) {
-  return unary_map<T>(ctx, [&](const ConstArrayMap<T>& x) { return x.unaryExpr(f); });
+Status unary_scalar(KernelContext& ctx, F f, int64_t grain = kMemoryBoundGrain) {
+  return unary_map<T>(ctx, [&](const ConstArrayMap<T>& x) { return x.unaryExpr(f); }, grain);
 }
 
 /// One broadcast row of a binary op: n results from a (stride sa, 0 or 1) and b (stride sb).

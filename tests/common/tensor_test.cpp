@@ -36,6 +36,32 @@ TEST(Tensor, AllocatesZeroedAlignedStorage) {
   for (float v : t.values<float>()) EXPECT_EQ(v, 0.0f);
 }
 
+TEST(Tensor, MidSizeTensorsAreMappedOnlyWhileAScopeAsksForIt) {
+  const auto mapped = [](int64_t floats) { return Tensor(DType::kFloat32, {floats}).mapped(); };
+  constexpr int64_t k32KiB = 8 << 10, k256KiB = 64 << 10, k2MiB = 512 << 10;
+  EXPECT_FALSE(mapped(k256KiB));
+  EXPECT_TRUE(mapped(k2MiB));
+  {
+    const MapSmallTensors outer;
+    EXPECT_TRUE(mapped(k256KiB));
+    EXPECT_FALSE(mapped(k32KiB));
+    {
+      const MapSmallTensors inner;
+      EXPECT_TRUE(mapped(k256KiB));
+    }
+    EXPECT_TRUE(mapped(k256KiB));
+    // A mapped buffer given back and taken again for the same size comes back zeroed.
+    Tensor a(DType::kFloat32, {k256KiB});
+    for (float& v : a.mutable_values<float>()) v = 7.0f;
+    a = Tensor();
+    Tensor b(DType::kFloat32, {k256KiB});
+    EXPECT_TRUE(b.mapped());
+    for (float v : b.values<float>()) ASSERT_EQ(v, 0.0f);
+  }
+  EXPECT_FALSE(mapped(k256KiB));
+  EXPECT_FALSE(Tensor().mapped());
+}
+
 TEST(Tensor, CopiesShareAndClonesDoNot) {
   Tensor a = Tensor::from_vector<float>({3}, {1, 2, 3});
   Tensor b = a;

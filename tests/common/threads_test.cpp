@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/ir/onnx_import.h"
+#include "core/ops/kernel_util.h"
 #include "core/ref/reference_backend.h"
 
 namespace vn {
@@ -30,6 +35,27 @@ TEST(Threads, TheCapLimitsTheCallingThreadOnlyAndIsRestored) {
     EXPECT_EQ(other, 6);
   }
   EXPECT_EQ(thread_cap(), 0);
+}
+
+TEST(Threads, ParallelChunksGiveEachThreadAtLeastTheGrain) {
+  const auto chunks = [](int threads, int64_t n, int64_t grain) {
+    std::mutex mu;
+    std::vector<std::pair<int64_t, int64_t>> seen;
+    ops::parallel_chunks(threads, n, [&](int64_t lo, int64_t hi) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.emplace_back(lo, hi);
+    }, grain);
+    std::sort(seen.begin(), seen.end());
+    return seen;
+  };
+  using Chunks = std::vector<std::pair<int64_t, int64_t>>;
+  // 10000 elements are too few for memory-bound work on two threads, enough for costly work.
+  EXPECT_EQ(chunks(4, 10000, ops::kMemoryBoundGrain), (Chunks{{0, 10000}}));
+  EXPECT_EQ(chunks(4, 10000, ops::kComputeBoundGrain), (Chunks{{0, 5000}, {5000, 10000}}));
+  EXPECT_EQ(chunks(2, 3 * ops::kMemoryBoundGrain, ops::kMemoryBoundGrain),
+            (Chunks{{0, 3 * ops::kMemoryBoundGrain / 2}, {3 * ops::kMemoryBoundGrain / 2, 3 * ops::kMemoryBoundGrain}}));
+  ThreadCapScope one(1);
+  EXPECT_EQ(chunks(4, 10000, ops::kComputeBoundGrain), (Chunks{{0, 10000}}));
 }
 
 TEST(Threads, ABackendRunsWithinTheCapOfTheThreadThatRunsIt) {

@@ -103,9 +103,11 @@ Status prepare_backend(Backend& backend, const RunArgs& args, const Model& model
   return Status::OK();
 }
 
-// Runs a prepared backend over every feed and prints each output's statistics.
+// Runs a prepared backend over every feed and prints each output's statistics. The outputs of
+// every iteration are kept in the result when `keep` (to compare or save them); otherwise each
+// iteration's are freed once printed, and the result holds their timings only.
 Result<io::RunnerResults> run_backend(Backend& backend, const RunArgs& args, const std::vector<TensorMap>& feeds,
-                                      int index) {
+                                      int index, bool keep) {
   for (int i = 0; i < args.warm_up && !feeds.empty(); ++i) {
     Result<TensorMap> out = backend.run(feeds.front());
     if (!out.ok()) return out.status().with_context(args.model);
@@ -126,7 +128,8 @@ Result<io::RunnerResults> run_backend(Backend& backend, const RunArgs& args, con
       fmt::print("[I]     {}\n", views::format_tensor_summary(t.name, t.tensor));
       if (args.verbose) fmt::print("{}\n", views::format_values(t.tensor, 100));
     }
-    runner.iterations.push_back(io::IterationResult{std::move(*out), ms / 1000.0, runner.runner_name});
+    runner.iterations.push_back(
+        io::IterationResult{keep ? std::move(*out) : TensorMap(), ms / 1000.0, runner.runner_name});
   }
   fmt::print(
       "[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms | "
@@ -358,7 +361,10 @@ int run(const RunArgs& args) {
     }
     Result<std::unique_ptr<Backend>> backend = make_backend(args, runner, *model, *config);
     if (!backend.ok()) return report_error(backend.status());
-    Result<io::RunnerResults> ran = run_backend(**backend, args, *feeds, index++);
+    // A lone runner whose outputs are not saved has nothing to compare them with: holding every
+    // iteration's outputs would only grow the run's memory (and fault in fresh pages each time).
+    const bool keep = args.order.size() >= 2 || !args.outputs.save_outputs.empty();
+    Result<io::RunnerResults> ran = run_backend(**backend, args, *feeds, index++, keep);
     if (!ran.ok()) return report_error(ran.status());
     live.push_back(*ran);
     results.push_back(std::move(*ran));

@@ -57,7 +57,7 @@ Status sigmoid(KernelContext& ctx) {
       for (int64_t i = lo; i < hi; ++i) {
         if (px[i] < -kEdge) py[i] = std::exp(px[i]) / (T(1) + std::exp(px[i]));
       }
-    });
+    }, kComputeBoundGrain);
     return Status::OK();
   });
 }
@@ -65,7 +65,7 @@ Status sigmoid(KernelContext& ctx) {
 Status tanh_kernel(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(),
-                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return std::tanh(v); }); });
+                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return std::tanh(v); }, kComputeBoundGrain); });
 }
 
 template <typename T>
@@ -116,7 +116,7 @@ Status elu(KernelContext& ctx) {
   return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     const T a = static_cast<T>(alpha);
     // expm1 keeps full relative precision for small negative x, where exp(x) - 1 cancels.
-    return unary_scalar<T>(ctx, [a](T v) { return v > T(0) ? v : a * std::expm1(v); });
+    return unary_scalar<T>(ctx, [a](T v) { return v > T(0) ? v : a * std::expm1(v); }, kComputeBoundGrain);
   });
 }
 
@@ -127,7 +127,7 @@ Status selu(KernelContext& ctx) {
   return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     const T a = static_cast<T>(alpha);
     const T g = static_cast<T>(gamma);
-    return unary_scalar<T>(ctx, [a, g](T v) { return g * (v > T(0) ? v : a * std::expm1(v)); });
+    return unary_scalar<T>(ctx, [a, g](T v) { return g * (v > T(0) ? v : a * std::expm1(v)); }, kComputeBoundGrain);
   });
 }
 
@@ -155,7 +155,8 @@ Status softplus(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x, no lost digits for small.
-    return unary_scalar<T>(ctx, [](T v) { return (v > T(0) ? v : T(0)) + std::log1p(std::exp(-std::abs(v))); });
+    return unary_scalar<T>(
+        ctx, [](T v) { return (v > T(0) ? v : T(0)) + std::log1p(std::exp(-std::abs(v))); }, kComputeBoundGrain);
   });
 }
 

@@ -42,11 +42,13 @@ Status neg(KernelContext& ctx) {
   });
 }
 
+// f is a libm call or as costly unless `grain` says otherwise (see parallel_chunks).
 template <typename F>
-Status float_unary(KernelContext& ctx, F f) {
+Status float_unary(KernelContext& ctx, F f, int64_t grain = kComputeBoundGrain) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(),
-                        [&]<typename T>() { return unary_scalar<T>(ctx, [&f](T v) { return static_cast<T>(f(v)); }); });
+  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    return unary_scalar<T>(ctx, [&f](T v) { return static_cast<T>(f(v)); }, grain);
+  });
 }
 
 Status exp_kernel(KernelContext& ctx) {
@@ -65,16 +67,16 @@ Status erf_kernel(KernelContext& ctx) {
   return float_unary(ctx, [](auto v) { return std::erf(v); });
 }
 Status floor_kernel(KernelContext& ctx) {
-  return float_unary(ctx, [](auto v) { return std::floor(v); });
+  return float_unary(ctx, [](auto v) { return std::floor(v); }, kMemoryBoundGrain);
 }
 Status ceil_kernel(KernelContext& ctx) {
-  return float_unary(ctx, [](auto v) { return std::ceil(v); });
+  return float_unary(ctx, [](auto v) { return std::ceil(v); }, kMemoryBoundGrain);
 }
 
 Status round_kernel(KernelContext& ctx) {
   // ONNX Round rounds halves to even (numpy.round). std::nearbyint does exactly that in the
   // default FE_TONEAREST mode, unlike std::round, which rounds halves away from zero.
-  return float_unary(ctx, [](auto v) { return std::nearbyint(v); });
+  return float_unary(ctx, [](auto v) { return std::nearbyint(v); }, kMemoryBoundGrain);
 }
 
 Status sin_kernel(KernelContext& ctx) {
