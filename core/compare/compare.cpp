@@ -444,15 +444,17 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
                          radix_counts != nullptr ? table_data + static_cast<size_t>(k) * kTables : nullptr);
   }
   if (radix_counts != nullptr) {
-    for (size_t b = 0; b < kRadixBuckets; ++b) {
-      uint32_t abs_count = 0, rel_count = 0;
-      for (size_t k = 0; k < static_cast<size_t>(chunks); ++k) {
-        const uint32_t* t = table_data + k * kTables;
-        abs_count += t[b] + t[kRadixBuckets + b];
-        rel_count += t[2 * kRadixBuckets + b] + t[3 * kRadixBuckets + b];
-      }
-      radix_counts[b] = abs_count;
-      radix_counts[kRadixBuckets + b] = rel_count;
+    // Table by table, in loops the compiler vectorizes: a scalar pass over the buckets with the
+    // chunks inside took a tenth of the comparison of a 64 KiB tensor.
+    uint32_t* abs_counts = radix_counts;
+    uint32_t* rel_counts = radix_counts + kRadixBuckets;
+    std::fill_n(radix_counts, 2 * kRadixBuckets, 0u);
+    for (size_t k = 0; k < static_cast<size_t>(chunks); ++k) {
+      const uint32_t* t = table_data + k * kTables;
+#pragma omp simd
+      for (size_t b = 0; b < kRadixBuckets; ++b) abs_counts[b] += t[b] + t[kRadixBuckets + b];
+#pragma omp simd
+      for (size_t b = 0; b < kRadixBuckets; ++b) rel_counts[b] += t[2 * kRadixBuckets + b] + t[3 * kRadixBuckets + b];
     }
   }
   Partial p = parts[0];
