@@ -9,11 +9,15 @@ For each model (default: ResNet-18 and the Transformer encoder fixture), times
     layerwise `vernier run --ref --engine --fp16 --mark-all`  (streamed, every tensor compared)
 and prints the layer-wise time over the sum of the two plain runs (goal <= 1.3) and the layer-wise
 peak resident memory over the plain reference run's (goal <= 1.5). Times are per inference after
-a warm-up; the engine is built deterministically so timing its tactics is left out.
+a warm-up; the engine is built deterministically so timing its tactics is left out. The three runs
+repeat in turn --rounds times (default 5), and each row gives the median of the rounds' times, so
+that a stall of a busy machine in one run does not set the ratio; memory is the largest layer-wise
+peak of the rounds over the median reference peak.
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,8 +56,9 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--models", default="resnet18,transformer_encoder")
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    print(f"threads={args.threads} iterations={args.iterations}")
+    print(f"threads={args.threads} iterations={args.iterations} rounds={args.rounds}")
     print(f"{'model':<22}{'ref_ms':>9}{'engine_ms':>11}{'layerwise_ms':>14}{'time_ratio':>12}"
           f"{'ref_MiB':>9}{'layerwise_MiB':>15}{'held_MiB':>10}{'mem_ratio':>11}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -62,10 +67,18 @@ def main():
             subprocess.run([sys.executable, export_torchvision.__file__, name, out_dir], check=True,
                            stdout=subprocess.DEVNULL)
             model = os.path.join(out_dir, "model.onnx")
-            ref_ms, ref_peak = plain(args.vernier, model, ["--ref"], args.threads, args.iterations)
-            eng_ms, _ = plain(args.vernier, model, ["--engine", "--fp16", "--deterministic"], args.threads,
-                              args.iterations)
-            lw_ms, lw_peak, held = layerwise(args.vernier, model, args.threads, args.iterations)
+            rounds = []
+            for _ in range(args.rounds):
+                ref = plain(args.vernier, model, ["--ref"], args.threads, args.iterations)
+                eng = plain(args.vernier, model, ["--engine", "--fp16", "--deterministic"], args.threads,
+                            args.iterations)
+                rounds.append((ref, eng, layerwise(args.vernier, model, args.threads, args.iterations)))
+            ref_ms = statistics.median(r[0][0] for r in rounds)
+            ref_peak = statistics.median(r[0][1] for r in rounds)
+            eng_ms = statistics.median(r[1][0] for r in rounds)
+            lw_ms = statistics.median(r[2][0] for r in rounds)
+            lw_peak = max(r[2][1] for r in rounds)
+            held = max(r[2][2] for r in rounds)
             print(f"{name:<22}{ref_ms:>9.2f}{eng_ms:>11.2f}{lw_ms:>14.2f}{lw_ms / (ref_ms + eng_ms):>12.2f}"
                   f"{ref_peak:>9.1f}{lw_peak:>15.1f}{held:>10.1f}{lw_peak / ref_peak:>11.2f}", flush=True)
 
