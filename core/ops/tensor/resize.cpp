@@ -194,8 +194,11 @@ Status resize_nearest(KernelContext& ctx, const Tensor& x, const std::vector<Axi
     const int64_t row_len = out_shape[rank - 1];
     std::vector<int64_t> inner(static_cast<size_t>(row_len));
     for (size_t j = 0; j < inner.size(); ++j) inner[j] = last.outside[j] ? -1 : last.index[static_cast<size_t>(last.begin[j])];
+    const bool inner_outside = std::any_of(inner.begin(), inner.end(), [](int64_t k) { return k < 0; });
     const int64_t rows = y->numel() / row_len;
     std::vector<int64_t> pos(rank - 1, 0);
+    int64_t prev_base = 0;
+    bool prev_outside = false;
     for (int64_t row = 0; row < rows; ++row) {
       int64_t base = 0;
       bool outside = false;
@@ -206,7 +209,23 @@ Status resize_nearest(KernelContext& ctx, const Tensor& x, const std::vector<Axi
         if (!outside) base += m.index[static_cast<size_t>(m.begin[j])] * in_strides[d];
       }
       U* dst = py + row * row_len;
-      for (int64_t j = 0; j < row_len; ++j) dst[j] = (outside || inner[static_cast<size_t>(j)] < 0) ? extra : px[base + inner[static_cast<size_t>(j)]];
+      // A row reads one input row through the same inner offsets: a row with the source of the
+      // one before (every row of an upsampling but the first of each run) is a copy of it.
+      if (row > 0 && outside == prev_outside && (outside || base == prev_base)) {
+        std::copy_n(dst - row_len, row_len, dst);
+      } else if (outside) {
+        std::fill_n(dst, row_len, extra);
+      } else if (!inner_outside) {
+        const U* src = px + base;
+        for (int64_t j = 0; j < row_len; ++j) dst[j] = src[inner[static_cast<size_t>(j)]];
+      } else {
+        for (int64_t j = 0; j < row_len; ++j) {
+          const int64_t k = inner[static_cast<size_t>(j)];
+          dst[j] = k < 0 ? extra : px[base + k];
+        }
+      }
+      prev_base = base;
+      prev_outside = outside;
       for (size_t d = rank - 1; d-- > 0;) {
         if (++pos[d] < out_shape[d]) break;
         pos[d] = 0;
