@@ -423,8 +423,8 @@ Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, co
 
 // Every element of test against ref, on the OpenMP threads for large tensors (in contiguous
 // ranges whose partials merge in order), into `c` and the per-element error buffers. With
-// `radix_counts` (2 * kRadixBuckets), also the radix bucket counts of the abs errors, then of the
-// rel errors.
+// `radix_counts` (2 * kRadixBuckets, zeroed), also adds the radix bucket counts of the abs errors,
+// then of the rel errors, to it.
 template <typename T>
 void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal, std::vector<float>& abs_errors,
                 std::vector<float>& rel_errors, uint32_t* radix_counts) {
@@ -448,7 +448,6 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
     // chunks inside took a tenth of the comparison of a 64 KiB tensor.
     uint32_t* abs_counts = radix_counts;
     uint32_t* rel_counts = radix_counts + kRadixBuckets;
-    std::fill_n(radix_counts, 2 * kRadixBuckets, 0u);
     for (size_t k = 0; k < static_cast<size_t>(chunks); ++k) {
       const uint32_t* t = table_data + k * kTables;
 #pragma omp simd
