@@ -235,57 +235,70 @@ struct Partial {
   }
 };
 
-// One pass over elements [lo, hi), reading them as double whatever their type.
+// The type element errors are computed in, Polygraphy's: half formats are cast up to float32 and
+// float32 stays float32 (numpy computes |a - b| and |a - b| / |b| in the outputs' type); float64
+// stays float64. Integers and bools are read as double, exact up to 2^53. Sums, means and the
+// signal metrics accumulate in double whatever the type.
+template <typename T>
+using ErrorType = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, Eigen::half> ||
+                                         std::is_same_v<T, Eigen::bfloat16>,
+                                     float, double>;
+
+// One pass over elements [lo, hi), element errors in ErrorType<T>. Each error meets the tolerances
+// rounded to its type, as numpy compares a float32 array with a Python float.
 template <typename T>
 Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, bool inf_equal,
                          float* abs_errors, float* rel_errors) {
   constexpr bool kBool = std::is_same_v<T, bool>;
   constexpr bool kFloat = !std::is_integral_v<T>;
+  using C = ErrorType<T>;
+  const auto atol = static_cast<C>(tol.atol), rtol = static_cast<C>(tol.rtol);
   double abs_sum = 0, rel_sum = 0, dot = 0, test_sq = 0, ref_sq = 0, err_sq = 0;
   bool abs_nan = false, rel_nan = false;
-  double min_atol = 0, min_rtol = 0;
-  double abs_max = 0, rel_max = 0;
+  C min_atol = 0, min_rtol = 0;
+  C abs_max = 0, rel_max = 0;
   int64_t worst = -1, mismatches = 0;
   Partial p;
   for (int64_t i = lo; i < hi; ++i) {
-    const double a = static_cast<double>(test[i]);
-    const double b = static_cast<double>(ref[i]);
+    const C a = static_cast<C>(test[i]);
+    const C b = static_cast<C>(ref[i]);
     if constexpr (kFloat) {
       // The common case, both finite and no NaN seen yet: branch-free updates, locals only.
       if (std::isfinite(a) && std::isfinite(b) && !abs_nan) {
-        const double abs_err = std::abs(a - b);
-        const double denom = b == 0.0 ? kZeroDenominator : std::abs(b);
-        const double rel_err = abs_err / denom;
+        const C abs_err = std::abs(a - b);
+        const C denom = b == C(0) ? static_cast<C>(kZeroDenominator) : std::abs(b);
+        const C rel_err = abs_err / denom;
         if (abs_err > abs_max || worst < 0) {
           abs_max = abs_err;
           worst = i;
         }
         rel_max = std::max(rel_max, rel_err);
-        abs_sum += abs_err;
-        rel_sum += rel_err;
+        abs_sum += static_cast<double>(abs_err);
+        rel_sum += static_cast<double>(rel_err);
         abs_errors[i] = static_cast<float>(abs_err);
         rel_errors[i] = static_cast<float>(rel_err);
-        const bool abs_fails = abs_err > tol.atol;
-        const bool rel_fails = rel_err > tol.rtol;
+        const bool abs_fails = abs_err > atol;
+        const bool rel_fails = rel_err > rtol;
         mismatches += (abs_fails && rel_fails) ? 1 : 0;
-        min_atol = std::max(min_atol, rel_fails ? abs_err : 0.0);
-        min_rtol = std::max(min_rtol, abs_fails ? rel_err : 0.0);
-        dot += a * b;
-        test_sq += a * a;
-        ref_sq += b * b;
-        err_sq += (a - b) * (a - b);
+        min_atol = std::max(min_atol, rel_fails ? abs_err : C(0));
+        min_rtol = std::max(min_rtol, abs_fails ? rel_err : C(0));
+        const auto ad = static_cast<double>(a), bd = static_cast<double>(b);
+        dot += ad * bd;
+        test_sq += ad * ad;
+        ref_sq += bd * bd;
+        err_sq += (ad - bd) * (ad - bd);
         continue;
       }
     }
-    double abs_err;
+    C abs_err;
     if constexpr (kBool) {
       abs_err = (test[i] != ref[i]) ? 1.0 : 0.0;
     } else {
-      abs_err = (inf_equal && std::isinf(a) && a == b) ? 0.0 : std::abs(a - b);
+      abs_err = (inf_equal && std::isinf(a) && a == b) ? C(0) : std::abs(a - b);
     }
-    double denom = std::abs(b);
-    if (kFloat && denom == 0.0) denom = kZeroDenominator;
-    const double rel_err = abs_err / denom;  // integer refs of 0 give inf (or NaN for 0/0), as numpy does
+    C denom = std::abs(b);
+    if (kFloat && denom == C(0)) denom = static_cast<C>(kZeroDenominator);
+    const C rel_err = abs_err / denom;  // integer refs of 0 give inf (or NaN for 0/0), as numpy does
 
     if constexpr (kFloat) {
       if (std::isnan(a)) ++p.nan_test;
@@ -305,23 +318,24 @@ Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, c
     } else if (rel_err > rel_max) {
       rel_max = rel_err;
     }
-    abs_sum += abs_err;
-    rel_sum += rel_err;
+    abs_sum += static_cast<double>(abs_err);
+    rel_sum += static_cast<double>(rel_err);
     abs_errors[i] = static_cast<float>(abs_err);
     rel_errors[i] = static_cast<float>(rel_err);
 
-    const bool abs_fails = exceeds(abs_err, tol.atol);
-    const bool rel_fails = exceeds(rel_err, tol.rtol);
+    const bool abs_fails = std::isnan(abs_err) || abs_err > atol;
+    const bool rel_fails = std::isnan(rel_err) || rel_err > rtol;
     if (abs_fails && rel_fails) ++mismatches;
     // The element must be covered by atol when rtol does not cover it, and vice versa.
-    if (rel_fails) min_atol = std::isnan(abs_err) ? kInf : std::max(min_atol, abs_err);
-    if (abs_fails) min_rtol = std::isnan(rel_err) ? kInf : std::max(min_rtol, rel_err);
+    if (rel_fails) min_atol = std::isnan(abs_err) ? std::numeric_limits<C>::infinity() : std::max(min_atol, abs_err);
+    if (abs_fails) min_rtol = std::isnan(rel_err) ? std::numeric_limits<C>::infinity() : std::max(min_rtol, rel_err);
 
     if (std::isfinite(a) && std::isfinite(b)) {
-      dot += a * b;
-      test_sq += a * a;
-      ref_sq += b * b;
-      err_sq += (a - b) * (a - b);
+      const auto ad = static_cast<double>(a), bd = static_cast<double>(b);
+      dot += ad * bd;
+      test_sq += ad * ad;
+      ref_sq += bd * bd;
+      err_sq += (ad - bd) * (ad - bd);
     }
   }
   p.abs_sum = abs_sum, p.rel_sum = rel_sum, p.dot = dot, p.test_sq = test_sq, p.ref_sq = ref_sq, p.err_sq = err_sq;
@@ -329,7 +343,6 @@ Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, c
   p.abs_max = abs_max, p.rel_max = rel_max, p.worst = worst, p.mismatches = mismatches;
   return p;
 }
-
 
 // Whether v[lo, hi) of float32 or float64 values holds no NaN or infinity. Tested on the bits (an
 // exponent field of all ones), this vectorizes.
@@ -344,58 +357,70 @@ bool all_finite(const T* v, int64_t lo, int64_t hi) {
 }
 
 // Elements [lo, hi) of float32 or float64 tensors when all of them are finite: the same quantities
-// as accumulate_scalar's common case, in SIMD lanes. The lanes' sums reassociate, as the merge of
-// thread partials does; maxima and counts are exact. Returns false, having changed nothing, when
-// an element is not finite.
+// as accumulate_scalar's common case, in SIMD lanes of T. The lanes' sums reassociate, as the merge
+// of thread partials does; maxima and counts are exact. Returns false, having changed nothing but
+// the error buffers, when an element is not finite (or the two differ by more than T holds).
 template <typename T>
 bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol,
                              float* abs_errors, float* rel_errors, Partial& p) {
-  if (!all_finite(test, lo, hi) || !all_finite(ref, lo, hi)) return false;
-  const double atol = tol.atol, rtol = tol.rtol;
+  constexpr T kMax = std::numeric_limits<T>::max();
+  const auto atol = static_cast<T>(tol.atol), rtol = static_cast<T>(tol.rtol);
   // Two loops over the block (it stays in L1): one accumulator set each keeps the lanes in
-  // registers instead of spilling them.
-  double abs_sum = 0, rel_sum = 0, abs_max = 0, rel_max = 0, min_atol = 0, min_rtol = 0;
-  int mismatches = 0;
-#pragma omp simd reduction(+ : abs_sum, rel_sum, mismatches) reduction(max : abs_max, rel_max, min_atol, min_rtol)
+  // registers instead of spilling them. The first also looks for what is not finite: an infinite
+  // or NaN element makes its error or its |ref| so.
+  T abs_max = 0, rel_max = 0, min_atol = 0, min_rtol = 0;
+  double abs_sum = 0, rel_sum = 0;
+  int mismatches = 0, not_finite = 0;
+#pragma omp simd reduction(+ : abs_sum, rel_sum, mismatches, not_finite) \
+    reduction(max : abs_max, rel_max, min_atol, min_rtol)
   for (int64_t i = lo; i < hi; ++i) {
-    const double b = static_cast<double>(ref[i]);
-    const double abs_err = std::abs(static_cast<double>(test[i]) - b);
-    const double rel_err = abs_err / (b == 0.0 ? kZeroDenominator : std::abs(b));
+    const T b = ref[i];
+    const T abs_b = std::abs(b);
+    const T abs_err = std::abs(test[i] - b);
+    const T rel_err = abs_err / (b == T(0) ? static_cast<T>(kZeroDenominator) : abs_b);
+    not_finite += static_cast<int>(!(abs_err <= kMax)) | static_cast<int>(!(abs_b <= kMax));
     abs_errors[i] = static_cast<float>(abs_err);
     rel_errors[i] = static_cast<float>(rel_err);
     abs_max = std::max(abs_max, abs_err);
     rel_max = std::max(rel_max, rel_err);
-    abs_sum += abs_err;
-    rel_sum += rel_err;
+    abs_sum += static_cast<double>(abs_err);
+    rel_sum += static_cast<double>(rel_err);
     const bool abs_fails = abs_err > atol;
     const bool rel_fails = rel_err > rtol;
     mismatches += (abs_fails && rel_fails) ? 1 : 0;
-    min_atol = std::max(min_atol, rel_fails ? abs_err : 0.0);
-    min_rtol = std::max(min_rtol, abs_fails ? rel_err : 0.0);
+    min_atol = std::max(min_atol, rel_fails ? abs_err : T(0));
+    min_rtol = std::max(min_rtol, abs_fails ? rel_err : T(0));
   }
-  double dot = 0, test_sq = 0, ref_sq = 0, err_sq = 0;
-#pragma omp simd reduction(+ : dot, test_sq, ref_sq, err_sq)
-  for (int64_t i = lo; i < hi; ++i) {
-    const double a = static_cast<double>(test[i]);
-    const double b = static_cast<double>(ref[i]);
-    dot += a * b;
-    test_sq += a * a;
-    ref_sq += b * b;
-    err_sq += (a - b) * (a - b);
+  if (not_finite != 0) return false;
+  // The signal sums in double, in two interleaved halves: each sum is then two chains of
+  // additions, and the additions' latency no longer sets the pace.
+  const int64_t half = (hi - lo) / 2;
+  double dot0 = 0, test_sq0 = 0, ref_sq0 = 0, err_sq0 = 0, dot1 = 0, test_sq1 = 0, ref_sq1 = 0, err_sq1 = 0;
+#pragma omp simd reduction(+ : dot0, test_sq0, ref_sq0, err_sq0, dot1, test_sq1, ref_sq1, err_sq1)
+  for (int64_t j = 0; j < half; ++j) {
+    const double a0 = static_cast<double>(test[lo + j]), b0 = static_cast<double>(ref[lo + j]);
+    const double a1 = static_cast<double>(test[lo + half + j]), b1 = static_cast<double>(ref[lo + half + j]);
+    dot0 += a0 * b0, test_sq0 += a0 * a0, ref_sq0 += b0 * b0, err_sq0 += (a0 - b0) * (a0 - b0);
+    dot1 += a1 * b1, test_sq1 += a1 * a1, ref_sq1 += b1 * b1, err_sq1 += (a1 - b1) * (a1 - b1);
+  }
+  for (int64_t i = lo + 2 * half; i < hi; ++i) {
+    const double a = static_cast<double>(test[i]), b = static_cast<double>(ref[i]);
+    dot0 += a * b, test_sq0 += a * a, ref_sq0 += b * b, err_sq0 += (a - b) * (a - b);
   }
   // The worst element is the first largest error: the block's first element reaching its maximum,
   // when that beats what came before.
   if (p.worst < 0 || abs_max > p.abs_max) {
     int64_t i = lo;
-    while (std::abs(static_cast<double>(test[i]) - static_cast<double>(ref[i])) != abs_max) ++i;
+    while (std::abs(test[i] - ref[i]) != abs_max) ++i;
     p.worst = i;
     p.abs_max = abs_max;
   }
-  p.abs_sum += abs_sum, p.rel_sum += rel_sum, p.dot += dot, p.test_sq += test_sq, p.ref_sq += ref_sq;
-  p.err_sq += err_sq;
-  p.rel_max = std::max(p.rel_max, rel_max);
-  p.min_atol = std::max(p.min_atol, min_atol);
-  p.min_rtol = std::max(p.min_rtol, min_rtol);
+  p.abs_sum += abs_sum, p.rel_sum += rel_sum;
+  p.dot += dot0 + dot1, p.test_sq += test_sq0 + test_sq1, p.ref_sq += ref_sq0 + ref_sq1;
+  p.err_sq += err_sq0 + err_sq1;
+  p.rel_max = std::max(p.rel_max, static_cast<double>(rel_max));
+  p.min_atol = std::max(p.min_atol, static_cast<double>(min_atol));
+  p.min_rtol = std::max(p.min_rtol, static_cast<double>(min_rtol));
   p.mismatches += mismatches;
   return true;
 }
@@ -560,10 +585,13 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
   c.tolerance = tolerance;
   if (test.dtype() != ref.dtype() && dtype_is_float(test.dtype()) && dtype_is_float(ref.dtype()) &&
       test.shape() == ref.shape()) {
-    // An fp64 reference, or a half-precision engine output: every float format widens exactly
-    // to double, so the two are compared without rounding either.
-    const auto wide = [](const Tensor& t) {
-      return t.dtype() == DType::kFloat64 ? t : tensor_cast(t, DType::kFloat64).value();
+    // An fp64 reference, or a half-precision engine output: both are cast up, exactly, to the
+    // wider of float32 and the two formats (numpy's promotion after Polygraphy's cast-up of half
+    // formats), and compared in it.
+    const DType common =
+        test.dtype() == DType::kFloat64 || ref.dtype() == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+    const auto wide = [common](const Tensor& t) {
+      return t.dtype() == common ? t : tensor_cast(t, common).value();
     };
     return compare_impl(name, wide(test), wide(ref), tolerance, infinities_compare_equal, shortcut);
   }

@@ -86,8 +86,12 @@ std::string error_histogram_bin_label(int bin);
 /// exceeds both atol and rtol (or its error is NaN); statistic modes compare the chosen statistic
 /// of the absolute and of the relative error. Relative error divides by |ref|, with exact zeros of
 /// floating-point refs replaced by 2.22e-16 (numpy's float64 epsilon, Polygraphy's choice).
-/// Integer and bool tensors are compared exactly through their values (bool: XOR). Two float
-/// tensors of different formats (an fp64 reference, say) are compared in double; other dtype
+/// Element errors are computed as Polygraphy computes them: float16 and bfloat16 cast up to
+/// float32, float32 in float32, float64 in float64; two float tensors of different formats are
+/// cast up to the wider of the two and float32 (an fp64 reference: float64). Element checks use
+/// the tolerances rounded to that type (numpy's rule for an array against a Python float);
+/// statistics are checked in double; sums, means, cosine, NMSE and SNR accumulate in double.
+/// Integer and bool tensors are compared exactly through their values (bool: XOR). Other dtype
 /// differences and different shapes fail with `mismatch` set; strings compare for equality only.
 /// Float tensors of the same bits (one buffer on both sides, or equal copies) skip the pass over
 /// their elements: every error is zero, and the result is what the pass would give.

@@ -125,16 +125,40 @@ TEST(Compare, MismatchedTensorsFailWithAReason) {
   EXPECT_EQ(dtype.mismatch, "dtypes differ: float32 vs int32");
 }
 
-TEST(Compare, FloatFormatsAreComparedInDouble) {
-  // 0.1f against the double 0.1 differs by 1.49e-9: visible only when neither side is rounded.
+TEST(Compare, ErrorsAreComputedInTheCastUpTypeAsPolygraphyDoes) {
+  // float32 against float32: |0.1f - 0| is 0.1f, which is not above atol 0.1 rounded to float32
+  // (numpy compares a float32 array with a Python float in float32), so the element passes.
   const Tensor test = Tensor::from_vector<float>({2}, {0.1f, 2.0f});
-  const Tensor ref = Tensor::from_vector<double>({2}, {0.1, 2.0});
-  TensorComparison c = compare_tensors("x", test, ref, {.atol = 0, .rtol = 1e-9}, false);
+  const Tensor zero = Tensor::from_vector<float>({2}, {0.0f, 2.0f});
+  TensorComparison f32 = compare_tensors("x", test, zero, {.atol = 0.1, .rtol = 0}, false);
+  EXPECT_TRUE(f32.passed);
+  EXPECT_EQ(f32.abs_max, static_cast<double>(0.1f));
+  // Against a float64 reference, in double: the same error is above 0.1.
+  const Tensor zero64 = Tensor::from_vector<double>({2}, {0.0, 2.0});
+  EXPECT_FALSE(compare_tensors("x", test, zero64, {.atol = 0.1, .rtol = 0}, false).passed);
+  // 0.1f against the double 0.1 differs by 1.49e-9: visible only when neither side is rounded.
+  const Tensor ref64 = Tensor::from_vector<double>({2}, {0.1, 2.0});
+  TensorComparison c = compare_tensors("x", test, ref64, {.atol = 0, .rtol = 1e-9}, false);
   EXPECT_TRUE(c.mismatch.empty());
   EXPECT_NEAR(c.abs_max, 1.4901161e-9, 1e-15);
   EXPECT_EQ(c.worst_index, 0);
   EXPECT_FALSE(c.passed);
-  EXPECT_TRUE(compare_tensors("x", test, ref, {.atol = 0, .rtol = 1e-7}, false).passed);
+  EXPECT_TRUE(compare_tensors("x", test, ref64, {.atol = 0, .rtol = 1e-7}, false).passed);
+  // A float16 engine output against a float32 reference: the half values cast up to float32, and
+  // the errors are float32's.
+  const std::vector<float> ref_values = {0.1f, 3.0f, -7.3f, 1e-3f};
+  const Tensor ref32 = Tensor::from_vector<float>({4}, ref_values);
+  const Tensor half = tensor_cast(ref32, DType::kFloat16).value();
+  TensorComparison h = compare_tensors("x", half, ref32, {.atol = 1e-3, .rtol = 1e-3}, false);
+  EXPECT_TRUE(h.mismatch.empty());
+  float abs_max = 0, rel_max = 0;
+  for (size_t i = 0; i < ref_values.size(); ++i) {
+    const float abs_error = std::abs(static_cast<float>(half.data<Eigen::half>()[i]) - ref_values[i]);
+    abs_max = std::max(abs_max, abs_error);
+    rel_max = std::max(rel_max, abs_error / std::abs(ref_values[i]));
+  }
+  EXPECT_EQ(h.abs_max, static_cast<double>(abs_max));
+  EXPECT_EQ(h.rel_max, static_cast<double>(rel_max));
 }
 
 TEST(Compare, PerTensorTolerancesFallBackToTheDefaultKey) {
@@ -192,9 +216,8 @@ TEST(Compare, MediansAndQuantilesAreExactOverErrorsOfEveryMagnitude) {
     }
     std::vector<float> abs_errors(static_cast<size_t>(n)), rel_errors(static_cast<size_t>(n));
     for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
-      const double abs_error = std::abs(static_cast<double>(test[i]) - static_cast<double>(ref[i]));
-      abs_errors[i] = static_cast<float>(abs_error);
-      rel_errors[i] = static_cast<float>(abs_error / (ref[i] == 0 ? 2.220446049250313e-16 : std::abs(static_cast<double>(ref[i]))));
+      abs_errors[i] = std::abs(test[i] - ref[i]);
+      rel_errors[i] = abs_errors[i] / (ref[i] == 0 ? 2.220446049250313e-16f : std::abs(ref[i]));
     }
     const Tensor t = Tensor::from_vector<float>({n}, test), r = Tensor::from_vector<float>({n}, ref);
     for (double q : {0.0, 0.37, 0.9, 0.99, 1.0}) {
@@ -207,32 +230,36 @@ TEST(Compare, MediansAndQuantilesAreExactOverErrorsOfEveryMagnitude) {
   }
 }
 
-// Every statistic of one pass, element by element in double: what the vectorized blocks must give.
+// Every statistic of one pass, element by element: errors and their checks in T, sums in double.
+// What the vectorized blocks must give.
 template <typename T>
 void expect_one_pass_statistics(const std::vector<T>& test, const std::vector<T>& ref, const Tolerance& tol) {
   const auto n = static_cast<int64_t>(test.size());
-  double abs_max = 0, rel_max = 0, abs_sum = 0, dot = 0, tt = 0, rr = 0, min_atol = 0, min_rtol = 0;
+  const auto atol = static_cast<T>(tol.atol), rtol = static_cast<T>(tol.rtol);
+  T abs_max = 0, rel_max = 0, min_atol = 0, min_rtol = 0;
+  double abs_sum = 0, dot = 0, tt = 0, rr = 0;
   int64_t worst = -1, mismatches = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const double a = static_cast<double>(test[static_cast<size_t>(i)]), b = static_cast<double>(ref[static_cast<size_t>(i)]);
-    const double abs_error = std::abs(a - b);
-    const double rel_error = abs_error / (b == 0 ? 2.220446049250313e-16 : std::abs(b));
+    const T a = test[static_cast<size_t>(i)], b = ref[static_cast<size_t>(i)];
+    const T abs_error = std::abs(a - b);
+    const T rel_error = abs_error / (b == 0 ? static_cast<T>(2.220446049250313e-16) : std::abs(b));
     if (worst < 0 || abs_error > abs_max) abs_max = abs_error, worst = i;
     rel_max = std::max(rel_max, rel_error);
-    abs_sum += abs_error;
-    mismatches += (abs_error > tol.atol && rel_error > tol.rtol) ? 1 : 0;
-    if (rel_error > tol.rtol) min_atol = std::max(min_atol, abs_error);
-    if (abs_error > tol.atol) min_rtol = std::max(min_rtol, rel_error);
-    if (std::isfinite(a) && std::isfinite(b)) dot += a * b, tt += a * a, rr += b * b;
+    abs_sum += static_cast<double>(abs_error);
+    mismatches += (abs_error > atol && rel_error > rtol) ? 1 : 0;
+    if (rel_error > rtol) min_atol = std::max(min_atol, abs_error);
+    if (abs_error > atol) min_rtol = std::max(min_rtol, rel_error);
+    const auto ad = static_cast<double>(a), bd = static_cast<double>(b);
+    if (std::isfinite(ad) && std::isfinite(bd)) dot += ad * bd, tt += ad * ad, rr += bd * bd;
   }
   const Tensor t = Tensor::from_vector<T>({n}, test), r = Tensor::from_vector<T>({n}, ref);
   const TensorComparison c = compare_tensors("t", t, r, tol, false);
   EXPECT_EQ(c.worst_index, worst);
-  EXPECT_EQ(c.abs_max, abs_max);
-  EXPECT_EQ(c.rel_max, rel_max);
+  EXPECT_EQ(c.abs_max, static_cast<double>(abs_max));
+  EXPECT_EQ(c.rel_max, static_cast<double>(rel_max));
   EXPECT_EQ(c.mismatch_count, mismatches);
-  EXPECT_EQ(c.min_atol, min_atol);
-  EXPECT_EQ(c.min_rtol, min_rtol);
+  EXPECT_EQ(c.min_atol, static_cast<double>(min_atol));
+  EXPECT_EQ(c.min_rtol, static_cast<double>(min_rtol));
   if (std::isfinite(abs_sum)) {
     EXPECT_NEAR(c.abs_mean, abs_sum / static_cast<double>(n), 1e-12 * abs_sum);
   } else {
