@@ -82,6 +82,65 @@ void count_radix_buckets(const float* abs_errors, const float* rel_errors, int64
   }
 }
 
+// The radix bucket counts of one comparison, in tables this thread keeps zeroed between
+// comparisons: clearing four fresh 16 KiB tables per tensor cost more than comparing a small one.
+// Each chunk of the pass counts into four tables of its own (see count_radix_buckets); fold() sums
+// them into the first chunk's abs-even and rel-even tables and clears the others, and the
+// destructor clears those two. Only buckets up to the largest error's are ever touched.
+class RadixCounts {
+ public:
+  static constexpr size_t kTables = 4 * kRadixBuckets;
+
+  // On the thread whose tables these are; the other methods may run on any thread.
+  explicit RadixCounts(size_t chunks) : chunks_(chunks) {
+    thread_local std::vector<uint32_t> tables;
+    if (tables.size() < chunks * kTables) tables.resize(chunks * kTables);  // new ones are zero
+    data_ = tables.data();
+  }
+  RadixCounts(const RadixCounts&) = delete;
+  RadixCounts& operator=(const RadixCounts&) = delete;
+  ~RadixCounts() {
+    std::fill_n(data(), abs_end_, 0u);
+    std::fill_n(data() + 2 * kRadixBuckets, rel_end_, 0u);
+  }
+
+  // Chunk k's four tables.
+  uint32_t* chunk(size_t k) { return data() + k * kTables; }
+
+  // Sums every chunk's tables into abs() and rel(); abs errors fall in buckets below abs_end, rel
+  // errors below rel_end.
+  void fold(size_t abs_end, size_t rel_end) {
+    abs_end_ = abs_end;
+    rel_end_ = rel_end;
+    for (size_t k = 0; k < chunks_; ++k) {
+      fold_into(data(), chunk(k), k == 0, abs_end);
+      fold_into(data() + 2 * kRadixBuckets, chunk(k) + 2 * kRadixBuckets, k == 0, rel_end);
+    }
+  }
+  const uint32_t* abs() { return data(); }
+  const uint32_t* rel() { return data() + 2 * kRadixBuckets; }
+
+ private:
+  uint32_t* data() { return data_; }
+
+  // Adds the even and odd tables at `from` to `to` (which is `from` itself for the first chunk)
+  // and clears them, over buckets [0, end).
+  static void fold_into(uint32_t* to, uint32_t* from, bool same, size_t end) {
+    uint32_t* odd = from + kRadixBuckets;
+    if (same) {
+#pragma omp simd
+      for (size_t b = 0; b < end; ++b) to[b] += odd[b], odd[b] = 0;
+    } else {
+#pragma omp simd
+      for (size_t b = 0; b < end; ++b) to[b] += from[b] + odd[b], from[b] = 0, odd[b] = 0;
+    }
+  }
+
+  size_t chunks_;
+  uint32_t* data_;
+  size_t abs_end_ = 0, rel_end_ = 0;
+};
+
 // What gather_buckets may write past the values it gathers.
 constexpr size_t kGatherSlack = 8;
 
@@ -107,8 +166,7 @@ void gather_buckets(std::span<const float> values, const std::array<uint8_t, kRa
   size_t fill = 0, i = 0;
 #if defined(__AVX2__)
   // The wanted buckets as at most four ranges [lo, hi) of bit patterns, adjacent ones merged;
-  // values are non-negative, so their patterns compare as signed integers. The wanted values are
-  // a few percent of all, so most groups of eight have none and cost a few compares.
+  // values are non-negative, so their patterns compare as signed integers.
   std::array<int32_t, 4> lo, hi;
   lo.fill(std::numeric_limits<int32_t>::max());
   hi.fill(0);
@@ -139,8 +197,9 @@ void gather_buckets(std::span<const float> values, const std::array<uint8_t, kRa
         in = _mm256_or_si256(in, _mm256_and_si256(_mm256_cmpgt_epi32(bits, _mm256_set1_epi32(lo[r])),
                                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(hi[r]), bits)));
       }
+      // Stored whether or not a lane is wanted: a branch on the mask would be mispredicted about
+      // as often as a group holds a wanted value.
       const int mask = _mm256_movemask_ps(_mm256_castsi256_ps(in));
-      if (mask == 0) continue;
       const __m256i order = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLeftPack[static_cast<size_t>(mask)].data()));
       _mm256_storeu_ps(out + fill, _mm256_permutevar8x32_ps(v, order));
       fill += static_cast<size_t>(std::popcount(static_cast<unsigned>(mask)));
@@ -162,12 +221,24 @@ void gather_buckets(std::span<const float> values, const std::array<uint8_t, kRa
 // Fills out[k] with the value of ranks[k] (ascending, distinct) of `values`, whose radix bucket
 // counts are `counts` (kRadixBuckets of them).
 void radix_select(std::span<const float> values, const uint32_t* counts, std::span<const size_t> ranks, float* out) {
-  // Per rank: its bucket and the rank of the bucket's first value, in one scan of the counts.
+  // Per rank: its bucket and the rank of the bucket's first value, in one scan of the counts that
+  // steps over groups of buckets wholly below the rank (the median of small errors lies a
+  // couple of thousand buckets up).
   std::vector<size_t> bucket(ranks.size()), base(ranks.size());
-  size_t below = 0;
-  for (size_t b = 0, k = 0; k < ranks.size(); ++b) {
-    for (; k < ranks.size() && ranks[k] < below + counts[b]; ++k) bucket[k] = b, base[k] = below;
-    below += counts[b];
+  constexpr size_t kGroup = 16;
+  size_t below = 0, b = 0;
+  for (size_t k = 0; k < ranks.size(); ++k) {
+    while (b + kGroup <= kRadixBuckets) {
+      uint32_t group = 0;
+#pragma omp simd reduction(+ : group)
+      for (size_t j = 0; j < kGroup; ++j) group += counts[b + j];
+      if (below + group > ranks[k]) break;
+      below += group;
+      b += kGroup;
+    }
+    while (below + counts[b] <= ranks[k]) below += counts[b++];
+    bucket[k] = b;
+    base[k] = below;
   }
   // Bucket 0 holds only zeros (ReLU outputs that agree make it most of a tensor): never gathered.
   std::array<uint8_t, kRadixBuckets> wanted{};
@@ -448,38 +519,19 @@ Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, co
 
 // Every element of test against ref, on the OpenMP threads for large tensors (in contiguous
 // ranges whose partials merge in order), into `c` and the per-element error buffers. With
-// `radix_counts` (2 * kRadixBuckets, zeroed), also adds the radix bucket counts of the abs errors,
-// then of the rel errors, to it.
+// `count`, also counts the errors into `radix` (see RadixCounts), which it sets.
 template <typename T>
 void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal, std::vector<float>& abs_errors,
-                std::vector<float>& rel_errors, uint32_t* radix_counts) {
+                std::vector<float>& rel_errors, bool count, std::optional<RadixCounts>& radix) {
   constexpr int64_t kPerThread = int64_t{1} << 13;
   const int64_t chunks = std::clamp<int64_t>(c.count / kPerThread, 1, std::max(omp_get_max_threads(), 1));
   std::vector<Partial> parts(static_cast<size_t>(chunks));
-  // Four tables per chunk, reused across calls: a layer-wise comparison makes thousands of them.
-  thread_local std::vector<uint32_t> tables;
-  constexpr size_t kTables = 4 * kRadixBuckets;
-  if (radix_counts != nullptr) tables.assign(static_cast<size_t>(chunks) * kTables, 0);
-  uint32_t* table_data = tables.data();
+  if (count) radix.emplace(static_cast<size_t>(chunks));
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
   for (int64_t k = 0; k < chunks; ++k) {
     parts[static_cast<size_t>(k)] =
         accumulate_range(test, ref, c.count * k / chunks, c.count * (k + 1) / chunks, c.tolerance, inf_equal,
-                         abs_errors.data(), rel_errors.data(),
-                         radix_counts != nullptr ? table_data + static_cast<size_t>(k) * kTables : nullptr);
-  }
-  if (radix_counts != nullptr) {
-    // Table by table, in loops the compiler vectorizes: a scalar pass over the buckets with the
-    // chunks inside took a tenth of the comparison of a 64 KiB tensor.
-    uint32_t* abs_counts = radix_counts;
-    uint32_t* rel_counts = radix_counts + kRadixBuckets;
-    for (size_t k = 0; k < static_cast<size_t>(chunks); ++k) {
-      const uint32_t* t = table_data + k * kTables;
-#pragma omp simd
-      for (size_t b = 0; b < kRadixBuckets; ++b) abs_counts[b] += t[b] + t[kRadixBuckets + b];
-#pragma omp simd
-      for (size_t b = 0; b < kRadixBuckets; ++b) rel_counts[b] += t[2 * kRadixBuckets + b] + t[3 * kRadixBuckets + b];
-    }
+                         abs_errors.data(), rel_errors.data(), radix ? radix->chunk(static_cast<size_t>(k)) : nullptr);
   }
   Partial p = parts[0];
   for (size_t k = 1; k < parts.size(); ++k) p.merge(parts[k]);
@@ -505,6 +557,13 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
   c.snr_db = err_sq == 0 ? kInf : 10.0 * std::log10(ref_sq / err_sq);
   c.min_atol = p.min_atol;
   c.min_rtol = p.min_rtol;
+  if (radix) {
+    // Every counted error is at most the largest, unless one is NaN (its bucket is above all).
+    const auto end = [](bool nan, double max) {
+      return nan ? kRadixBuckets : radix_bucket(static_cast<float>(max)) + 1;
+    };
+    radix->fold(end(p.abs_nan, p.abs_max), end(p.rel_nan, p.rel_max));
+  }
 }
 
 // Whether no element of the float tensor `t` is NaN or infinite.
@@ -646,11 +705,11 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
   rel_errors.resize(static_cast<size_t>(c.count));
   // Large tensors' quantiles come from radix selection, whose bucket counts the pass gathers.
   const bool radix = static_cast<size_t>(c.count) >= kRadixMin;
-  std::vector<uint32_t> radix_counts(radix ? 2 * kRadixBuckets : 0);
+  std::optional<RadixCounts> radix_counts;
   dispatch_dtype(test.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, std::string>) {
-      accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, abs_errors, rel_errors,
-                    radix ? radix_counts.data() : nullptr);
+      accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, abs_errors, rel_errors, radix,
+                    radix_counts);
     }
   });
   const bool abs_nan = std::isnan(c.abs_max);
@@ -665,13 +724,13 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
   {
 #pragma omp section
     if (!abs_nan) {
-      const std::vector<double> q = quantiles(abs_buffer, radix ? radix_counts.data() : nullptr, {0.5, tolerance.quantile});
+      const std::vector<double> q = quantiles(abs_buffer, radix ? radix_counts->abs() : nullptr, {0.5, tolerance.quantile});
       c.abs_median = q[0];
       c.abs_quantile = q[1];
     }
 #pragma omp section
     if (!rel_nan) {
-      const std::vector<double> q = quantiles(rel_buffer, radix ? radix_counts.data() + kRadixBuckets : nullptr, {0.5, tolerance.quantile});
+      const std::vector<double> q = quantiles(rel_buffer, radix ? radix_counts->rel() : nullptr, {0.5, tolerance.quantile});
       c.rel_median = q[0];
       c.rel_quantile = q[1];
     }
