@@ -49,10 +49,64 @@ inline size_t radix_bucket(float v) {
   return (bits >> kRadixShift) + (bits != 0 ? 1 : 0);
 }
 
-// The radix bucket counts of both error buffers, as four tables of kRadixBuckets: abs errors at
+// Elements go through the passes in blocks of this many, their errors in a scratch that stays in
+// L1 between the steps of a block.
+constexpr int64_t kBlock = 1024;
+
+// The type element errors are computed in, Polygraphy's: half formats are cast up to float32 and
+// float32 stays float32 (numpy computes |a - b| and |a - b| / |b| in the outputs' type); float64
+// stays float64. Integers and bools are read as double, exact up to 2^53. Sums, means and the
+// signal metrics accumulate in double whatever the type.
+template <typename T>
+using ErrorType = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, Eigen::half> ||
+                                         std::is_same_v<T, Eigen::bfloat16>,
+                                     float, double>;
+
+// The errors of elements [lo, hi) into abs[0, hi - lo) and rel[0, hi - lo): |test - ref| (XOR for
+// bool; zero for equal infinities when `inf_equal`) and that over |ref|, exact zeros of float refs
+// replaced by kZeroDenominator (integer zeros give inf, or NaN for 0/0, as numpy does). The one
+// definition of an element's errors: the pass that counts them and the pass that gathers them
+// both come here, so they see the same errors to the bit.
+template <typename T>
+void element_errors(const T* test, const T* ref, int64_t lo, int64_t hi, bool inf_equal, ErrorType<T>* abs,
+                    ErrorType<T>* rel) {
+  using C = ErrorType<T>;
+  const T* t = test + lo;
+  const T* r = ref + lo;
+  const int64_t n = hi - lo;
+  if constexpr (std::is_same_v<T, bool>) {
+    for (int64_t i = 0; i < n; ++i) {
+      abs[i] = t[i] != r[i] ? 1.0 : 0.0;
+      rel[i] = abs[i] / (r[i] ? 1.0 : 0.0);
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) {
+      const auto a = static_cast<C>(t[i]), b = static_cast<C>(r[i]);
+      abs[i] = std::abs(a - b);
+      rel[i] = abs[i] / std::abs(b);
+    }
+  } else if (inf_equal) {
+    for (int64_t i = 0; i < n; ++i) {
+      const auto a = static_cast<C>(t[i]), b = static_cast<C>(r[i]);
+      abs[i] = std::isinf(a) && a == b ? C(0) : std::abs(a - b);
+      rel[i] = abs[i] / (b == C(0) ? static_cast<C>(kZeroDenominator) : std::abs(b));
+    }
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) {
+      const auto a = static_cast<C>(t[i]), b = static_cast<C>(r[i]);
+      abs[i] = std::abs(a - b);
+      rel[i] = abs[i] / (b == C(0) ? static_cast<C>(kZeroDenominator) : std::abs(b));
+    }
+  }
+}
+
+// Adds the radix buckets of n abs and rel errors to four tables of kRadixBuckets: abs errors at
 // even and odd indices, then rel errors likewise. Runs of equal errors (agreeing zeros) would
 // otherwise make each increment wait on the one before; the tables are summed afterwards.
-void count_radix_buckets(const float* abs_errors, const float* rel_errors, int64_t lo, int64_t hi, uint32_t* tables) {
+template <typename C>
+void count_radix_buckets(const C* abs_errors, const C* rel_errors, int64_t n, uint32_t* tables) {
   uint32_t* abs_even = tables;
   uint32_t* abs_odd = tables + kRadixBuckets;
   uint32_t* rel_even = tables + 2 * kRadixBuckets;
@@ -61,21 +115,21 @@ void count_radix_buckets(const float* abs_errors, const float* rel_errors, int64
   // cannot use lanes (two lanes may hit one bucket).
   constexpr int64_t kStep = 256;
   std::array<uint16_t, kStep> abs_bucket, rel_bucket;
-  for (int64_t b = lo; b < hi; b += kStep) {
-    const int64_t n = std::min(kStep, hi - b);
+  for (int64_t b = 0; b < n; b += kStep) {
+    const int64_t m = std::min(kStep, n - b);
 #pragma omp simd
-    for (int64_t j = 0; j < n; ++j) {
-      abs_bucket[static_cast<size_t>(j)] = static_cast<uint16_t>(radix_bucket(abs_errors[b + j]));
-      rel_bucket[static_cast<size_t>(j)] = static_cast<uint16_t>(radix_bucket(rel_errors[b + j]));
+    for (int64_t j = 0; j < m; ++j) {
+      abs_bucket[static_cast<size_t>(j)] = static_cast<uint16_t>(radix_bucket(static_cast<float>(abs_errors[b + j])));
+      rel_bucket[static_cast<size_t>(j)] = static_cast<uint16_t>(radix_bucket(static_cast<float>(rel_errors[b + j])));
     }
     int64_t j = 0;
-    for (; j + 1 < n; j += 2) {
+    for (; j + 1 < m; j += 2) {
       ++abs_even[abs_bucket[static_cast<size_t>(j)]];
       ++abs_odd[abs_bucket[static_cast<size_t>(j + 1)]];
       ++rel_even[rel_bucket[static_cast<size_t>(j)]];
       ++rel_odd[rel_bucket[static_cast<size_t>(j + 1)]];
     }
-    if (j < n) {
+    if (j < m) {
       ++abs_even[abs_bucket[static_cast<size_t>(j)]];
       ++rel_even[rel_bucket[static_cast<size_t>(j)]];
     }
@@ -100,12 +154,12 @@ class RadixCounts {
   RadixCounts(const RadixCounts&) = delete;
   RadixCounts& operator=(const RadixCounts&) = delete;
   ~RadixCounts() {
-    std::fill_n(data(), abs_end_, 0u);
-    std::fill_n(data() + 2 * kRadixBuckets, rel_end_, 0u);
+    std::fill_n(data_, abs_end_, 0u);
+    std::fill_n(data_ + 2 * kRadixBuckets, rel_end_, 0u);
   }
 
   // Chunk k's four tables.
-  uint32_t* chunk(size_t k) { return data() + k * kTables; }
+  uint32_t* chunk(size_t k) { return data_ + k * kTables; }
 
   // Sums every chunk's tables into abs() and rel(); abs errors fall in buckets below abs_end, rel
   // errors below rel_end.
@@ -113,16 +167,14 @@ class RadixCounts {
     abs_end_ = abs_end;
     rel_end_ = rel_end;
     for (size_t k = 0; k < chunks_; ++k) {
-      fold_into(data(), chunk(k), k == 0, abs_end);
-      fold_into(data() + 2 * kRadixBuckets, chunk(k) + 2 * kRadixBuckets, k == 0, rel_end);
+      fold_into(data_, chunk(k), k == 0, abs_end);
+      fold_into(data_ + 2 * kRadixBuckets, chunk(k) + 2 * kRadixBuckets, k == 0, rel_end);
     }
   }
-  const uint32_t* abs() { return data(); }
-  const uint32_t* rel() { return data() + 2 * kRadixBuckets; }
+  const uint32_t* abs() const { return data_; }
+  const uint32_t* rel() const { return data_ + 2 * kRadixBuckets; }
 
  private:
-  uint32_t* data() { return data_; }
-
   // Adds the even and odd tables at `from` to `to` (which is `from` itself for the first chunk)
   // and clears them, over buckets [0, end).
   static void fold_into(uint32_t* to, uint32_t* from, bool same, size_t end) {
@@ -141,7 +193,7 @@ class RadixCounts {
   size_t abs_end_ = 0, rel_end_ = 0;
 };
 
-// What gather_buckets may write past the values it gathers.
+// What BucketFilter::gather may write past the values it gathers.
 constexpr size_t kGatherSlack = 8;
 
 #if defined(__AVX2__)
@@ -158,122 +210,135 @@ constexpr auto kLeftPack = [] {
 }();
 #endif
 
-// Copies, in order, the values whose radix bucket is marked in `wanted` to `out`, which has room
-// for them plus kGatherSlack. `buckets` lists the marked buckets, ascending (repeats allowed);
-// bucket 0, the zeros, is never marked.
-void gather_buckets(std::span<const float> values, const std::array<uint8_t, kRadixBuckets>& wanted,
-                    std::span<const size_t> buckets, float* out) {
-  size_t fill = 0, i = 0;
-#if defined(__AVX2__)
-  // The wanted buckets as at most four ranges [lo, hi) of bit patterns, adjacent ones merged;
-  // values are non-negative, so their patterns compare as signed integers.
-  std::array<int32_t, 4> lo, hi;
-  lo.fill(std::numeric_limits<int32_t>::max());
-  hi.fill(0);
-  size_t ranges = 0;
-  bool fits = true;
-  for (size_t k = 0; k < buckets.size(); ++k) {
-    const size_t b = buckets[k];
-    if (b == 0 || (k > 0 && b == buckets[k - 1])) continue;
-    const auto first = static_cast<int32_t>(std::max<uint32_t>(1, static_cast<uint32_t>(b - 1) << kRadixShift));
-    const auto end = static_cast<int32_t>(std::min<uint32_t>(static_cast<uint32_t>(b) << kRadixShift, 0x7fffffffu));
-    if (ranges > 0 && hi[ranges - 1] == first) {
-      hi[ranges - 1] = end;
-    } else if (ranges < lo.size()) {
-      lo[ranges] = first - 1;  // compared with >
-      hi[ranges] = end;
-      ++ranges;
-    } else {
-      fits = false;
-    }
-  }
-  if (fits) {
-    const __m256i sign_off = _mm256_set1_epi32(0x7fffffff);
-    for (; i + 8 <= values.size(); i += 8) {
-      const __m256 v = _mm256_loadu_ps(values.data() + i);
-      const __m256i bits = _mm256_and_si256(_mm256_castps_si256(v), sign_off);
-      __m256i in = _mm256_setzero_si256();
-      for (size_t r = 0; r < ranges; ++r) {
-        in = _mm256_or_si256(in, _mm256_and_si256(_mm256_cmpgt_epi32(bits, _mm256_set1_epi32(lo[r])),
-                                                  _mm256_cmpgt_epi32(_mm256_set1_epi32(hi[r]), bits)));
+// The values of some radix buckets, picked out of runs of values.
+class BucketFilter {
+ public:
+  // `buckets`: the buckets to keep, ascending (repeats allowed); bucket 0, the zeros, never is.
+  explicit BucketFilter(std::span<const size_t> buckets) {
+    for (size_t b : buckets) wanted_[b] = b != 0 ? 1 : 0;
+    // The buckets as at most four ranges [lo, hi) of bit patterns, adjacent ones merged; values
+    // are non-negative, so their patterns compare as signed integers.
+    lo_.fill(std::numeric_limits<int32_t>::max());
+    hi_.fill(0);
+    for (size_t k = 0; k < buckets.size(); ++k) {
+      const size_t b = buckets[k];
+      if (b == 0 || (k > 0 && b == buckets[k - 1])) continue;
+      const auto first = static_cast<int32_t>(std::max<uint32_t>(1, static_cast<uint32_t>(b - 1) << kRadixShift));
+      const auto end = static_cast<int32_t>(std::min<uint32_t>(static_cast<uint32_t>(b) << kRadixShift, 0x7fffffffu));
+      if (ranges_ > 0 && hi_[ranges_ - 1] == first) {
+        hi_[ranges_ - 1] = end;
+      } else if (ranges_ < lo_.size()) {
+        lo_[ranges_] = first - 1;  // compared with >
+        hi_[ranges_] = end;
+        ++ranges_;
+      } else {
+        fits_ = false;
       }
-      // Stored whether or not a lane is wanted: a branch on the mask would be mispredicted about
-      // as often as a group holds a wanted value.
-      const int mask = _mm256_movemask_ps(_mm256_castsi256_ps(in));
-      const __m256i order = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLeftPack[static_cast<size_t>(mask)].data()));
-      _mm256_storeu_ps(out + fill, _mm256_permutevar8x32_ps(v, order));
-      fill += static_cast<size_t>(std::popcount(static_cast<unsigned>(mask)));
     }
   }
+
+  // Copies, in order, those of v[0, n) in the buckets to `out`, which has room for them plus
+  // kGatherSlack; returns how many.
+  size_t gather(const float* v, size_t n, float* out) const {
+    size_t fill = 0, i = 0;
+#if defined(__AVX2__)
+    if (fits_) {
+      const __m256i sign_off = _mm256_set1_epi32(0x7fffffff);
+      for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(v + i);
+        const __m256i bits = _mm256_and_si256(_mm256_castps_si256(x), sign_off);
+        __m256i in = _mm256_setzero_si256();
+        for (size_t r = 0; r < ranges_; ++r) {
+          in = _mm256_or_si256(in, _mm256_and_si256(_mm256_cmpgt_epi32(bits, _mm256_set1_epi32(lo_[r])),
+                                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(hi_[r]), bits)));
+        }
+        // Stored whether or not a lane is wanted: a branch on the mask would be mispredicted
+        // about as often as a group holds a wanted value.
+        const int mask = _mm256_movemask_ps(_mm256_castsi256_ps(in));
+        const __m256i order =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLeftPack[static_cast<size_t>(mask)].data()));
+        _mm256_storeu_ps(out + fill, _mm256_permutevar8x32_ps(x, order));
+        fill += static_cast<size_t>(std::popcount(static_cast<unsigned>(mask)));
+      }
+    }
 #endif
-  // Branch-free: every value is written, and the next write overwrites it unless it was wanted.
-  for (; i < values.size(); ++i) {
-    out[fill] = values[i];
-    fill += wanted[radix_bucket(values[i])];
+    // Branch-free: every value is written, and the next write overwrites it unless it was wanted.
+    for (; i < n; ++i) {
+      out[fill] = v[i];
+      fill += wanted_[radix_bucket(v[i])];
+    }
+    return fill;
   }
-}
 
-// Exact order statistics of non-negative, NaN-free floats by radix selection: the counts per
-// radix bucket locate each wanted rank's bucket, one pass gathers the values of those buckets, and
-// selection runs on them alone, a few percent of the tensor instead of all of it. The buckets
-// order the values, so a rank within one bucket is a rank within the union of the gathered ones.
-//
-// Fills out[k] with the value of ranks[k] (ascending, distinct) of `values`, whose radix bucket
-// counts are `counts` (kRadixBuckets of them).
-void radix_select(std::span<const float> values, const uint32_t* counts, std::span<const size_t> ranks, float* out) {
-  // Per rank: its bucket and the rank of the bucket's first value, in one scan of the counts that
-  // steps over groups of buckets wholly below the rank (the median of small errors lies a
-  // couple of thousand buckets up).
-  std::vector<size_t> bucket(ranks.size()), base(ranks.size());
-  constexpr size_t kGroup = 16;
-  size_t below = 0, b = 0;
-  for (size_t k = 0; k < ranks.size(); ++k) {
-    while (b + kGroup <= kRadixBuckets) {
-      uint32_t group = 0;
+ private:
+  std::array<uint8_t, kRadixBuckets> wanted_{};
+  std::array<int32_t, 4> lo_, hi_;
+  size_t ranges_ = 0;
+  bool fits_ = true;
+};
+
+// Exact order statistics of one kind of error (abs or rel: non-negative, NaN-free) by radix
+// selection: the counts per radix bucket locate each wanted rank's bucket, one pass gathers the
+// errors of those buckets, and selection runs on them alone, a few percent of the tensor instead
+// of all of it. The buckets order the values, so a rank within one bucket is a rank within the
+// union of the gathered ones.
+class RadixSelection {
+ public:
+  // `ranks` (ascending, distinct) of errors whose bucket counts are `counts`.
+  RadixSelection(const uint32_t* counts, std::vector<size_t> ranks) : ranks_(std::move(ranks)) {
+    // Per rank: its bucket and the rank of the bucket's first value, in one scan of the counts
+    // that steps over groups of buckets wholly below the rank (the median of small errors lies a
+    // couple of thousand buckets up).
+    std::vector<size_t> bucket(ranks_.size()), base(ranks_.size());
+    constexpr size_t kGroup = 16;
+    size_t below = 0, b = 0;
+    for (size_t k = 0; k < ranks_.size(); ++k) {
+      while (b + kGroup <= kRadixBuckets) {
+        uint32_t group = 0;
 #pragma omp simd reduction(+ : group)
-      for (size_t j = 0; j < kGroup; ++j) group += counts[b + j];
-      if (below + group > ranks[k]) break;
-      below += group;
-      b += kGroup;
+        for (size_t j = 0; j < kGroup; ++j) group += counts[b + j];
+        if (below + group > ranks_[k]) break;
+        below += group;
+        b += kGroup;
+      }
+      while (below + counts[b] <= ranks_[k]) below += counts[b++];
+      bucket[k] = b;
+      base[k] = below;
     }
-    while (below + counts[b] <= ranks[k]) below += counts[b++];
-    bucket[k] = b;
-    base[k] = below;
-  }
-  // Bucket 0 holds only zeros (ReLU outputs that agree make it most of a tensor): never gathered.
-  std::array<uint8_t, kRadixBuckets> wanted{};
-  for (size_t b : bucket) wanted[b] = b != 0 ? 1 : 0;
-  // Per rank: its rank among the gathered values, whose buckets come in ascending order.
-  std::vector<size_t> local;
-  size_t total = 0, first = 0;
-  for (size_t k = 0; k < ranks.size(); ++k) {
-    if (bucket[k] == 0) {
-      out[first++] = 0.0f;
-      continue;
+    // Bucket 0 holds only zeros (ReLU outputs that agree make it most of a tensor): never
+    // gathered. Per other rank: its rank among the gathered values, whose buckets come in
+    // ascending order.
+    for (size_t k = 0; k < ranks_.size(); ++k) {
+      if (bucket[k] == 0) {
+        ++zeros_;
+        continue;
+      }
+      if (k == 0 || bucket[k] != bucket[k - 1]) total_ += counts[bucket[k]];
+      local_.push_back(total_ - counts[bucket[k]] + (ranks_[k] - base[k]));
     }
-    if (k == 0 || bucket[k] != bucket[k - 1]) total += counts[bucket[k]];
-    local.push_back(total - counts[bucket[k]] + (ranks[k] - base[k]));
+    filter_.emplace(bucket);
   }
-  if (local.empty()) return;
-  std::vector<float> gathered(total + kGatherSlack);
-  gather_buckets(values, wanted, bucket, gathered.data());
-  gathered.resize(total);
-  select_ranks<float>(gathered, local, out + first);
-}
 
-// numpy.quantile with linear interpolation over NaN-free, non-negative `values` (reordered in
-// place), for each q: by radix selection when the values' bucket counts are given, else by
-// selection in place.
-std::vector<double> quantiles(std::vector<float>& values, const uint32_t* radix_counts, std::initializer_list<double> qs) {
-  if (values.empty()) return std::vector<double>(qs.size(), 0.0);
-  return quantiles_by<float>(values.size(), qs, [&](std::span<const size_t> ranks, float* out) {
-    if (radix_counts != nullptr) {
-      radix_select(values, radix_counts, ranks, out);
-    } else {
-      select_ranks<float>(values, ranks, out);
-    }
-  });
-}
+  const std::vector<size_t>& ranks() const { return ranks_; }
+  // How many errors the gather keeps.
+  size_t total() const { return total_; }
+  const BucketFilter& filter() const { return *filter_; }
+
+  // The values of the ranks, from the gathered errors (reordered). NaN if the gather did not
+  // find what the counts promised, which would be a defect of this file.
+  std::vector<float> select(std::vector<float>& gathered) const {
+    if (gathered.size() != total_) return std::vector<float>(ranks_.size(), std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> at(ranks_.size(), 0.0f);
+    if (!local_.empty()) select_ranks<float>(gathered, local_, at.data() + zeros_);
+    return at;
+  }
+
+ private:
+  std::vector<size_t> ranks_;
+  size_t zeros_ = 0, total_ = 0;
+  std::vector<size_t> local_;
+  std::optional<BucketFilter> filter_;
+};
 
 bool exceeds(double value, double tolerance) { return std::isnan(value) || value > tolerance; }
 
@@ -306,71 +371,23 @@ struct Partial {
   }
 };
 
-// The type element errors are computed in, Polygraphy's: half formats are cast up to float32 and
-// float32 stays float32 (numpy computes |a - b| and |a - b| / |b| in the outputs' type); float64
-// stays float64. Integers and bools are read as double, exact up to 2^53. Sums, means and the
-// signal metrics accumulate in double whatever the type.
+// Elements [lo, hi), whose errors are abs[i - lo] and rel[i - lo], one by one. Each error meets
+// the tolerances rounded to its type, as numpy compares a float32 array with a Python float.
 template <typename T>
-using ErrorType = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, Eigen::half> ||
-                                         std::is_same_v<T, Eigen::bfloat16>,
-                                     float, double>;
-
-// One pass over elements [lo, hi), element errors in ErrorType<T>. Each error meets the tolerances
-// rounded to its type, as numpy compares a float32 array with a Python float.
-template <typename T>
-Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, bool inf_equal,
-                         float* abs_errors, float* rel_errors) {
-  constexpr bool kBool = std::is_same_v<T, bool>;
+Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol,
+                          const ErrorType<T>* abs, const ErrorType<T>* rel) {
   constexpr bool kFloat = !std::is_integral_v<T>;
   using C = ErrorType<T>;
+  constexpr C kCInf = std::numeric_limits<C>::infinity();
   const auto atol = static_cast<C>(tol.atol), rtol = static_cast<C>(tol.rtol);
   double abs_sum = 0, rel_sum = 0, dot = 0, test_sq = 0, ref_sq = 0, err_sq = 0;
   bool abs_nan = false, rel_nan = false;
-  C min_atol = 0, min_rtol = 0;
-  C abs_max = 0, rel_max = 0;
+  C min_atol = 0, min_rtol = 0, abs_max = 0, rel_max = 0;
   int64_t worst = -1, mismatches = 0;
   Partial p;
   for (int64_t i = lo; i < hi; ++i) {
-    const C a = static_cast<C>(test[i]);
-    const C b = static_cast<C>(ref[i]);
-    if constexpr (kFloat) {
-      // The common case, both finite and no NaN seen yet: branch-free updates, locals only.
-      if (std::isfinite(a) && std::isfinite(b) && !abs_nan) {
-        const C abs_err = std::abs(a - b);
-        const C denom = b == C(0) ? static_cast<C>(kZeroDenominator) : std::abs(b);
-        const C rel_err = abs_err / denom;
-        if (abs_err > abs_max || worst < 0) {
-          abs_max = abs_err;
-          worst = i;
-        }
-        rel_max = std::max(rel_max, rel_err);
-        abs_sum += static_cast<double>(abs_err);
-        rel_sum += static_cast<double>(rel_err);
-        abs_errors[i] = static_cast<float>(abs_err);
-        rel_errors[i] = static_cast<float>(rel_err);
-        const bool abs_fails = abs_err > atol;
-        const bool rel_fails = rel_err > rtol;
-        mismatches += (abs_fails && rel_fails) ? 1 : 0;
-        min_atol = std::max(min_atol, rel_fails ? abs_err : C(0));
-        min_rtol = std::max(min_rtol, abs_fails ? rel_err : C(0));
-        const auto ad = static_cast<double>(a), bd = static_cast<double>(b);
-        dot += ad * bd;
-        test_sq += ad * ad;
-        ref_sq += bd * bd;
-        err_sq += (ad - bd) * (ad - bd);
-        continue;
-      }
-    }
-    C abs_err;
-    if constexpr (kBool) {
-      abs_err = (test[i] != ref[i]) ? 1.0 : 0.0;
-    } else {
-      abs_err = (inf_equal && std::isinf(a) && a == b) ? C(0) : std::abs(a - b);
-    }
-    C denom = std::abs(b);
-    if (kFloat && denom == C(0)) denom = static_cast<C>(kZeroDenominator);
-    const C rel_err = abs_err / denom;  // integer refs of 0 give inf (or NaN for 0/0), as numpy does
-
+    const C abs_err = abs[i - lo], rel_err = rel[i - lo];
+    const auto a = static_cast<double>(static_cast<C>(test[i])), b = static_cast<double>(static_cast<C>(ref[i]));
     if constexpr (kFloat) {
       if (std::isnan(a)) ++p.nan_test;
       if (std::isnan(b)) ++p.nan_ref;
@@ -391,22 +408,19 @@ Partial accumulate_scalar(const T* test, const T* ref, int64_t lo, int64_t hi, c
     }
     abs_sum += static_cast<double>(abs_err);
     rel_sum += static_cast<double>(rel_err);
-    abs_errors[i] = static_cast<float>(abs_err);
-    rel_errors[i] = static_cast<float>(rel_err);
 
     const bool abs_fails = std::isnan(abs_err) || abs_err > atol;
     const bool rel_fails = std::isnan(rel_err) || rel_err > rtol;
     if (abs_fails && rel_fails) ++mismatches;
     // The element must be covered by atol when rtol does not cover it, and vice versa.
-    if (rel_fails) min_atol = std::isnan(abs_err) ? std::numeric_limits<C>::infinity() : std::max(min_atol, abs_err);
-    if (abs_fails) min_rtol = std::isnan(rel_err) ? std::numeric_limits<C>::infinity() : std::max(min_rtol, rel_err);
+    if (rel_fails) min_atol = std::isnan(abs_err) ? kCInf : std::max(min_atol, abs_err);
+    if (abs_fails) min_rtol = std::isnan(rel_err) ? kCInf : std::max(min_rtol, rel_err);
 
     if (std::isfinite(a) && std::isfinite(b)) {
-      const auto ad = static_cast<double>(a), bd = static_cast<double>(b);
-      dot += ad * bd;
-      test_sq += ad * ad;
-      ref_sq += bd * bd;
-      err_sq += (ad - bd) * (ad - bd);
+      dot += a * b;
+      test_sq += a * a;
+      ref_sq += b * b;
+      err_sq += (a - b) * (a - b);
     }
   }
   p.abs_sum = abs_sum, p.rel_sum = rel_sum, p.dot = dot, p.test_sq = test_sq, p.ref_sq = ref_sq, p.err_sq = err_sq;
@@ -427,15 +441,17 @@ bool all_finite(const T* v, int64_t lo, int64_t hi) {
   return not_finite == 0;
 }
 
-// Elements [lo, hi) of float32 or float64 tensors when all of them are finite: the same quantities
-// as accumulate_scalar's common case, in SIMD lanes of T. The lanes' sums reassociate, as the merge
-// of thread partials does; maxima and counts are exact. Returns false, having changed nothing but
-// the error buffers, when an element is not finite (or the two differ by more than T holds).
+// Elements [lo, hi) of float32 or float64 tensors, whose errors are abs[i - lo] and rel[i - lo],
+// when all of them are finite: what accumulate_scalar gives, in SIMD lanes. The lanes' sums
+// reassociate, as the merge of thread partials does; maxima and counts are exact. Returns false,
+// having changed nothing, when an element is not finite (or the two differ by more than T holds).
 template <typename T>
-bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol,
-                             float* abs_errors, float* rel_errors, Partial& p) {
+bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, const T* abs,
+                             const T* rel, Partial& p) {
   constexpr T kMax = std::numeric_limits<T>::max();
   const auto atol = static_cast<T>(tol.atol), rtol = static_cast<T>(tol.rtol);
+  const int64_t n = hi - lo;
+  const T* r = ref + lo;
   // Two loops over the block (it stays in L1): one accumulator set each keeps the lanes in
   // registers instead of spilling them. The first also looks for what is not finite: an infinite
   // or NaN element makes its error or its |ref| so.
@@ -444,14 +460,9 @@ bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi
   int mismatches = 0, not_finite = 0;
 #pragma omp simd reduction(+ : abs_sum, rel_sum, mismatches, not_finite) \
     reduction(max : abs_max, rel_max, min_atol, min_rtol)
-  for (int64_t i = lo; i < hi; ++i) {
-    const T b = ref[i];
-    const T abs_b = std::abs(b);
-    const T abs_err = std::abs(test[i] - b);
-    const T rel_err = abs_err / (b == T(0) ? static_cast<T>(kZeroDenominator) : abs_b);
-    not_finite += static_cast<int>(!(abs_err <= kMax)) | static_cast<int>(!(abs_b <= kMax));
-    abs_errors[i] = static_cast<float>(abs_err);
-    rel_errors[i] = static_cast<float>(rel_err);
+  for (int64_t i = 0; i < n; ++i) {
+    const T abs_err = abs[i], rel_err = rel[i];
+    not_finite += static_cast<int>(!(abs_err <= kMax)) | static_cast<int>(!(std::abs(r[i]) <= kMax));
     abs_max = std::max(abs_max, abs_err);
     rel_max = std::max(rel_max, rel_err);
     abs_sum += static_cast<double>(abs_err);
@@ -465,25 +476,26 @@ bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi
   if (not_finite != 0) return false;
   // The signal sums in double, in two interleaved halves: each sum is then two chains of
   // additions, and the additions' latency no longer sets the pace.
-  const int64_t half = (hi - lo) / 2;
+  const T* t = test + lo;
+  const int64_t half = n / 2;
   double dot0 = 0, test_sq0 = 0, ref_sq0 = 0, err_sq0 = 0, dot1 = 0, test_sq1 = 0, ref_sq1 = 0, err_sq1 = 0;
 #pragma omp simd reduction(+ : dot0, test_sq0, ref_sq0, err_sq0, dot1, test_sq1, ref_sq1, err_sq1)
   for (int64_t j = 0; j < half; ++j) {
-    const double a0 = static_cast<double>(test[lo + j]), b0 = static_cast<double>(ref[lo + j]);
-    const double a1 = static_cast<double>(test[lo + half + j]), b1 = static_cast<double>(ref[lo + half + j]);
+    const double a0 = static_cast<double>(t[j]), b0 = static_cast<double>(r[j]);
+    const double a1 = static_cast<double>(t[half + j]), b1 = static_cast<double>(r[half + j]);
     dot0 += a0 * b0, test_sq0 += a0 * a0, ref_sq0 += b0 * b0, err_sq0 += (a0 - b0) * (a0 - b0);
     dot1 += a1 * b1, test_sq1 += a1 * a1, ref_sq1 += b1 * b1, err_sq1 += (a1 - b1) * (a1 - b1);
   }
-  for (int64_t i = lo + 2 * half; i < hi; ++i) {
-    const double a = static_cast<double>(test[i]), b = static_cast<double>(ref[i]);
+  for (int64_t j = 2 * half; j < n; ++j) {
+    const double a = static_cast<double>(t[j]), b = static_cast<double>(r[j]);
     dot0 += a * b, test_sq0 += a * a, ref_sq0 += b * b, err_sq0 += (a - b) * (a - b);
   }
   // The worst element is the first largest error: the block's first element reaching its maximum,
   // when that beats what came before.
   if (p.worst < 0 || abs_max > p.abs_max) {
-    int64_t i = lo;
-    while (std::abs(test[i] - ref[i]) != abs_max) ++i;
-    p.worst = i;
+    int64_t i = 0;
+    while (abs[i] != abs_max) ++i;
+    p.worst = lo + i;
     p.abs_max = abs_max;
   }
   p.abs_sum += abs_sum, p.rel_sum += rel_sum;
@@ -496,42 +508,58 @@ bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi
   return true;
 }
 
-// One pass over elements [lo, hi) in blocks: float32 and float64 blocks through SIMD lanes while
-// they are finite and no NaN error has appeared (the worst element is then fixed), every other
-// block and type by accumulate_scalar. With `radix_tables`, each block's errors are counted into
-// them (see count_radix_buckets) while still in cache.
+// One pass over elements [lo, hi) in blocks: each block's errors (element_errors), then its
+// statistics, through SIMD lanes for float32 and float64 blocks while they are finite and no NaN
+// error has appeared (the worst element is then fixed), else by accumulate_scalar. With
+// `radix_tables`, the errors are counted into them (see count_radix_buckets); with `abs_keep` and
+// `rel_keep`, they are also copied there as float, at their element's index.
 template <typename T>
 Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, bool inf_equal,
-                         float* abs_errors, float* rel_errors, uint32_t* radix_tables) {
-  constexpr int64_t kBlock = 1024;
+                         uint32_t* radix_tables, float* abs_keep, float* rel_keep) {
+  using C = ErrorType<T>;
+  alignas(64) std::array<C, kBlock> abs, rel;
   Partial p;
   for (int64_t b = lo; b < hi; b += kBlock) {
     const int64_t e = std::min(hi, b + kBlock);
+    element_errors(test, ref, b, e, inf_equal, abs.data(), rel.data());
     bool done = false;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      done = !p.abs_nan && accumulate_finite_block(test, ref, b, e, tol, abs_errors, rel_errors, p);
+      done = !p.abs_nan && accumulate_finite_block(test, ref, b, e, tol, abs.data(), rel.data(), p);
     }
-    if (!done) p.merge(accumulate_scalar(test, ref, b, e, tol, inf_equal, abs_errors, rel_errors));
-    if (radix_tables != nullptr) count_radix_buckets(abs_errors, rel_errors, b, e, radix_tables);
+    if (!done) p.merge(accumulate_scalar(test, ref, b, e, tol, abs.data(), rel.data()));
+    if (radix_tables != nullptr) count_radix_buckets(abs.data(), rel.data(), e - b, radix_tables);
+    if (abs_keep != nullptr) {
+      for (int64_t i = b; i < e; ++i) {
+        abs_keep[i] = static_cast<float>(abs[static_cast<size_t>(i - b)]);
+        rel_keep[i] = static_cast<float>(rel[static_cast<size_t>(i - b)]);
+      }
+    }
   }
   return p;
 }
 
-// Every element of test against ref, on the OpenMP threads for large tensors (in contiguous
-// ranges whose partials merge in order), into `c` and the per-element error buffers. With
-// `count`, also counts the errors into `radix` (see RadixCounts), which it sets.
-template <typename T>
-void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal, std::vector<float>& abs_errors,
-                std::vector<float>& rel_errors, bool count, std::optional<RadixCounts>& radix) {
+// How many contiguous chunks a pass over n elements is cut into, one per OpenMP thread but with
+// at least 8K elements each.
+int64_t pass_chunks(int64_t n) {
   constexpr int64_t kPerThread = int64_t{1} << 13;
-  const int64_t chunks = std::clamp<int64_t>(c.count / kPerThread, 1, std::max(omp_get_max_threads(), 1));
+  return std::clamp<int64_t>(n / kPerThread, 1, std::max(omp_get_max_threads(), 1));
+}
+
+// Every element of test against ref, on the OpenMP threads for large tensors (in contiguous
+// ranges whose partials merge in order), into `c`. With `count`, also counts the errors into
+// `radix` (see RadixCounts), which it sets; with `abs_keep` and `rel_keep` (c.count each), copies
+// the errors there.
+template <typename T>
+void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal, bool count,
+                std::optional<RadixCounts>& radix, float* abs_keep, float* rel_keep) {
+  const int64_t chunks = pass_chunks(c.count);
   std::vector<Partial> parts(static_cast<size_t>(chunks));
   if (count) radix.emplace(static_cast<size_t>(chunks));
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
   for (int64_t k = 0; k < chunks; ++k) {
     parts[static_cast<size_t>(k)] =
         accumulate_range(test, ref, c.count * k / chunks, c.count * (k + 1) / chunks, c.tolerance, inf_equal,
-                         abs_errors.data(), rel_errors.data(), radix ? radix->chunk(static_cast<size_t>(k)) : nullptr);
+                         radix ? radix->chunk(static_cast<size_t>(k)) : nullptr, abs_keep, rel_keep);
   }
   Partial p = parts[0];
   for (size_t k = 1; k < parts.size(); ++k) p.merge(parts[k]);
@@ -566,6 +594,58 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
   }
 }
 
+// The second pass of radix selection: the errors of every element again, block by block, those in
+// `abs`'s buckets into abs_out and those in `rel`'s into rel_out (either selection may be absent),
+// on the OpenMP threads for large tensors. The order of the gathered errors is unspecified.
+template <typename T>
+void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, const RadixSelection* abs,
+                   const RadixSelection* rel, std::vector<float>& abs_out, std::vector<float>& rel_out) {
+  using C = ErrorType<T>;
+  const int64_t chunks = pass_chunks(count);
+  // Per chunk, room for all it may keep: however the errors fall, a block's stores stay inside.
+  const auto room = [](const RadixSelection* s) { return s ? s->total() + kBlock + kGatherSlack : 0; };
+  std::vector<std::vector<float>> abs_parts(static_cast<size_t>(chunks)), rel_parts(static_cast<size_t>(chunks));
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
+  for (int64_t k = 0; k < chunks; ++k) {
+    std::vector<float>& abs_part = abs_parts[static_cast<size_t>(k)];
+    std::vector<float>& rel_part = rel_parts[static_cast<size_t>(k)];
+    abs_part.resize(room(abs));
+    rel_part.resize(room(rel));
+    size_t abs_fill = 0, rel_fill = 0;
+    alignas(64) std::array<C, kBlock> abs_errors, rel_errors;
+    alignas(64) std::array<float, kBlock> narrow;
+    for (int64_t b = count * k / chunks, hi = count * (k + 1) / chunks; b < hi; b += kBlock) {
+      const int64_t e = std::min(hi, b + kBlock);
+      const auto n = static_cast<size_t>(e - b);
+      element_errors(test, ref, b, e, inf_equal, abs_errors.data(), rel_errors.data());
+      const auto keep = [&](const RadixSelection* s, const std::array<C, kBlock>& errors, std::vector<float>& out,
+                            size_t& fill) {
+        // More than the counts said only if the two passes disagreed: then stop keeping, rather
+        // than write past the room.
+        if (s == nullptr || fill > s->total()) return;
+        const float* v = nullptr;
+        if constexpr (std::is_same_v<C, float>) {
+          v = errors.data();
+        } else {
+          for (size_t i = 0; i < n; ++i) narrow[i] = static_cast<float>(errors[i]);
+          v = narrow.data();
+        }
+        fill += s->filter().gather(v, n, out.data() + fill);
+      };
+      keep(abs, abs_errors, abs_part, abs_fill);
+      keep(rel, rel_errors, rel_part, rel_fill);
+    }
+    abs_part.resize(std::min(abs_fill, abs_part.size()));
+    rel_part.resize(std::min(rel_fill, rel_part.size()));
+  }
+  abs_out = std::move(abs_parts[0]);
+  rel_out = std::move(rel_parts[0]);
+  for (size_t k = 1; k < abs_parts.size(); ++k) {
+    abs_out.insert(abs_out.end(), abs_parts[k].begin(), abs_parts[k].end());
+    rel_out.insert(rel_out.end(), rel_parts[k].begin(), rel_parts[k].end());
+  }
+}
+
 // Whether no element of the float tensor `t` is NaN or infinite.
 bool every_element_finite(const Tensor& t) {
   bool finite = true;
@@ -579,20 +659,78 @@ bool every_element_finite(const Tensor& t) {
   return finite;
 }
 
-// Counts `abs_errors` into the bins of error_histogram_bin_label.
-std::vector<int64_t> histogram_of(const std::vector<float>& abs_errors) {
+// The abs errors of every element, counted into the bins of error_histogram_bin_label.
+template <typename T>
+std::vector<int64_t> histogram_of(const T* test, const T* ref, int64_t count, bool inf_equal) {
   static constexpr float kEdges[] = {1e-9f, 1e-8f, 1e-7f, 1e-6f, 1e-5f, 1e-4f, 1e-3f, 1e-2f, 1e-1f, 1.0f, 10.0f};
   std::vector<int64_t> bins(kErrorHistogramBins, 0);
-  for (float e : abs_errors) {
-    if (std::isnan(e)) {
-      ++bins[kErrorHistogramBins - 1];
-    } else if (e == 0) {
-      ++bins[0];
-    } else {
-      ++bins[1 + static_cast<size_t>(std::upper_bound(std::begin(kEdges), std::end(kEdges), e) - std::begin(kEdges))];
+  std::array<ErrorType<T>, kBlock> abs, rel;
+  for (int64_t b = 0; b < count; b += kBlock) {
+    const int64_t e = std::min(count, b + kBlock);
+    element_errors(test, ref, b, e, inf_equal, abs.data(), rel.data());
+    for (int64_t i = 0; i < e - b; ++i) {
+      const auto v = static_cast<float>(abs[static_cast<size_t>(i)]);
+      if (std::isnan(v)) {
+        ++bins[kErrorHistogramBins - 1];
+      } else if (v == 0) {
+        ++bins[0];
+      } else {
+        ++bins[1 + static_cast<size_t>(std::upper_bound(std::begin(kEdges), std::end(kEdges), v) - std::begin(kEdges))];
+      }
     }
   }
   return bins;
+}
+
+// Median and quantile q of the abs and rel errors of every element into `c` (whose abs_max and
+// rel_max tell which hold NaN: those have none). Small tensors select in place on their errors,
+// `abs_kept` and `rel_kept`; large ones by radix selection on `radix`'s counts.
+template <typename T>
+void error_quantiles(const T* test, const T* ref, TensorComparison& c, bool inf_equal, double q,
+                     const std::optional<RadixCounts>& radix, std::vector<float>& abs_kept,
+                     std::vector<float>& rel_kept) {
+  const bool abs_nan = std::isnan(c.abs_max), rel_nan = std::isnan(c.rel_max);
+  c.abs_median = c.abs_quantile = c.rel_median = c.rel_quantile = kNaN;
+  const auto n = static_cast<size_t>(c.count);
+  if (n == 0) {
+    c.abs_median = c.abs_quantile = c.rel_median = c.rel_quantile = 0;
+    return;
+  }
+  if (!radix) {
+    if (!abs_nan) {
+      const std::vector<double> v = quantiles_in_place(abs_kept, {0.5, q});
+      c.abs_median = v[0], c.abs_quantile = v[1];
+    }
+    if (!rel_nan) {
+      const std::vector<double> v = quantiles_in_place(rel_kept, {0.5, q});
+      c.rel_median = v[0], c.rel_quantile = v[1];
+    }
+    return;
+  }
+  std::optional<RadixSelection> abs, rel;
+  if (!abs_nan) abs.emplace(radix->abs(), quantile_ranks(n, {0.5, q}));
+  if (!rel_nan) rel.emplace(radix->rel(), quantile_ranks(n, {0.5, q}));
+  if (!abs && !rel) return;
+  std::vector<float> abs_gathered, rel_gathered;
+  gather_errors(test, ref, c.count, inf_equal, abs ? &*abs : nullptr, rel ? &*rel : nullptr, abs_gathered,
+                rel_gathered);
+  // The two selections are independent: on two threads when they are large.
+  const bool both = c.count >= kParallelSelect && omp_get_max_threads() > 1;
+#pragma omp parallel sections num_threads(2) if (both)
+  {
+#pragma omp section
+    if (abs) {
+      const std::vector<float> at = abs->select(abs_gathered);
+      const std::vector<double> v = interpolate_quantiles<float>(n, {0.5, q}, abs->ranks(), at.data());
+      c.abs_median = v[0], c.abs_quantile = v[1];
+    }
+#pragma omp section
+    if (rel) {
+      const std::vector<float> at = rel->select(rel_gathered);
+      const std::vector<double> v = interpolate_quantiles<float>(n, {0.5, q}, rel->ranks(), at.data());
+      c.rel_median = v[0], c.rel_quantile = v[1];
+    }
+  }
 }
 
 }  // namespace
@@ -692,55 +830,35 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
     c.passed = true;
     return c;
   }
-  // Scratch reused across calls: a layer-wise comparison compares thousands of tensors, and fresh
-  // buffers would cost a page fault per 4 KiB each time.
-  // Buffers beyond 64 MiB are not kept for smaller tensors.
-  thread_local std::vector<float> abs_errors, rel_errors;
-  constexpr size_t kKeep = size_t{16} << 20;
-  if (abs_errors.capacity() > kKeep && static_cast<size_t>(c.count) <= kKeep) {
-    abs_errors = std::vector<float>();  // not `= {}`, which keeps the capacity
-    rel_errors = std::vector<float>();
-  }
-  abs_errors.resize(static_cast<size_t>(c.count));
-  rel_errors.resize(static_cast<size_t>(c.count));
-  // Large tensors' quantiles come from radix selection, whose bucket counts the pass gathers.
+  // Small tensors keep their errors for selection in place; large ones are counted by radix
+  // bucket and gathered again (see error_quantiles), so no tensor-sized scratch is held.
   const bool radix = static_cast<size_t>(c.count) >= kRadixMin;
+  std::vector<float> abs_kept(radix ? 0 : static_cast<size_t>(c.count));
+  std::vector<float> rel_kept(abs_kept.size());
   std::optional<RadixCounts> radix_counts;
   dispatch_dtype(test.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, std::string>) {
-      accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, abs_errors, rel_errors, radix,
-                    radix_counts);
+      accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, radix, radix_counts,
+                    radix ? nullptr : abs_kept.data(), radix ? nullptr : rel_kept.data());
+      error_quantiles<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, tolerance.quantile, radix_counts,
+                         abs_kept, rel_kept);
     }
   });
-  const bool abs_nan = std::isnan(c.abs_max);
-  const bool rel_nan = std::isnan(c.rel_max);
-  c.abs_median = c.abs_quantile = c.rel_median = c.rel_quantile = kNaN;
-  // The two selections are independent: on two threads when they are large. The buffers are
-  // thread_local, so the other thread is handed this thread's by reference.
-  std::vector<float>& abs_buffer = abs_errors;
-  std::vector<float>& rel_buffer = rel_errors;
-  const bool both = c.count >= kParallelSelect && omp_get_max_threads() > 1;
-#pragma omp parallel sections num_threads(2) if (both)
-  {
-#pragma omp section
-    if (!abs_nan) {
-      const std::vector<double> q = quantiles(abs_buffer, radix ? radix_counts->abs() : nullptr, {0.5, tolerance.quantile});
-      c.abs_median = q[0];
-      c.abs_quantile = q[1];
-    }
-#pragma omp section
-    if (!rel_nan) {
-      const std::vector<double> q = quantiles(rel_buffer, radix ? radix_counts->rel() : nullptr, {0.5, tolerance.quantile});
-      c.rel_median = q[0];
-      c.rel_quantile = q[1];
-    }
-  }
+  const auto histogram = [&] {
+    std::vector<int64_t> bins;
+    dispatch_dtype(test.dtype(), [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, std::string>) {
+        bins = histogram_of<T>(test.data<T>(), ref.data<T>(), c.count, infinities_compare_equal);
+      }
+    });
+    return bins;
+  };
 
   double s_abs = 0, s_rel = 0;
   switch (tolerance.stat) {
     case ErrorStat::kElemwise:
       c.passed = c.mismatch_count == 0;
-      if (!c.passed) c.abs_error_histogram = histogram_of(abs_errors);
+      if (!c.passed) c.abs_error_histogram = histogram();
       return c;
     case ErrorStat::kMax: s_abs = c.abs_max, s_rel = c.rel_max; break;
     case ErrorStat::kMean: s_abs = c.abs_mean, s_rel = c.rel_mean; break;
@@ -754,7 +872,7 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
   c.passed = !(abs_fails && rel_fails);
   c.min_atol = rel_fails ? (std::isnan(s_abs) ? kInf : s_abs) : 0.0;
   c.min_rtol = abs_fails ? (std::isnan(s_rel) ? kInf : s_rel) : 0.0;
-  if (!c.passed) c.abs_error_histogram = histogram_of(abs_errors);
+  if (!c.passed) c.abs_error_histogram = histogram();
   return c;
 }
 

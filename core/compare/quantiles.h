@@ -30,36 +30,50 @@ void select_ranks(std::span<T> v, std::span<const size_t> ranks, T* out) {
   }
 }
 
+/// The ranks numpy.quantile with linear interpolation reads of `n` values (n > 0) for the
+/// quantiles `qs`: for each, floor(q * (n - 1)) and the rank after it; ascending, distinct.
+inline std::vector<size_t> quantile_ranks(size_t n, std::initializer_list<double> qs) {
+  const size_t last = n - 1;
+  std::vector<size_t> ranks;
+  for (double q : qs) {
+    const auto lo = static_cast<size_t>(std::floor(q * static_cast<double>(last)));
+    ranks.push_back(lo);
+    ranks.push_back(std::min(lo + 1, last));
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+/// numpy.quantile with linear interpolation of `n` values for each of `qs`, given the values `at`
+/// of their quantile_ranks(n, qs) `ranks`.
+template <typename T>
+std::vector<double> interpolate_quantiles(size_t n, std::initializer_list<double> qs, std::span<const size_t> ranks,
+                                          const T* at) {
+  const size_t last = n - 1;
+  const auto value_of = [&](size_t rank) {
+    return static_cast<double>(at[static_cast<size_t>(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin())]);
+  };
+  std::vector<double> out;
+  for (double q : qs) {
+    const double pos = q * static_cast<double>(last);
+    const double frac = pos - std::floor(pos);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    const double lo_value = value_of(lo), hi_value = value_of(std::min(lo + 1, last));
+    out.push_back(frac == 0 ? lo_value : lo_value + (hi_value - lo_value) * frac);
+  }
+  return out;
+}
+
 /// numpy.quantile with linear interpolation of `n` values (n > 0), for each of `qs`: `select`
 /// (std::span<const size_t> ranks, T* out) fills out[k] with the value of ranks[k] (ascending,
 /// distinct), which is all this reads of the values.
 template <typename T, typename Select>
 std::vector<double> quantiles_by(size_t n, std::initializer_list<double> qs, Select&& select) {
-  const size_t last = n - 1;
-  std::vector<size_t> pair;  // per quantile: floor(pos) and the rank after it
-  for (double q : qs) {
-    const auto lo = static_cast<size_t>(std::floor(q * static_cast<double>(last)));
-    pair.push_back(lo);
-    pair.push_back(std::min(lo + 1, last));
-  }
-  std::vector<size_t> ranks = pair;
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  const std::vector<size_t> ranks = quantile_ranks(n, qs);
   std::vector<T> at(ranks.size());
   select(std::span<const size_t>(ranks), at.data());
-  const auto value_of = [&](size_t rank) {
-    return static_cast<double>(at[static_cast<size_t>(std::lower_bound(ranks.begin(), ranks.end(), rank) - ranks.begin())]);
-  };
-  std::vector<double> out;
-  size_t i = 0;
-  for (double q : qs) {
-    const double pos = q * static_cast<double>(last);
-    const double frac = pos - std::floor(pos);
-    const double lo = value_of(pair[2 * i]), hi = value_of(pair[2 * i + 1]);
-    out.push_back(frac == 0 ? lo : lo + (hi - lo) * frac);
-    ++i;
-  }
-  return out;
+  return interpolate_quantiles<T>(n, qs, ranks, at.data());
 }
 
 /// numpy.quantile with linear interpolation of the non-empty `values` (reordered) for each of
