@@ -62,6 +62,13 @@ using ErrorType = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<
                                          std::is_same_v<T, Eigen::bfloat16>,
                                      float, double>;
 
+// The errors of one pair of finite floats, a (test) and b (ref): see element_errors.
+template <typename C>
+inline void float_errors(C a, C b, C& abs, C& rel) {
+  abs = std::abs(a - b);
+  rel = abs / (b == C(0) ? static_cast<C>(kZeroDenominator) : std::abs(b));
+}
+
 // The errors of elements [lo, hi) into abs[0, hi - lo) and rel[0, hi - lo): |test - ref| (XOR for
 // bool; zero for equal infinities when `inf_equal`) and that over |ref|, exact zeros of float refs
 // replaced by kZeroDenominator (integer zeros give inf, or NaN for 0/0, as numpy does). The one
@@ -89,16 +96,12 @@ void element_errors(const T* test, const T* ref, int64_t lo, int64_t hi, bool in
   } else if (inf_equal) {
     for (int64_t i = 0; i < n; ++i) {
       const auto a = static_cast<C>(t[i]), b = static_cast<C>(r[i]);
-      abs[i] = std::isinf(a) && a == b ? C(0) : std::abs(a - b);
-      rel[i] = abs[i] / (b == C(0) ? static_cast<C>(kZeroDenominator) : std::abs(b));
+      float_errors(a, b, abs[i], rel[i]);
+      if (std::isinf(a) && a == b) abs[i] = rel[i] = 0;
     }
   } else {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) {
-      const auto a = static_cast<C>(t[i]), b = static_cast<C>(r[i]);
-      abs[i] = std::abs(a - b);
-      rel[i] = abs[i] / (b == C(0) ? static_cast<C>(kZeroDenominator) : std::abs(b));
-    }
+    for (int64_t i = 0; i < n; ++i) float_errors(static_cast<C>(t[i]), static_cast<C>(r[i]), abs[i], rel[i]);
   }
 }
 
@@ -441,16 +444,18 @@ bool all_finite(const T* v, int64_t lo, int64_t hi) {
   return not_finite == 0;
 }
 
-// Elements [lo, hi) of float32 or float64 tensors, whose errors are abs[i - lo] and rel[i - lo],
-// when all of them are finite: what accumulate_scalar gives, in SIMD lanes. The lanes' sums
-// reassociate, as the merge of thread partials does; maxima and counts are exact. Returns false,
-// having changed nothing, when an element is not finite (or the two differ by more than T holds).
+// Elements [lo, hi) of float32 or float64 tensors when all of them are finite: their errors into
+// abs[i - lo] and rel[i - lo] (float_errors, which for finite elements is element_errors) and what
+// accumulate_scalar gives, in SIMD lanes. The lanes' sums reassociate, as the merge of thread
+// partials does; maxima and counts are exact. Returns false, having changed nothing but the
+// errors, when an element is not finite (or the two differ by more than T holds).
 template <typename T>
-bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, const T* abs,
-                             const T* rel, Partial& p) {
+bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi, const Tolerance& tol, T* abs, T* rel,
+                             Partial& p) {
   constexpr T kMax = std::numeric_limits<T>::max();
   const auto atol = static_cast<T>(tol.atol), rtol = static_cast<T>(tol.rtol);
   const int64_t n = hi - lo;
+  const T* t = test + lo;
   const T* r = ref + lo;
   // Two loops over the block (it stays in L1): one accumulator set each keeps the lanes in
   // registers instead of spilling them. The first also looks for what is not finite: an infinite
@@ -461,7 +466,10 @@ bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi
 #pragma omp simd reduction(+ : abs_sum, rel_sum, mismatches, not_finite) \
     reduction(max : abs_max, rel_max, min_atol, min_rtol)
   for (int64_t i = 0; i < n; ++i) {
-    const T abs_err = abs[i], rel_err = rel[i];
+    T abs_err, rel_err;
+    float_errors(t[i], r[i], abs_err, rel_err);
+    abs[i] = abs_err;
+    rel[i] = rel_err;
     not_finite += static_cast<int>(!(abs_err <= kMax)) | static_cast<int>(!(std::abs(r[i]) <= kMax));
     abs_max = std::max(abs_max, abs_err);
     rel_max = std::max(rel_max, rel_err);
@@ -476,7 +484,6 @@ bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi
   if (not_finite != 0) return false;
   // The signal sums in double, in two interleaved halves: each sum is then two chains of
   // additions, and the additions' latency no longer sets the pace.
-  const T* t = test + lo;
   const int64_t half = n / 2;
   double dot0 = 0, test_sq0 = 0, ref_sq0 = 0, err_sq0 = 0, dot1 = 0, test_sq1 = 0, ref_sq1 = 0, err_sq1 = 0;
 #pragma omp simd reduction(+ : dot0, test_sq0, ref_sq0, err_sq0, dot1, test_sq1, ref_sq1, err_sq1)
@@ -508,9 +515,9 @@ bool accumulate_finite_block(const T* test, const T* ref, int64_t lo, int64_t hi
   return true;
 }
 
-// One pass over elements [lo, hi) in blocks: each block's errors (element_errors), then its
-// statistics, through SIMD lanes for float32 and float64 blocks while they are finite and no NaN
-// error has appeared (the worst element is then fixed), else by accumulate_scalar. With
+// One pass over elements [lo, hi) in blocks: each block's errors and statistics, through SIMD
+// lanes for float32 and float64 blocks while they are finite and no NaN error has appeared (the
+// worst element is then fixed), else by element_errors and accumulate_scalar. With
 // `radix_tables`, the errors are counted into them (see count_radix_buckets); with `abs_keep` and
 // `rel_keep`, they are also copied there as float, at their element's index.
 template <typename T>
@@ -521,12 +528,14 @@ Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, co
   Partial p;
   for (int64_t b = lo; b < hi; b += kBlock) {
     const int64_t e = std::min(hi, b + kBlock);
-    element_errors(test, ref, b, e, inf_equal, abs.data(), rel.data());
     bool done = false;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       done = !p.abs_nan && accumulate_finite_block(test, ref, b, e, tol, abs.data(), rel.data(), p);
     }
-    if (!done) p.merge(accumulate_scalar(test, ref, b, e, tol, abs.data(), rel.data()));
+    if (!done) {
+      element_errors(test, ref, b, e, inf_equal, abs.data(), rel.data());
+      p.merge(accumulate_scalar(test, ref, b, e, tol, abs.data(), rel.data()));
+    }
     if (radix_tables != nullptr) count_radix_buckets(abs.data(), rel.data(), e - b, radix_tables);
     if (abs_keep != nullptr) {
       for (int64_t i = b; i < e; ++i) {
