@@ -161,6 +161,28 @@ TEST(Compare, ErrorsAreComputedInTheCastUpTypeAsPolygraphyDoes) {
   EXPECT_EQ(h.rel_max, static_cast<double>(rel_max));
 }
 
+TEST(Compare, FailuresCountTheirAbsoluteErrorsByDecade) {
+  // A fifth exact, two fifths near 2e-4, two fifths 0.5 and one NaN; large enough for the radix
+  // selection (whose errors are computed again for the histogram) and small.
+  for (const int fifth : {1000, 2}) {
+    const int n = 5 * fifth + 1;
+    std::vector<float> ref(static_cast<size_t>(n), 1.0f), test(static_cast<size_t>(n), 1.0f);
+    for (int i = fifth; i < 3 * fifth; ++i) test[static_cast<size_t>(i)] = 1.0f + 2e-4f;
+    for (int i = 3 * fifth; i < 5 * fifth; ++i) test[static_cast<size_t>(i)] = 1.5f;
+    test.back() = std::nanf("");
+    const TensorComparison c = cmp(test, ref);
+    ASSERT_FALSE(c.passed);
+    std::vector<int64_t> expected(kErrorHistogramBins, 0);
+    expected[0] = fifth;
+    expected[7] = 2 * fifth;   // 1e-4..1e-3
+    expected[10] = 2 * fifth;  // 1e-1..1
+    expected[kErrorHistogramBins - 1] = 1;
+    EXPECT_EQ(c.abs_error_histogram, expected) << "n=" << n;
+    EXPECT_EQ(error_histogram_bin_label(7), "1e-4..1e-3");
+    EXPECT_EQ(error_histogram_bin_label(10), "1e-1..1");
+  }
+}
+
 TEST(Compare, PerTensorTolerancesFallBackToTheDefaultKey) {
   CompareConfig config;
   config.atol[""] = 1e-3;
