@@ -40,8 +40,10 @@ auto lookup(const Map& map, std::string_view name, typename Map::mapped_type fal
 }
 
 // Radix buckets of non-negative floats: such floats sort as their bit patterns do, so the top
-// bits order them by bucket (1/16 of an octave per bucket; exact zeros alone in bucket 0).
-constexpr int kRadixShift = 19;
+// bits order them by bucket (1/32 of an octave per bucket; exact zeros alone in bucket 0). Finer
+// buckets mean fewer values to gather and select; 1/32 measured 9-13% faster than 1/16 on 1 and
+// 64 MiB tensors and the same on 64 KiB ones, 1/64 slower on all.
+constexpr int kRadixShift = 18;
 constexpr size_t kRadixBuckets = (size_t{1} << (31 - kRadixShift)) + 1;
 inline size_t radix_bucket(float v) {
   // The sign bit is clear by contract; masking it keeps a stray -0 inside the table.
@@ -140,7 +142,7 @@ void count_radix_buckets(const C* abs_errors, const C* rel_errors, int64_t n, ui
 }
 
 // The radix bucket counts of one comparison, in tables this thread keeps zeroed between
-// comparisons: clearing four fresh 16 KiB tables per tensor cost more than comparing a small one.
+// comparisons: clearing four fresh 32 KiB tables per tensor cost more than comparing a small one.
 // Each chunk of the pass counts into four tables of its own (see count_radix_buckets); fold() sums
 // them into the first chunk's abs-even and rel-even tables and clears the others, and the
 // destructor clears those two. Only buckets up to the largest error's are ever touched.
@@ -291,7 +293,7 @@ class RadixSelection {
   RadixSelection(const uint32_t* counts, std::vector<size_t> ranks) : ranks_(std::move(ranks)) {
     // Per rank: its bucket and the rank of the bucket's first value, in one scan of the counts
     // that steps over groups of buckets wholly below the rank (the median of small errors lies a
-    // couple of thousand buckets up).
+    // few thousand buckets up).
     std::vector<size_t> bucket(ranks_.size()), base(ranks_.size());
     constexpr size_t kGroup = 16;
     size_t below = 0, b = 0;
