@@ -670,26 +670,44 @@ bool every_element_finite(const Tensor& t) {
   return finite;
 }
 
-// The abs errors of every element, counted into the bins of error_histogram_bin_label.
+// The abs errors of every element, counted into the bins of error_histogram_bin_label. Per block,
+// SIMD lanes count the zeros, the NaNs and the errors at or above each decade's edge; the bins
+// are the differences of those counts (a NaN is at or above no edge).
 template <typename T>
 std::vector<int64_t> histogram_of(const T* test, const T* ref, int64_t count, bool inf_equal) {
-  static constexpr float kEdges[] = {1e-9f, 1e-8f, 1e-7f, 1e-6f, 1e-5f, 1e-4f, 1e-3f, 1e-2f, 1e-1f, 1.0f, 10.0f};
-  std::vector<int64_t> bins(kErrorHistogramBins, 0);
+  static constexpr std::array<float, 11> kEdges = {1e-9f, 1e-8f, 1e-7f, 1e-6f, 1e-5f, 1e-4f,
+                                                   1e-3f, 1e-2f, 1e-1f, 1.0f,  10.0f};
+  std::array<int64_t, kEdges.size()> at_least{};
+  int64_t zeros = 0, nans = 0;
   std::array<ErrorType<T>, kBlock> abs, rel;
   for (int64_t b = 0; b < count; b += kBlock) {
     const int64_t e = std::min(count, b + kBlock);
     element_errors(test, ref, b, e, inf_equal, abs.data(), rel.data());
+    int block_zeros = 0, block_nans = 0;
+    std::array<int, kEdges.size()> block_at_least{};
+    for (size_t j = 0; j < kEdges.size(); ++j) {
+      const float edge = kEdges[j];
+      int n = 0;
+#pragma omp simd reduction(+ : n)
+      for (int64_t i = 0; i < e - b; ++i) n += static_cast<float>(abs[static_cast<size_t>(i)]) >= edge ? 1 : 0;
+      block_at_least[j] = n;
+    }
+#pragma omp simd reduction(+ : block_zeros, block_nans)
     for (int64_t i = 0; i < e - b; ++i) {
       const auto v = static_cast<float>(abs[static_cast<size_t>(i)]);
-      if (std::isnan(v)) {
-        ++bins[kErrorHistogramBins - 1];
-      } else if (v == 0) {
-        ++bins[0];
-      } else {
-        ++bins[1 + static_cast<size_t>(std::upper_bound(std::begin(kEdges), std::end(kEdges), v) - std::begin(kEdges))];
-      }
+      block_zeros += v == 0 ? 1 : 0;
+      block_nans += v != v ? 1 : 0;
     }
+    zeros += block_zeros;
+    nans += block_nans;
+    for (size_t j = 0; j < kEdges.size(); ++j) at_least[j] += block_at_least[j];
   }
+  std::vector<int64_t> bins(kErrorHistogramBins, 0);
+  bins[0] = zeros;
+  bins[1] = count - zeros - nans - at_least[0];
+  for (size_t j = 1; j < kEdges.size(); ++j) bins[j + 1] = at_least[j - 1] - at_least[j];
+  bins[kEdges.size() + 1] = at_least.back();
+  bins[kErrorHistogramBins - 1] = nans;
   return bins;
 }
 
