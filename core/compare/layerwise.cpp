@@ -121,6 +121,7 @@ class Streamer {
         if (options_.on_tensor && in_ref_.count(t.name)) options_.on_tensor(false, t.name, t.tensor);
         if (paired_.count(t.name)) {
           ++ref_produced_;
+          largest_ = std::max(largest_, cost(t.name, t.tensor, false));
           auto it = test_pending_.find(t.name);
           if (it != test_pending_.end()) {
             test_lead_ -= cost(t.name, it->second.tensor, true);
@@ -154,6 +155,7 @@ class Streamer {
         if (options_.on_tensor && in_test_.count(t.name)) options_.on_tensor(true, t.name, t.tensor);
         if (!paired_.count(t.name)) continue;
         ++test_produced_;
+        largest_ = std::max(largest_, cost(t.name, t.tensor, true));
         auto it = ref_pending_.find(t.name);
         if (it != ref_pending_.end()) {
           ref_lead_ -= cost(t.name, it->second, false);
@@ -258,6 +260,11 @@ class Streamer {
   // How many bytes of tensors the side ahead may hold for the other before it waits: enough for
   // the runs to overlap across a few layers, small against the activations of one inference.
   static constexpr size_t kLeadBytes = size_t{2} << 20;
+
+  // The lead a side may hold: kLeadBytes, or two of the largest tensors produced so far when that
+  // is more. A lead smaller than one tensor keeps the runs in lockstep, layer by layer, and the
+  // one ahead idle while the other computes (ResNet-18's first activations are 3 MiB each).
+  size_t lead_limit() const { return std::max(kLeadBytes, 2 * largest_); }
   // Added to the order of the test's folded constants (see on_test).
   static constexpr size_t kConstantsOrder = size_t{1} << 62;
 
@@ -312,7 +319,7 @@ class Streamer {
   // The work either side may take on besides its run: the test side runs the layers that became
   // ready to run alone (it alone runs the test's layers); a side that is not behind the other (it
   // has produced at least as many compared tensors) compares queued pairs, as does a side behind
-  // while the queue holds more than kLeadBytes and the other is not waiting. So the side that
+  // while the queue holds more than lead_limit() and the other is not waiting. So the side that
   // would otherwise get ahead does the
   // comparing, and the two runs finish close together. Returns whether it did anything; `lock`
   // holds mu_ and is released while the work runs.
@@ -329,10 +336,10 @@ class Streamer {
     const bool behind = test ? test_produced_ < ref_produced_ : ref_produced_ < test_produced_;
     // A side that is behind compares only to bound the queue, and not while the other side waits
     // with nothing else to do: that one wakes to take the pair. (A ResNet-18 pair of 3 MiB tensors
-    // is past kLeadBytes at once; the reference, behind, compared every such pair while the
+    // was past the limit at once; the reference, behind, compared every such pair while the
     // engine, ahead, sat waiting: 16 ms of every 88.)
     const bool other_waiting = test ? ref_waiting_ : test_waiting_;
-    if (!done && behind && (queued_bytes_ <= kLeadBytes || other_waiting)) return false;
+    if (!done && behind && (queued_bytes_ <= lead_limit() || other_waiting)) return false;
     Pair pair = std::move(queue_.front());
     queue_.pop_front();
     const size_t bytes = pair_cost(pair);
@@ -350,10 +357,10 @@ class Streamer {
   // Whether a side waits and must: it is still ahead. (A side the other has caught up with may not
   // have woken yet; it is not blocked.)
   bool blocked(bool test) const {
-    return test ? test_waiting_ && test_lead_ > kLeadBytes : ref_waiting_ && ref_lead_ > kLeadBytes;
+    return test ? test_waiting_ && test_lead_ > lead_limit() : ref_waiting_ && ref_lead_ > lead_limit();
   }
 
-  // Waits while this side holds more than kLeadBytes the other has not produced yet, unless the
+  // Waits while this side holds more than lead_limit() the other has not produced yet, unless the
   // other side is blocked too (so the two never wait for each other), has finished, or the
   // comparison stops; helps (see help) rather than waiting where it can.
   void wait_while_ahead(bool test) {
@@ -364,7 +371,7 @@ class Streamer {
       const size_t lead = test ? test_lead_ : ref_lead_;
       // The test side also moves while it has layers to run alone, even after its run.
       const bool other_moves = test ? !ref_done_ && !blocked(false) : (!test_done_ && !blocked(true)) || !jobs_.empty();
-      if (lead <= kLeadBytes || !other_moves || abort_.load()) return;
+      if (lead <= lead_limit() || !other_moves || abort_.load()) return;
       waiting = true;
       cv_.wait(lock);
       waiting = false;
@@ -515,6 +522,7 @@ class Streamer {
   std::vector<size_t> orders_;  // per out_.tensors entry: when the test produced it
   size_t next_order_ = 0;
   size_t held_ = 0;
+  size_t largest_ = 0;  // the largest tensor to compare produced so far, in bytes
   std::unordered_set<const void*> model_data_;  // the data of the model's initializers
 
   std::unordered_map<std::string, std::vector<size_t>> users_;  // tensor -> layers run alone on it
