@@ -607,10 +607,12 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
 
 // The second pass of radix selection: the errors of every element again, block by block, those in
 // `abs`'s buckets into abs_out and those in `rel`'s into rel_out (either selection may be absent),
-// on the OpenMP threads for large tensors. The order of the gathered errors is unspecified.
+// on the OpenMP threads for large tensors. The errors are read from `abs_kept` and `rel_kept` when
+// the first pass kept them, else computed again. The order of the gathered errors is unspecified.
 template <typename T>
-void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, const RadixSelection* abs,
-                   const RadixSelection* rel, std::vector<float>& abs_out, std::vector<float>& rel_out) {
+void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, const float* abs_kept,
+                   const float* rel_kept, const RadixSelection* abs, const RadixSelection* rel,
+                   std::vector<float>& abs_out, std::vector<float>& rel_out) {
   using C = ErrorType<T>;
   const int64_t chunks = pass_chunks(count);
   // Per chunk, room for all it may keep: however the errors fall, a block's stores stay inside.
@@ -628,14 +630,16 @@ void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, c
     for (int64_t b = count * k / chunks, hi = count * (k + 1) / chunks; b < hi; b += kBlock) {
       const int64_t e = std::min(hi, b + kBlock);
       const auto n = static_cast<size_t>(e - b);
-      element_errors(test, ref, b, e, inf_equal, abs_errors.data(), rel_errors.data());
-      const auto keep = [&](const RadixSelection* s, const std::array<C, kBlock>& errors, std::vector<float>& out,
-                            size_t& fill) {
+      if (abs_kept == nullptr) element_errors(test, ref, b, e, inf_equal, abs_errors.data(), rel_errors.data());
+      const auto keep = [&](const RadixSelection* s, const float* kept, const std::array<C, kBlock>& errors,
+                            std::vector<float>& out, size_t& fill) {
         // More than the counts said only if the two passes disagreed: then stop keeping, rather
         // than write past the room.
         if (s == nullptr || fill > s->total()) return;
         const float* v = nullptr;
-        if constexpr (std::is_same_v<C, float>) {
+        if (kept != nullptr) {
+          v = kept + b;
+        } else if constexpr (std::is_same_v<C, float>) {
           v = errors.data();
         } else {
           for (size_t i = 0; i < n; ++i) narrow[i] = static_cast<float>(errors[i]);
@@ -643,8 +647,8 @@ void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, c
         }
         fill += s->filter().gather(v, n, out.data() + fill);
       };
-      keep(abs, abs_errors, abs_part, abs_fill);
-      keep(rel, rel_errors, rel_part, rel_fill);
+      keep(abs, abs_kept, abs_errors, abs_part, abs_fill);
+      keep(rel, rel_kept, rel_errors, rel_part, rel_fill);
     }
     abs_part.resize(std::min(abs_fill, abs_part.size()));
     rel_part.resize(std::min(rel_fill, rel_part.size()));
@@ -713,7 +717,8 @@ std::vector<int64_t> histogram_of(const T* test, const T* ref, int64_t count, bo
 
 // Median and quantile q of the abs and rel errors of every element into `c` (whose abs_max and
 // rel_max tell which hold NaN: those have none). Small tensors select in place on their errors,
-// `abs_kept` and `rel_kept`; large ones by radix selection on `radix`'s counts.
+// `abs_kept` and `rel_kept`; large ones by radix selection on `radix`'s counts, gathering from the
+// kept errors when there are any (c.count of them).
 template <typename T>
 void error_quantiles(const T* test, const T* ref, TensorComparison& c, bool inf_equal, double q,
                      const std::optional<RadixCounts>& radix, std::vector<float>& abs_kept,
@@ -741,8 +746,9 @@ void error_quantiles(const T* test, const T* ref, TensorComparison& c, bool inf_
   if (!rel_nan) rel.emplace(radix->rel(), quantile_ranks(n, {0.5, q}));
   if (!abs && !rel) return;
   std::vector<float> abs_gathered, rel_gathered;
-  gather_errors(test, ref, c.count, inf_equal, abs ? &*abs : nullptr, rel ? &*rel : nullptr, abs_gathered,
-                rel_gathered);
+  const bool kept = abs_kept.size() == n;
+  gather_errors(test, ref, c.count, inf_equal, kept ? abs_kept.data() : nullptr, kept ? rel_kept.data() : nullptr,
+                abs ? &*abs : nullptr, rel ? &*rel : nullptr, abs_gathered, rel_gathered);
   // The two selections are independent: on two threads when they are large.
   const bool both = c.count >= kParallelSelect && omp_get_max_threads() > 1;
 #pragma omp parallel sections num_threads(2) if (both)
@@ -859,16 +865,21 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
     c.passed = true;
     return c;
   }
-  // Small tensors keep their errors for selection in place; large ones are counted by radix
-  // bucket and gathered again (see error_quantiles), so no tensor-sized scratch is held.
+  // Large tensors' quantiles come from radix selection (see error_quantiles). Tensors up to
+  // kKeepErrors elements keep their errors in a scratch of this thread's, which stays in L2: small
+  // ones to select in place, the others so that the selection gathers from them instead of
+  // computing them again. Larger tensors hold no tensor-sized scratch.
+  constexpr int64_t kKeepErrors = int64_t{1} << 16;
   const bool radix = static_cast<size_t>(c.count) >= kRadixMin;
-  std::vector<float> abs_kept(radix ? 0 : static_cast<size_t>(c.count));
-  std::vector<float> rel_kept(abs_kept.size());
+  thread_local std::vector<float> abs_kept, rel_kept;
+  abs_kept.resize(c.count <= kKeepErrors ? static_cast<size_t>(c.count) : 0);
+  rel_kept.resize(abs_kept.size());
+  const bool keep = c.count <= kKeepErrors;
   std::optional<RadixCounts> radix_counts;
   dispatch_dtype(test.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, std::string>) {
       accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, radix, radix_counts,
-                    radix ? nullptr : abs_kept.data(), radix ? nullptr : rel_kept.data());
+                    keep ? abs_kept.data() : nullptr, keep ? rel_kept.data() : nullptr);
       error_quantiles<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, tolerance.quantile, radix_counts,
                          abs_kept, rel_kept);
     }

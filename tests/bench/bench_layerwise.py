@@ -10,9 +10,10 @@ For each model (default: ResNet-18 and the Transformer encoder fixture), times
 and prints the layer-wise time over the sum of the two plain runs (goal <= 1.3) and the layer-wise
 peak resident memory over the plain reference run's (goal <= 1.5). Times are per inference after
 a warm-up; the engine is built deterministically so timing its tactics is left out. The three runs
-repeat in turn --rounds times (default 5), and each row gives the median of the rounds' times, so
+repeat in turn --rounds times (default 9), and each row gives the median of the rounds' times, so
 that a stall of a busy machine in one run does not set the ratio; memory is the largest layer-wise
-peak of the rounds over the median reference peak.
+peak of the rounds over the median reference peak. Each round's own time ratio is printed under
+its row, as a measure of the machine's noise.
 """
 import argparse
 import os
@@ -56,7 +57,7 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--iterations", type=int, default=5)
     parser.add_argument("--models", default="resnet18,transformer_encoder")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     print(f"threads={args.threads} iterations={args.iterations} rounds={args.rounds}")
     print(f"{'model':<22}{'ref_ms':>9}{'engine_ms':>11}{'layerwise_ms':>14}{'time_ratio':>12}"
@@ -80,7 +81,9 @@ def main():
             lw_peak = max(r[2][1] for r in rounds)
             held = max(r[2][2] for r in rounds)
             print(f"{name:<22}{ref_ms:>9.2f}{eng_ms:>11.2f}{lw_ms:>14.2f}{lw_ms / (ref_ms + eng_ms):>12.2f}"
-                  f"{ref_peak:>9.1f}{lw_peak:>15.1f}{held:>10.1f}{lw_peak / ref_peak:>11.2f}", flush=True)
+                  f"{ref_peak:>9.1f}{lw_peak:>15.1f}{held:>10.1f}{lw_peak / ref_peak:>11.2f}")
+            print("  time ratio per round: " + " ".join(f"{lw[0] / (ref[0] + eng[0]):.2f}" for ref, eng, lw in rounds),
+                  flush=True)
 
 
 if __name__ == "__main__":
