@@ -866,10 +866,11 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
     return c;
   }
   // Large tensors' quantiles come from radix selection (see error_quantiles). Tensors up to
-  // kKeepErrors elements keep their errors in a scratch of this thread's, which stays in L2: small
+  // kKeepErrors elements keep their errors in a scratch of this thread's (128 KiB, in L2): small
   // ones to select in place, the others so that the selection gathers from them instead of
-  // computing them again. Larger tensors hold no tensor-sized scratch.
-  constexpr int64_t kKeepErrors = int64_t{1} << 16;
+  // computing them again. Larger tensors hold no tensor-sized scratch (at 64K elements, the
+  // layer-wise Transformer's peak grew by the two threads' scratch, 1 MiB).
+  constexpr int64_t kKeepErrors = int64_t{1} << 14;
   const bool radix = static_cast<size_t>(c.count) >= kRadixMin;
   thread_local std::vector<float> abs_kept, rel_kept;
   abs_kept.resize(c.count <= kKeepErrors ? static_cast<size_t>(c.count) : 0);
