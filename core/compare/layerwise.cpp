@@ -320,9 +320,8 @@ class Streamer {
   // ready to run alone (it alone runs the test's layers); a side that is not behind the other (it
   // has produced at least as many compared tensors) compares queued pairs, as does a side behind
   // while the queue holds more than lead_limit() and the other is not waiting. So the side that
-  // would otherwise get ahead does the
-  // comparing, and the two runs finish close together. Returns whether it did anything; `lock`
-  // holds mu_ and is released while the work runs.
+  // would otherwise get ahead does the comparing, and the two runs finish close together. Returns
+  // whether it did anything; `lock` holds mu_ and is released while the work runs.
   bool help(bool test, std::unique_lock<std::mutex>& lock) {
     // Once stopped, what is left queued stays there (and is not work done, or the callers would
     // loop on it).
