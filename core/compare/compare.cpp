@@ -64,7 +64,8 @@ using ErrorType = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<
                                          std::is_same_v<T, Eigen::bfloat16>,
                                      float, double>;
 
-// The errors of one pair of finite floats, a (test) and b (ref): see element_errors.
+// The errors of a float pair, a (test) and b (ref): see element_errors, which applies this to every
+// float element (and then zeroes equal infinities when asked).
 template <typename C>
 inline void float_errors(C a, C b, C& abs, C& rel) {
   abs = std::abs(a - b);
