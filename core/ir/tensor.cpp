@@ -35,6 +35,7 @@ std::atomic<int> small_map_scopes{0};
 class MapCache {
  public:
   static constexpr size_t kMaxBytes = size_t{16} << 20;
+  static constexpr size_t kMaxBytesSmall = size_t{4} << 20;
 
   /// A zeroed buffer of `bytes`, or nullptr when the kernel has none to map.
   void* take(size_t bytes) {
@@ -65,8 +66,11 @@ class MapCache {
     std::vector<Buffer> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (bytes <= kMaxBytes) {
-        while (kept_bytes_ + bytes > kMaxBytes) {
+      // While mid-size tensors are mapped (a layer-wise comparison), many more buffers pass
+      // through here, and two runs' worth of kept ones raised the peak: keep fewer.
+      const size_t cap = small_map_scopes.load(std::memory_order_relaxed) > 0 ? kMaxBytesSmall : kMaxBytes;
+      if (bytes <= cap) {
+        while (kept_bytes_ + bytes > cap) {
           evicted.push_back(kept_.front());
           kept_bytes_ -= kept_.front().bytes;
           kept_.pop_front();
