@@ -221,24 +221,18 @@ class BucketFilter {
  public:
   // `buckets`: the buckets to keep, ascending (repeats allowed); bucket 0, the zeros, never is.
   explicit BucketFilter(std::span<const size_t> buckets) {
-    for (size_t b : buckets) wanted_[b] = b != 0 ? 1 : 0;
-    // The buckets as at most four ranges [lo, hi) of bit patterns, adjacent ones merged; values
-    // are non-negative, so their patterns compare as signed integers.
-    lo_.fill(std::numeric_limits<int32_t>::max());
-    hi_.fill(0);
+    // The buckets as ranges (lo, hi) of bit patterns, exclusive, adjacent ones merged; values are
+    // non-negative, so their patterns compare as signed integers.
     for (size_t k = 0; k < buckets.size(); ++k) {
       const size_t b = buckets[k];
       if (b == 0 || (k > 0 && b == buckets[k - 1])) continue;
       const auto first = static_cast<int32_t>(std::max<uint32_t>(1, static_cast<uint32_t>(b - 1) << kRadixShift));
       const auto end = static_cast<int32_t>(std::min<uint32_t>(static_cast<uint32_t>(b) << kRadixShift, 0x7fffffffu));
-      if (ranges_ > 0 && hi_[ranges_ - 1] == first) {
-        hi_[ranges_ - 1] = end;
-      } else if (ranges_ < lo_.size()) {
-        lo_[ranges_] = first - 1;  // compared with >
-        hi_[ranges_] = end;
-        ++ranges_;
+      if (!hi_.empty() && hi_.back() == first) {
+        hi_.back() = end;
       } else {
-        fits_ = false;
+        lo_.push_back(first - 1);
+        hi_.push_back(end);
       }
     }
   }
@@ -248,39 +242,37 @@ class BucketFilter {
   size_t gather(const float* v, size_t n, float* out) const {
     size_t fill = 0, i = 0;
 #if defined(__AVX2__)
-    if (fits_) {
-      const __m256i sign_off = _mm256_set1_epi32(0x7fffffff);
-      for (; i + 8 <= n; i += 8) {
-        const __m256 x = _mm256_loadu_ps(v + i);
-        const __m256i bits = _mm256_and_si256(_mm256_castps_si256(x), sign_off);
-        __m256i in = _mm256_setzero_si256();
-        for (size_t r = 0; r < ranges_; ++r) {
-          in = _mm256_or_si256(in, _mm256_and_si256(_mm256_cmpgt_epi32(bits, _mm256_set1_epi32(lo_[r])),
-                                                    _mm256_cmpgt_epi32(_mm256_set1_epi32(hi_[r]), bits)));
-        }
-        // Stored whether or not a lane is wanted: a branch on the mask would be mispredicted
-        // about as often as a group holds a wanted value.
-        const int mask = _mm256_movemask_ps(_mm256_castsi256_ps(in));
-        const __m256i order =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLeftPack[static_cast<size_t>(mask)].data()));
-        _mm256_storeu_ps(out + fill, _mm256_permutevar8x32_ps(x, order));
-        fill += static_cast<size_t>(std::popcount(static_cast<unsigned>(mask)));
+    const __m256i sign_off = _mm256_set1_epi32(0x7fffffff);
+    for (; i + 8 <= n; i += 8) {
+      const __m256 x = _mm256_loadu_ps(v + i);
+      const __m256i bits = _mm256_and_si256(_mm256_castps_si256(x), sign_off);
+      __m256i in = _mm256_setzero_si256();
+      for (size_t r = 0; r < lo_.size(); ++r) {
+        in = _mm256_or_si256(in, _mm256_and_si256(_mm256_cmpgt_epi32(bits, _mm256_set1_epi32(lo_[r])),
+                                                  _mm256_cmpgt_epi32(_mm256_set1_epi32(hi_[r]), bits)));
       }
+      // Stored whether or not a lane is wanted: a branch on the mask would be mispredicted about
+      // as often as a group holds a wanted value.
+      const int mask = _mm256_movemask_ps(_mm256_castsi256_ps(in));
+      const __m256i order =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLeftPack[static_cast<size_t>(mask)].data()));
+      _mm256_storeu_ps(out + fill, _mm256_permutevar8x32_ps(x, order));
+      fill += static_cast<size_t>(std::popcount(static_cast<unsigned>(mask)));
     }
 #endif
     // Branch-free: every value is written, and the next write overwrites it unless it was wanted.
     for (; i < n; ++i) {
+      const auto bits = static_cast<int32_t>(std::bit_cast<uint32_t>(v[i]) & 0x7fffffffu);
+      bool in = false;
+      for (size_t r = 0; r < lo_.size(); ++r) in = in || (bits > lo_[r] && bits < hi_[r]);
       out[fill] = v[i];
-      fill += wanted_[radix_bucket(v[i])];
+      fill += in ? 1 : 0;
     }
     return fill;
   }
 
  private:
-  std::array<uint8_t, kRadixBuckets> wanted_{};
-  std::array<int32_t, 4> lo_, hi_;
-  size_t ranges_ = 0;
-  bool fits_ = true;
+  std::vector<int32_t> lo_, hi_;
 };
 
 // Exact order statistics of one kind of error (abs or rel: non-negative, NaN-free) by radix
@@ -873,10 +865,10 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
   // layer-wise Transformer's peak grew by the two threads' scratch, 1 MiB).
   constexpr int64_t kKeepErrors = int64_t{1} << 14;
   const bool radix = static_cast<size_t>(c.count) >= kRadixMin;
-  thread_local std::vector<float> abs_kept, rel_kept;
-  abs_kept.resize(c.count <= kKeepErrors ? static_cast<size_t>(c.count) : 0);
-  rel_kept.resize(abs_kept.size());
   const bool keep = c.count <= kKeepErrors;
+  thread_local std::vector<float> abs_kept, rel_kept;
+  abs_kept.resize(keep ? static_cast<size_t>(c.count) : 0);
+  rel_kept.resize(abs_kept.size());
   std::optional<RadixCounts> radix_counts;
   dispatch_dtype(test.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, std::string>) {

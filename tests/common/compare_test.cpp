@@ -159,6 +159,16 @@ TEST(Compare, ErrorsAreComputedInTheCastUpTypeAsPolygraphyDoes) {
   }
   EXPECT_EQ(h.abs_max, static_cast<double>(abs_max));
   EXPECT_EQ(h.rel_max, static_cast<double>(rel_max));
+  // The half value 0.0999755859375 against a float32 zero: its error meets an atol just below it
+  // rounded to float32, which is the error itself, so the element passes; in double it would fail.
+  const Tensor half_test = tensor_cast(Tensor::from_vector<float>({1}, {0.1f}), DType::kFloat16).value();
+  const double error = static_cast<double>(static_cast<float>(half_test.data<Eigen::half>()[0]));
+  ASSERT_EQ(error, 0.0999755859375);
+  const Tensor zero32 = Tensor::from_vector<float>({1}, {0.0f});
+  const double below = error - 1e-13;
+  ASSERT_EQ(static_cast<double>(static_cast<float>(below)), error);
+  EXPECT_TRUE(compare_tensors("x", half_test, zero32, {.atol = below, .rtol = 0}, false).passed);
+  EXPECT_FALSE(compare_tensors("x", half_test, zero32, {.atol = error * (1 - 1e-6), .rtol = 0}, false).passed);
 }
 
 TEST(Compare, FailuresCountTheirAbsoluteErrorsByDecade) {
