@@ -37,8 +37,9 @@ class MapCache {
   static constexpr size_t kMaxBytes = size_t{16} << 20;
   static constexpr size_t kMaxBytesSmall = size_t{4} << 20;
 
-  /// A zeroed buffer of `bytes`, or nullptr when the kernel has none to map.
-  void* take(size_t bytes) {
+  /// A buffer of `bytes`, zeroed when `zero` (fresh mappings always are), or nullptr when the
+  /// kernel has none to map.
+  void* take(size_t bytes, bool zero) {
     void* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -52,7 +53,7 @@ class MapCache {
       }
     }
     if (p != nullptr) {
-      std::memset(p, 0, bytes);
+      if (zero) std::memset(p, 0, bytes);
       return p;
     }
     // Populated at once: every page of a tensor is written, and faulting them in one by one cost
@@ -178,7 +179,13 @@ std::string shape_to_string(const Shape& shape) {
   return s + ")";
 }
 
-Result<Tensor> Tensor::create(DType dtype, Shape shape) {
+Result<Tensor> Tensor::create(DType dtype, Shape shape) { return allocate(dtype, std::move(shape), true); }
+
+Result<Tensor> Tensor::create_for_overwrite(DType dtype, Shape shape) {
+  return allocate(dtype, std::move(shape), false);
+}
+
+Result<Tensor> Tensor::allocate(DType dtype, Shape shape, bool zero) {
   VN_ASSIGN_OR_RETURN(int64_t n, shape_numel_checked(shape, dtype));
   Tensor t;
   t.dtype_ = dtype;
@@ -192,7 +199,7 @@ Result<Tensor> Tensor::create(DType dtype, Shape shape) {
   const size_t map_threshold =
       small_map_scopes.load(std::memory_order_relaxed) > 0 ? kSmallMapThreshold : kMapThreshold;
   if (rounded >= map_threshold && dtype != DType::kString) {
-    storage->data = map_cache().take(rounded);
+    storage->data = map_cache().take(rounded, zero);
     if (storage->data != nullptr) storage->mapped_bytes = rounded;
   } else {
     storage->data = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
@@ -205,7 +212,7 @@ Result<Tensor> Tensor::create(DType dtype, Shape shape) {
     auto* strings = static_cast<std::string*>(storage->data);
     for (int64_t i = 0; i < n; ++i) new (&strings[i]) std::string();
     storage->count = n;
-  } else if (!storage->mapped_bytes) {
+  } else if (!storage->mapped_bytes && zero) {
     std::memset(storage->data, 0, rounded == 0 ? 64 : rounded);
   }
   t.storage_ = std::move(storage);
@@ -234,6 +241,8 @@ Tensor Tensor::view(DType dtype, Shape shape, std::shared_ptr<const void> owner,
 }
 
 bool Tensor::writable() const { return storage_ && storage_->writable; }
+
+bool Tensor::sole_owner() const { return storage_ && storage_.use_count() == 1; }
 
 bool Tensor::mapped() const { return storage_ && storage_->mapped_bytes != 0; }
 

@@ -73,6 +73,9 @@ class Tensor {
 
   /// Allocates a zero-filled tensor; fails for negative dims or sizes over kMaxTensorBytes.
   static Result<Tensor> create(DType dtype, Shape shape);
+  /// create() without the zero fill, for a writer that sets every element before anything reads
+  /// one: the contents start unspecified. Strings are constructed empty as by create().
+  static Result<Tensor> create_for_overwrite(DType dtype, Shape shape);
   /// Allocates a zero-filled tensor whose shape is already known to be valid; aborts otherwise.
   Tensor(DType dtype, Shape shape);
   /// A read-only view over `data` (at least numel * dtype_size bytes), kept alive by `owner`.
@@ -97,6 +100,8 @@ class Tensor {
   int64_t numel() const { return numel_; }
   size_t nbytes() const { return static_cast<size_t>(numel_) * dtype_size(dtype_); }
   bool writable() const;
+  /// Whether this Tensor is the only holder of its storage (no copy, view or reshape shares it).
+  bool sole_owner() const;
 
   const void* raw() const;
   /// Aborts on a read-only view: kernels write only into tensors they allocated.
@@ -132,6 +137,7 @@ class Tensor {
  private:
   struct Storage;
   void check_type(DType requested) const;
+  static Result<Tensor> allocate(DType dtype, Shape shape, bool zero);
 
   DType dtype_ = DType::kFloat32;
   Shape shape_;

@@ -21,7 +21,7 @@ template <typename T, typename F>
 Status unary_map(KernelContext& ctx, F&& f, int64_t grain = kMemoryBoundGrain) {
   const Tensor& x = ctx.input(0);
   using R = typename std::decay_t<decltype(f(std::declval<const ConstArrayMap<T>&>()))>::Scalar;
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<R>, x.shape()));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, dtype_of<R>, x.shape()));
   if (x.numel() == 0) return Status::OK();
   const T* px = x.data<T>();
   R* py = y->mutable_data<R>();
@@ -67,7 +67,7 @@ template <typename TA, typename TB, typename R, typename Op>
 Status binary_broadcast(KernelContext& ctx, const Tensor& a, const Tensor& b, const Op& op) {
   Result<Shape> out_shape = broadcast_shapes(a.shape(), b.shape());
   if (!out_shape.ok()) return out_shape.status().with_node(ctx.node().ref(ctx.node_index()));
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<R>, *out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, dtype_of<R>, *out_shape));
   const Shape strides[] = {broadcast_strides(a.shape(), *out_shape), broadcast_strides(b.shape(), *out_shape)};
   const StridedLoop loop(*out_shape, strides);
   const TA* pa = a.data<TA>();

@@ -28,6 +28,29 @@ Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype, Shape shap
   return &outputs_[i];
 }
 
+Result<Tensor*> KernelContext::allocate_output_for_overwrite(size_t i, DType dtype, Shape shape) {
+  VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
+  Result<Tensor> t = Tensor::create_for_overwrite(dtype, std::move(shape));
+  if (!t.ok()) return t.status().with_node(node_.ref(node_index_));
+  outputs_[i] = std::move(t).value();
+  return &outputs_[i];
+}
+
+Result<Tensor*> KernelContext::allocate_output_elementwise(size_t i, DType dtype, Shape shape) {
+  VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
+  for (size_t j = 0; j < inputs_.size() && j < dying_.size(); ++j) {
+    const Tensor* in = inputs_[j];
+    // Sole ownership rules out a tensor another slot, the caller or an observer still holds; a
+    // string tensor is never reused, as its elements are objects the kernel would assign over.
+    if (dying_[j] && in && in->dtype() == dtype && dtype != DType::kString && in->shape() == shape &&
+        in->writable() && in->sole_owner()) {
+      outputs_[i] = *in;
+      return &outputs_[i];
+    }
+  }
+  return allocate_output_for_overwrite(i, dtype, std::move(shape));
+}
+
 void KernelContext::set_output(size_t i, Tensor tensor) {
   VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
   outputs_[i] = std::move(tensor);

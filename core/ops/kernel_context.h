@@ -62,6 +62,17 @@ class KernelContext {
   size_t output_count() const { return outputs_.size(); }
   /// Allocates output i (zero-filled); fails for invalid or oversized shapes.
   Result<Tensor*> allocate_output(size_t i, DType dtype, Shape shape);
+  /// allocate_output without the zero fill, for a kernel that writes every element of output i
+  /// before it reads any.
+  Result<Tensor*> allocate_output_for_overwrite(size_t i, DType dtype, Shape shape);
+  /// allocate_output_for_overwrite for a kernel that computes each element of output i from the
+  /// elements at the same index of those inputs that have the output's shape (and from inputs
+  /// it broadcasts, read-only): output i may then be the buffer of such an input of its dtype
+  /// that the executor has marked dying here (see set_dying_inputs) and that nothing else holds.
+  Result<Tensor*> allocate_output_elementwise(size_t i, DType dtype, Shape shape);
+  /// Marks the inputs whose values nobody reads after this node (dying[i] for input i), for
+  /// allocate_output_elementwise. Unmarked by default.
+  void set_dying_inputs(std::span<const char> dying) { dying_ = dying; }
   /// Stores a tensor (often a view of an input, for Identity/Reshape) as output i.
   void set_output(size_t i, Tensor tensor);
 
@@ -101,6 +112,7 @@ class KernelContext {
   int64_t opset_;
   std::span<const Tensor* const> inputs_;
   std::span<Tensor> outputs_;
+  std::span<const char> dying_;
   int num_threads_;
   SubgraphRunner* subgraphs_;
   mutable Status attr_error_;

@@ -1,21 +1,49 @@
 // SPDX-License-Identifier: Apache-2.0
 // The float32 matrix product under the reference backend's convolutions, on one thread (callers
-// share the work among theirs). On machines with AVX-512 it runs Eigen's GEMM compiled for
-// AVX-512 in a shared library of its own (sgemm_avx512.cpp), about 1.8x faster than the AVX2
-// build the rest of Vernier gets: g++ 12 miscompiles ordinary code with AVX-512 on, so only this
-// one product is built with it, behind a C entry point, its Eigen instances hidden in the library.
+// share the work among theirs). B, the im2col matrix, is written straight into its packed layout
+// by the convolution; A, the weights, is packed once per convolution when several tiles of output
+// positions read it, and read where it lies when one tile does (the deep layers, whose weights
+// are large and each used once), so that no operand is copied again for each product.
+//
+// On machines with AVX-512 the product runs a kernel compiled for AVX-512 in a shared library of
+// its own (sgemm_avx512.cpp): g++ 12 miscompiles ordinary code with AVX-512 on, so only this
+// kernel is built with it, behind a C entry point. Elsewhere an AVX2/FMA kernel (or plain C++
+// without them) computes the same products on the same layout.
 #pragma once
 
 #include <cstdint>
 
 namespace vn::ops {
 
-/// C = A * B for row-major float32 matrices: A is m x k with rows lda apart, B is k x n with rows
-/// ldb apart, C is m x n with rows ldc apart (overwritten). Single-threaded.
-void sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-           int64_t ldc);
+/// Rows of A per packed block and columns of B per packed panel. A (m x k) is packed in blocks of
+/// kPackRows rows, each block k-major (k x kPackRows floats; rows past m are zero). B (k x n) is
+/// packed in panels of kPackCols columns, each panel k-major (k x kPackCols floats; columns past
+/// n are zero), panel p at packed_b + p * k * kPackCols.
+inline constexpr int64_t kPackRows = 8;
+inline constexpr int64_t kPackCols = 32;
 
-/// Whether sgemm runs the AVX-512 build here (the library was built and the CPU has AVX-512).
+/// Floats of packed A for m x k.
+inline int64_t packed_a_size(int64_t m, int64_t k) { return (m + kPackRows - 1) / kPackRows * kPackRows * k; }
+/// Floats of packed B for k x n.
+inline int64_t packed_b_size(int64_t k, int64_t n) { return (n + kPackCols - 1) / kPackCols * kPackCols * k; }
+
+/// Packs the row blocks [block0, block1) of A (m x k, rows lda apart) into `packed` (laid out for
+/// all of A: block b at packed + b * k * kPackRows).
+void pack_a(int64_t m, int64_t k, const float* a, int64_t lda, int64_t block0, int64_t block1, float* packed);
+
+/// C (m x n, rows ldc apart) = A * B, plus bias[i] on row i when bias is non-null. A is packed as
+/// above when lda is 0, else row-major with rows lda apart; B is packed as above, from its first
+/// panel. C is overwritten, never read.
+void sgemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
+                  const float* bias, float* c, int64_t ldc);
+
+/// Whether sgemm_packed runs the AVX-512 kernel here (the library was built and the CPU has it).
 bool sgemm_uses_avx512();
+
+namespace detail {
+/// The kernel sgemm_packed runs where AVX-512 is not available, callable anywhere (for tests).
+void sgemm_packed_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
+                           const float* bias, float* c, int64_t ldc);
+}  // namespace detail
 
 }  // namespace vn::ops

@@ -1,18 +1,88 @@
 // SPDX-License-Identifier: Apache-2.0
-// vn_sgemm_avx512: Eigen's GEMM compiled for AVX-512, the only code of Vernier built with it (see
-// sgemm.h). It lives in a shared library built with hidden visibility, so its Eigen instances,
-// which share their names with the AVX2 ones of the rest of the program, stay its own. Built
-// without OpenMP, Eigen runs it on the calling thread.
+// vn_sgemm_packed_avx512: sgemm_packed's AVX-512 kernel, the only code of Vernier built with
+// AVX-512 (see sgemm.h). It lives in a shared library built with hidden visibility, so that the
+// inline functions it shares with the rest of the program keep their AVX-512 instances to it.
+#include <immintrin.h>
+
 #include <cstdint>
 
-#include <Eigen/Core>
+#include "core/ops/sgemm_impl.h"
 
-extern "C" __attribute__((visibility("default"))) void vn_sgemm_avx512(int64_t m, int64_t n, int64_t k, const float* a,
-                                                                      int64_t lda, const float* b, int64_t ldb,
-                                                                      float* c, int64_t ldc) {
-  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Stride = Eigen::OuterStride<>;
-  Eigen::Map<RowMajor, 0, Stride> cm(c, m, n, Stride(ldc));
-  cm.noalias() = Eigen::Map<const RowMajor, 0, Stride>(a, m, k, Stride(lda)) *
-                 Eigen::Map<const RowMajor, 0, Stride>(b, k, n, Stride(ldb));
+namespace {
+
+using vn::ops::kPackCols;
+using vn::ops::kPackRows;
+using vn::ops::sgemm_detail::ALayout;
+
+static_assert(kPackCols == 32, "a tile row is two 16-float vectors");
+static_assert(kPackRows == 8, "any_tile covers one to eight rows");
+
+/// R rows x `cols` (<= 32) columns of C over `depth` steps: 2R accumulators, two loads of B and R
+/// broadcasts of A per step for 2R fused multiply-adds (R of each when Half: `cols` <= 16, the
+/// last panel of a plane whose width leaves it half empty). A is packed, or rows `lda` apart.
+template <int R, bool Packed, bool Half>
+void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int cols,
+          const float* bias, bool accumulate) {
+  const auto mask = [](int n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : n <= 0 ? 0 : (1u << n) - 1); };
+  const __mmask16 lo_mask = mask(cols), hi_mask = mask(cols - 16);
+  __m512 lo[R], hi[R];
+  for (int r = 0; r < R; ++r) {
+    if (accumulate) {
+      lo[r] = _mm512_maskz_loadu_ps(lo_mask, c + r * ldc);
+      hi[r] = _mm512_maskz_loadu_ps(hi_mask, c + r * ldc + 16);
+    } else {
+      lo[r] = hi[r] = bias ? _mm512_set1_ps(bias[r]) : _mm512_setzero_ps();
+    }
+  }
+  for (int64_t p = 0; p < depth; ++p) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = Half ? b0 : _mm512_loadu_ps(b + 16);
+    for (int r = 0; r < R; ++r) {
+      const __m512 ar = _mm512_set1_ps(Packed ? a[r] : a[r * lda]);
+      lo[r] = _mm512_fmadd_ps(ar, b0, lo[r]);
+      if (!Half) hi[r] = _mm512_fmadd_ps(ar, b1, hi[r]);
+    }
+    a += Packed ? kPackRows : 1;
+    b += kPackCols;
+  }
+  for (int r = 0; r < R; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, lo_mask, lo[r]);
+    _mm512_mask_storeu_ps(c + r * ldc + 16, hi_mask, hi[r]);
+  }
+}
+
+template <bool Packed, bool Half>
+void rows_tile(int rows, int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int cols,
+               const float* bias, bool accumulate) {
+  switch (rows) {
+    case 8: return tile<8, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+    case 7: return tile<7, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+    case 6: return tile<6, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+    case 5: return tile<5, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+    case 4: return tile<4, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+    case 3: return tile<3, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+    case 2: return tile<2, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+    default: return tile<1, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate);
+  }
+}
+
+void any_tile(int rows, int64_t depth, const float* a, ALayout layout, const float* b, float* c, int64_t ldc,
+              int cols, const float* bias, bool accumulate) {
+  const bool half = cols <= 16;
+  if (layout.step == 1) {
+    (half ? rows_tile<false, true> : rows_tile<false, false>)(rows, depth, a, layout.row, b, c, ldc, cols, bias,
+                                                             accumulate);
+  } else {
+    (half ? rows_tile<true, true> : rows_tile<true, false>)(rows, depth, a, 0, b, c, ldc, cols, bias, accumulate);
+  }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void vn_sgemm_packed_avx512(int64_t m, int64_t n, int64_t k,
+                                                                              const float* a, int64_t lda,
+                                                                              const float* packed_b,
+                                                                              const float* bias, float* c,
+                                                                              int64_t ldc) {
+  vn::ops::sgemm_detail::sgemm_blocked(m, n, k, a, lda, packed_b, bias, c, ldc, any_tile);
 }

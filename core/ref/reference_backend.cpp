@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <span>
 #include <unordered_set>
 #include <utility>
@@ -22,6 +23,8 @@ struct ReferenceBackend::Step {
   std::vector<int> outputs;           // slot per node output; -1 for an unnamed output
   std::vector<int> release;           // slots whose last reader is this step
   std::vector<int> release_streamed;  // the same when outputs are streamed (RunOptions::stream)
+  std::vector<char> dying;            // per input: its slot is released by this step
+  std::vector<char> dying_streamed;   // the same when outputs are streamed
   std::vector<size_t> narrow_inputs;  // fp64 mode: input positions the spec pins to float32
   bool widen_outputs = false;         // fp64 mode: float outputs come back as float32
 };
@@ -110,6 +113,7 @@ Status ReferenceBackend::Frame::execute(bool observe) {
 
     outputs.assign(step.outputs.size(), Tensor());
     ops::KernelContext ctx(node, step.node_index, step.opset, inputs, outputs, num_threads, this);
+    ctx.set_dying_inputs((observe && options_.stream) ? step.dying_streamed : step.dying);
     Status st = step.fn(ctx);
     if (st.ok()) st = ctx.attr_error();
     if (!st.ok()) return st.with_node(node.ref(step.node_index));
@@ -327,6 +331,18 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
   };
   plan_releases(keep, &Step::release);
   if (!is_body) plan_releases(keep_streamed, &Step::release_streamed);
+  // A subgraph runs only the plain release lists, whatever the caller streams.
+  const auto mark_dying = [](const std::vector<int>& inputs, const std::vector<int>& released) {
+    std::vector<char> dying(inputs.size(), 0);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      dying[i] = inputs[i] >= 0 && std::find(released.begin(), released.end(), inputs[i]) != released.end();
+    }
+    return dying;
+  };
+  for (Step& step : plan.steps) {
+    step.dying = mark_dying(step.inputs, step.release);
+    step.dying_streamed = is_body ? step.dying : mark_dying(step.inputs, step.release_streamed);
+  }
   return Status::OK();
 }
 

@@ -2,18 +2,26 @@
 // Conv, ConvInteger and ConvTranspose for 1-D, 2-D and 3-D inputs with groups (depthwise
 // included), strides, dilations, explicit pads and auto_pad. For Conv each (image, group) is one
 // GEMM: W_g (M/g × C/g·K) times the im2col matrix (C/g·K × output positions), computed tile by
-// tile of output positions; 1×1 convolutions without stride or padding skip im2col and multiply
-// the input directly, and convolutions with one input channel per group (depthwise) sum their
-// windows directly.
+// tile of output positions. In float32 the tiles are written straight into the packed layout of
+// sgemm.h's kernel; in the other types Eigen multiplies them, and 1×1 convolutions without stride
+// or padding skip im2col and multiply the input directly. Convolutions with one input channel per
+// group (depthwise) sum their windows directly.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
 #include "core/ops/nn/conv.h"
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
@@ -23,59 +31,226 @@
 namespace vn::ops {
 namespace {
 
+/// Writes columns [c0, c1) of one row of the im2col matrix of the input plane `xc` (3-D geometry):
+/// the row of kernel offset (kd, kh, kw), one column per output position in C order; padding
+/// reads as 0.
+template <typename T>
+void im2col_row(const T* xc, const WindowGeometry& g, int64_t kd, int64_t kh, int64_t kw, int64_t c0, int64_t c1,
+                T* dst) {
+  const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2];
+  const int64_t out_h = g.out[1], out_w = g.out[2];
+  const int64_t plane = out_h * out_w;
+  const int64_t width = c1 - c0;
+  // Output columns ow whose input column iw = ow*s - p + kw*d lands inside [0, in_w).
+  const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
+  const int64_t sw = g.strides[2];
+  int64_t ow_lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
+  int64_t ow_hi = in_w - off_w <= 0 ? 0 : (in_w - off_w + sw - 1) / sw;
+  ow_lo = std::min(ow_lo, out_w);
+  ow_hi = std::clamp(ow_hi, ow_lo, out_w);
+  int64_t od = c0 / plane, oh = c0 % plane / out_w, ow = c0 % out_w;
+  // One run per output row met by the columns: rows are where the input row changes.
+  for (int64_t j = 0; j < width;) {
+    const int64_t run = std::min(out_w - ow, width - j);
+    const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
+    const int64_t ih = oh * g.strides[1] - g.pads_begin[1] + kh * g.dilations[1];
+    if (id < 0 || id >= in_d || ih < 0 || ih >= in_h) {
+      std::fill_n(dst, run, T(0));
+    } else {
+      const T* src = xc + (id * in_h + ih) * in_w;
+      const int64_t lo = std::clamp(ow_lo, ow, ow + run), hi = std::clamp(ow_hi, lo, ow + run);
+      std::fill(dst, dst + (lo - ow), T(0));
+      if (sw == 1) {
+        std::copy(src + lo + off_w, src + hi + off_w, dst + (lo - ow));
+      } else {
+        for (int64_t o = lo; o < hi; ++o) dst[o - ow] = src[o * sw + off_w];
+      }
+      std::fill(dst + (hi - ow), dst + run, T(0));
+    }
+    dst += run;
+    j += run;
+    ow += run;
+    if (ow == out_w) {
+      ow = 0;
+      if (++oh == out_h) {
+        oh = 0;
+        ++od;
+      }
+    }
+  }
+}
+
 /// Writes columns [c0, c1) of the im2col matrix of `channels` input planes (3-D geometry) into
 /// `col`: row-major, one row per (channel, kd, kh, kw) and c1 - c0 columns, one per output
 /// position in C order; padding reads as 0.
 template <typename T>
 void im2col_tile(const T* x, int64_t channels, const WindowGeometry& g, int64_t c0, int64_t c1, T* col) {
-  const int64_t in_d = g.in[0], in_h = g.in[1], in_w = g.in[2];
-  const int64_t out_h = g.out[1], out_w = g.out[2];
-  const int64_t plane = out_h * out_w;
-  const int64_t width = c1 - c0;
+  const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
   for (int64_t c = 0; c < channels; ++c) {
-    const T* xc = x + c * in_d * in_h * in_w;
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-          // Output columns ow whose input column iw = ow*s - p + kw*d lands inside [0, in_w).
-          const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
-          const int64_t sw = g.strides[2];
-          int64_t ow_lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
-          int64_t ow_hi = in_w - off_w <= 0 ? 0 : (in_w - off_w + sw - 1) / sw;
-          ow_lo = std::min(ow_lo, out_w);
-          ow_hi = std::clamp(ow_hi, ow_lo, out_w);
-          int64_t od = c0 / plane, oh = c0 % plane / out_w, ow = c0 % out_w;
-          T* dst = col;
-          // One run per output row met by the tile: rows are where the input row changes.
-          for (int64_t j = 0; j < width;) {
-            const int64_t run = std::min(out_w - ow, width - j);
-            const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
-            const int64_t ih = oh * g.strides[1] - g.pads_begin[1] + kh * g.dilations[1];
-            if (id < 0 || id >= in_d || ih < 0 || ih >= in_h) {
-              std::fill_n(dst, run, T(0));
-            } else {
-              const T* src = xc + (id * in_h + ih) * in_w;
-              const int64_t lo = std::clamp(ow_lo, ow, ow + run), hi = std::clamp(ow_hi, lo, ow + run);
-              std::fill(dst, dst + (lo - ow), T(0));
-              if (sw == 1) {
-                std::copy(src + lo + off_w, src + hi + off_w, dst + (lo - ow));
-              } else {
-                for (int64_t o = lo; o < hi; ++o) dst[o - ow] = src[o * sw + off_w];
-              }
-              std::fill(dst + (hi - ow), dst + run, T(0));
-            }
-            dst += run;
-            j += run;
-            ow += run;
-            if (ow == out_w) {
-              ow = 0;
-              if (++oh == out_h) {
-                oh = 0;
-                ++od;
-              }
+          im2col_row(x + c * in_size, g, kd, kh, kw, c0, c1, col);
+          col += c1 - c0;
+        }
+      }
+    }
+  }
+}
+
+#if defined(__AVX2__)
+
+/// Where the positions of one tile of output columns read the input, panel by panel: for each
+/// position its input offset at kernel offset 0 before padding, and for each kernel offset along
+/// each spatial dim a bit mask of the positions of each panel that land inside the input (none
+/// past the tile's end). A panel row of the im2col matrix is then its kPackCols positions read at
+/// offset + the kernel offset's shift, masked: contiguous reads when the panel's positions are
+/// consecutive in the input (stride 1, output rows as wide as the input's), gathers otherwise.
+class TileIndex {
+ public:
+  /// Indexes columns [c0, c1) of the geometry; false when the input plane is too large for 32-bit
+  /// offsets.
+  bool build(const WindowGeometry& g, int64_t c0, int64_t c1) {
+    const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+    if (in_plane >= (int64_t{1} << 30)) return false;
+    panels_ = (c1 - c0 + kPackCols - 1) / kPackCols;
+    base_.assign(static_cast<size_t>(panels_ * kPackCols), 0);
+    consecutive_.assign(static_cast<size_t>(panels_), 1);
+    for (int d = 0; d < 3; ++d) {
+      first_[d] = d == 0 ? 0 : first_[d - 1] + g.kernel[static_cast<size_t>(d - 1)];
+    }
+    valid_.assign(static_cast<size_t>((g.kernel[0] + g.kernel[1] + g.kernel[2]) * panels_), 0);
+    const int64_t out_h = g.out[1], out_w = g.out[2];
+    for (int64_t pos = c0; pos < c1; ++pos) {
+      const int64_t j = pos - c0, panel = j / kPackCols;
+      const uint32_t bit = uint32_t{1} << (j % kPackCols);
+      const int64_t o[3] = {pos / (out_h * out_w), pos / out_w % out_h, pos % out_w};
+      int64_t offset = 0;
+      for (int d = 0; d < 3; ++d) {
+        const auto du = static_cast<size_t>(d);
+        const int64_t start = o[d] * g.strides[du] - g.pads_begin[du];
+        offset = offset * g.in[du] + o[d] * g.strides[du];
+        for (int64_t k = 0; k < g.kernel[du]; ++k) {
+          const int64_t i = start + k * g.dilations[du];
+          if (i >= 0 && i < g.in[du]) valid_[static_cast<size_t>((first_[d] + k) * panels_ + panel)] |= bit;
+        }
+      }
+      base_[static_cast<size_t>(j)] = static_cast<int32_t>(offset);
+      if (j % kPackCols != 0 && offset != base_[static_cast<size_t>(j - 1)] + 1) {
+        consecutive_[static_cast<size_t>(panel)] = 0;
+      }
+    }
+    return true;
+  }
+
+  int64_t panels() const { return panels_; }
+  const int32_t* base(int64_t panel) const { return base_.data() + panel * kPackCols; }
+  bool consecutive(int64_t panel) const { return consecutive_[static_cast<size_t>(panel)] != 0; }
+  /// Positions of `panel` inside the input at kernel offset (kd, kh, kw).
+  uint32_t valid(int64_t kd, int64_t kh, int64_t kw, int64_t panel) const {
+    const auto at = [&](int d, int64_t k) { return valid_[static_cast<size_t>((first_[d] + k) * panels_ + panel)]; };
+    return at(0, kd) & at(1, kh) & at(2, kw);
+  }
+
+ private:
+  int64_t panels_ = 0;
+  int64_t first_[3] = {};
+  std::vector<int32_t> base_;
+  std::vector<uint8_t> consecutive_;
+  std::vector<uint32_t> valid_;
+};
+
+/// Lanes [8q, 8q + 8) of `bits` as an all-ones-or-zero lane mask.
+inline __m256i lane_mask(uint32_t bits, int q) {
+  const __m256i select = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i v = _mm256_set1_epi32(static_cast<int>((bits >> (8 * q)) & 0xFF));
+  return _mm256_cmpeq_epi32(_mm256_and_si256(v, select), select);
+}
+
+#endif
+
+/// Writes the rows of `channels` input planes (3-D geometry), columns [c0, c1), of an im2col
+/// matrix of `depth` rows into its packed panels (sgemm.h's layout for B), starting at row
+/// `row0`; the columns of the last panel past c1 are zeroed.
+void im2col_panels(const float* x, int64_t channels, const WindowGeometry& g, int64_t c0, int64_t c1, int64_t row0,
+                   int64_t depth, float* panels) {
+  const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+  const int64_t width = c1 - c0;
+#if defined(__AVX2__)
+  thread_local TileIndex index;
+  if (index.build(g, c0, c1)) {
+    static_assert(kPackCols == 32, "a panel row is four 8-float vectors");
+    // Per kernel offset: its shift in the input plane, and (per panel) the positions it keeps.
+    const int64_t k_size = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    thread_local std::vector<int32_t> shifts;
+    thread_local std::vector<uint32_t> masks;
+    shifts.resize(static_cast<size_t>(k_size));
+    masks.resize(static_cast<size_t>(k_size));
+    for (int64_t kd = 0, k = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++k) {
+          shifts[static_cast<size_t>(k)] = static_cast<int32_t>(
+              ((kd * g.dilations[0] - g.pads_begin[0]) * g.in[1] + (kh * g.dilations[1] - g.pads_begin[1])) * g.in[2] +
+              kw * g.dilations[2] - g.pads_begin[2]);
+        }
+      }
+    }
+    // Panel by panel, so that each panel is written front to back.
+    for (int64_t panel = 0; panel < index.panels(); ++panel) {
+      for (int64_t kd = 0, k = 0; kd < g.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++k) masks[static_cast<size_t>(k)] = index.valid(kd, kh, kw, panel);
+        }
+      }
+      const int32_t* base = index.base(panel);
+      float* dst = panels + (panel * depth + row0) * kPackCols;
+      if (index.consecutive(panel)) {
+        for (int64_t c = 0; c < channels; ++c) {
+          // Masked lanes are never read, so the pointer may point before or past the plane.
+          const float* src = x + c * in_size + base[0];
+          for (int64_t k = 0; k < k_size; ++k, dst += kPackCols) {
+            const uint32_t bits = masks[static_cast<size_t>(k)];
+            const float* from = src + shifts[static_cast<size_t>(k)];
+            for (int q = 0; q < 4; ++q) {
+              _mm256_storeu_ps(dst + 8 * q, _mm256_maskload_ps(from + 8 * q, lane_mask(bits, q)));
             }
           }
-          col += width;
+        }
+      } else {
+        __m256i at[4];
+        for (int q = 0; q < 4; ++q) at[q] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 8 * q));
+        for (int64_t c = 0; c < channels; ++c) {
+          const float* xc = x + c * in_size;
+          for (int64_t k = 0; k < k_size; ++k, dst += kPackCols) {
+            const uint32_t bits = masks[static_cast<size_t>(k)];
+            const __m256i shift = _mm256_set1_epi32(shifts[static_cast<size_t>(k)]);
+            for (int q = 0; q < 4; ++q) {
+              _mm256_storeu_ps(dst + 8 * q,
+                               _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xc, _mm256_add_epi32(at[q], shift),
+                                                        _mm256_castsi256_ps(lane_mask(bits, q)), 4));
+            }
+          }
+        }
+      }
+    }
+    return;
+  }
+#endif
+  // Rows built whole, then cut into the panels.
+  thread_local std::vector<float> line;
+  if (line.size() < static_cast<size_t>(width)) line.resize(static_cast<size_t>(width));
+  int64_t row = row0;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++row) {
+          im2col_row(x + c * in_size, g, kd, kh, kw, c0, c1, line.data());
+          float* dst = panels + row * kPackCols;
+          for (int64_t j = 0; j < width; j += kPackCols, dst += depth * kPackCols) {
+            const int64_t n = std::min(kPackCols, width - j);
+            std::copy_n(line.data() + j, n, dst);
+            std::fill(dst + n, dst + kPackCols, 0.0f);
+          }
         }
       }
     }
@@ -134,52 +309,56 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
 
 // Scratch buffers up to this size are kept on their thread for the next use.
 constexpr size_t kKeptScratchBytes = size_t{1} << 20;
-// Transformed weights are kept up to this size.
+// Packed im2col panels are kept up to this size: a tile's panels reach 1-2 MiB on deep layers
+// (ResNet-18's 14 x 14 ones: 2304 rows of 7 panels), which were faulted in anew at every call.
+constexpr size_t kKeptPanelBytes = size_t{4} << 20;
+// Packed or transformed weights are kept up to this size.
 constexpr size_t kKeptWeightBytes = size_t{16} << 20;
 
-/// A scratch buffer of at least n elements for this thread. im2col writes every element it reads,
-/// so it is not zeroed; buffers up to `keep` bytes (1 MiB unless told) are kept for the thread's
-/// next convolution, which spares small models the page faults of fresh memory, while larger ones
-/// are freed when the Scratch goes, so that they never add to the peak memory of a large model.
-/// `slot` 0 is the thread's im2col tile, 1 the im2col all threads read, 2 transformed weights.
+/// A scratch buffer of at least n elements for this thread. Its users write every element they
+/// read, so it is not zeroed; buffers up to `keep` bytes (1 MiB unless told) are kept for the
+/// thread's next convolution, which spares small models the page faults of fresh memory, while
+/// larger ones are freed when the Scratch goes, so that they never add to the peak memory of a
+/// large model. `slot` 0 is the thread's im2col tile, 1 the im2col all threads read, 2 weights.
 template <typename T>
 class Scratch {
  public:
   Scratch(size_t n, int slot, size_t keep = kKeptScratchBytes) : buffer_(buffers()[slot]), keep_(keep) {
-    if (buffer_.size() < n) {
-      buffer_ = std::vector<T>();  // the old one goes first, so that the two never coexist
-      buffer_.resize(n);
+    if (buffer_.size < n) {
+      buffer_.data.reset();  // the old one goes first, so that the two never coexist
+      buffer_.data = std::make_unique_for_overwrite<T[]>(n);
+      buffer_.size = n;
     }
   }
   ~Scratch() {
-    if (buffer_.size() * sizeof(T) > keep_) buffer_ = std::vector<T>();
+    if (buffer_.size * sizeof(T) > keep_) buffer_ = Buffer();
   }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  T* data() { return buffer_.data(); }
+  T* data() { return buffer_.data.get(); }
 
  private:
-  static std::vector<T>* buffers() {
-    thread_local std::vector<T> kept[3];
+  struct Buffer {
+    std::unique_ptr<T[]> data;
+    size_t size = 0;
+  };
+  static Buffer* buffers() {
+    thread_local Buffer kept[3];
     return kept;
   }
-  std::vector<T>& buffer_;
+  Buffer& buffer_;
   size_t keep_;
 };
 
-/// C (m x n, rows ldc apart) = A (m x k) * B (k x n), row-major, on the calling thread: sgemm for
-/// float32 (AVX-512 where the machine has it), Eigen for the other types.
+/// C (m x n, rows ldc apart) = A (m x k) * B (k x n), row-major, on the calling thread, through
+/// Eigen (the types other than float32, which run on packed operands).
 template <typename T>
 void matmul(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
-  if constexpr (std::is_same_v<T, float>) {
-    sgemm(m, n, k, a, lda, b, ldb, c, ldc);
-  } else {
-    using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    using Stride = Eigen::OuterStride<>;
-    Eigen::Map<Mat, 0, Stride> cm(c, m, n, Stride(ldc));
-    cm.noalias() = Eigen::Map<const Mat, 0, Stride>(a, m, k, Stride(lda)) *
-                   Eigen::Map<const Mat, 0, Stride>(b, k, n, Stride(ldb));
-  }
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Stride = Eigen::OuterStride<>;
+  Eigen::Map<Mat, 0, Stride> cm(c, m, n, Stride(ldc));
+  cm.noalias() =
+      Eigen::Map<const Mat, 0, Stride>(a, m, k, Stride(lda)) * Eigen::Map<const Mat, 0, Stride>(b, k, n, Stride(ldb));
 }
 
 /// Depthwise-style convolution (one input channel per group): each output channel is a direct sum
@@ -229,18 +408,129 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
   }
 }
 
+/// How a convolution's GEMMs are cut into tasks: each (image, group) is one GEMM, W_g (M/g x
+/// C/g*K) times the im2col matrix; its columns (output positions) are cut into `tiles` tiles of
+/// whole units of `unit` columns, at most `tile` wide, whose im2col block stays in cache, and,
+/// with few tiles, its output channels into `blocks` blocks of `block` (a multiple of kPackRows).
+/// A task is one (plane, block), where a plane is one (image, group, tile).
+struct Tiling {
+  int64_t unit = 0, units = 0, tile = 0, tiles = 0, block = 0, blocks = 0, planes = 0, tasks = 0;
+
+  /// The columns [c0, c1) of tile `t` among `out_size`.
+  std::pair<int64_t, int64_t> columns(int64_t t, int64_t out_size) const {
+    return {t * units / tiles * unit, std::min((t + 1) * units / tiles * unit, out_size)};
+  }
+};
+
+/// Tiles of whole units of `unit` columns: the packed GEMM computes whole panels, so its tiles
+/// are cut at panel boundaries, and only the plane's last panel computes columns that are not
+/// there.
+Tiling conv_tiling(const ConvPlan& p, int64_t rows, int64_t out_size, size_t elem_bytes, int threads, int64_t unit) {
+  const int64_t mg = p.m / p.group;
+  Tiling t;
+  t.unit = unit;
+  t.units = (out_size + unit - 1) / unit;
+  // About 1 MiB of im2col per tile, so that it stays in L2 while the GEMM sweeps it, but 384 to
+  // 1024 columns whatever the rows: narrower tiles of short W blocks ran at half speed under
+  // Eigen's GEMM (64 x 576 x 256 at 43 GFLOP/s, x 320 at 100). The tiles are then evened out, in
+  // a multiple of the thread count when there are more tiles than threads.
+  const int64_t per_tile = std::clamp<int64_t>((int64_t{1} << 20) / static_cast<int64_t>(elem_bytes) / rows, 384, 1024);
+  const int64_t units_per_tile = std::max<int64_t>(per_tile / unit, 1);
+  t.tiles = std::max<int64_t>((t.units + units_per_tile - 1) / units_per_tile, 1);
+  if (t.tiles > threads) t.tiles = (t.tiles + threads - 1) / threads * threads;
+  t.tiles = std::min(t.tiles, t.units);
+  t.tile = (t.units + t.tiles - 1) / t.tiles * unit;
+  // With fewer tiles than twice the threads (deep layers: few output positions), the output
+  // channels are cut into blocks as well.
+  t.planes = p.n * p.group * t.tiles;
+  t.blocks = t.planes >= 2 * threads ? 1
+                                     : std::clamp<int64_t>((2 * threads + t.planes - 1) / t.planes, 1,
+                                                           std::max<int64_t>(mg / 16, 1));
+  t.block = ((mg + t.blocks - 1) / t.blocks + kPackRows - 1) / kPackRows * kPackRows;
+  t.blocks = (mg + t.block - 1) / t.block;
+  t.tasks = t.planes * t.blocks;
+  return t;
+}
+
 /// y = conv(x, w) (+ bias when pb is non-null) for dense buffers laid out as the plan says, on up
-/// to `threads` threads. Each (image, group) is one GEMM, W_g (M/g x C/g*K) times the im2col
-/// matrix; the columns (output positions) are cut into tiles whose im2col block stays in cache,
-/// and the tiles (and, when there are few, blocks of output channels) are shared among the
-/// threads, each running its products on its own.
+/// to `threads` threads, for the types other than float32: Eigen's GEMM on im2col tiles (the
+/// tiles, and with few of them blocks of output channels, shared among the threads). Blocks of one
+/// tile share its im2col, made first by all threads (channel ranges of it).
 template <typename T>
-void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* py, int threads = 1,
-                  const std::function<void(std::span<T>)>* transform = nullptr) {
+void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* py, int threads) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
   if (cg == 1 && std::is_floating_point_v<T>) {
+    conv_depthwise(p, px, pw, pb, py, threads);
+    return;
+  }
+  const WindowGeometry g3 = lift_to_3d(p.geo);
+  const int64_t k_size = shape_numel(p.kernel);
+  const int64_t rows = cg * k_size;
+  const int64_t in_size = shape_numel(p.in);
+  const int64_t out_size = shape_numel(p.geo.out);
+  bool pointwise = k_size == 1;
+  for (size_t i = 0; i < p.geo.rank(); ++i) {
+    pointwise = pointwise && p.geo.strides[i] == 1 && p.geo.pads_begin[i] == 0 && p.geo.pads_end[i] == 0;
+  }
+  const Tiling t = conv_tiling(p, rows, out_size, sizeof(T), threads, 16);
+  const bool shared = t.blocks > 1 && !pointwise;
+  const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
+  std::optional<Scratch<T>> shared_scratch;
+  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * rows * t.tile), 1);
+  T* shared_col = shared ? shared_scratch->data() : nullptr;
+#pragma omp parallel num_threads(threads) if (threads > 1 && t.tasks > 1)
+  {
+    if (shared) {
+#pragma omp for schedule(static)
+      for (int64_t job = 0; job < t.planes * chunks; ++job) {
+        const int64_t plane = job / chunks, part = job % chunks;
+        const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
+        const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
+        const int64_t width = c1 - c0;
+        const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
+        im2col_tile(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width,
+                    shared_col + plane * rows * t.tile + ch0 * k_size * width);
+      }
+    }
+    std::optional<Scratch<T>> col_scratch;
+    if (!pointwise && !shared) col_scratch.emplace(static_cast<size_t>(rows * t.tile), 0);
+    T* col = col_scratch ? col_scratch->data() : nullptr;
+#pragma omp for schedule(static)
+    for (int64_t task = 0; task < t.tasks; ++task) {
+      const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
+      const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
+      const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
+      const int64_t width = c1 - c0;
+      if (m_rows <= 0) continue;
+      const T* xg = px + (img * p.c + gi * cg) * in_size;
+      const T* w0 = pw + (gi * mg + r0) * rows;
+      T* y0 = py + (img * p.m + gi * mg + r0) * out_size + c0;
+      if (pointwise) {
+        matmul(m_rows, width, rows, w0, rows, xg + c0, out_size, y0, out_size);
+      } else if (shared) {
+        matmul(m_rows, width, rows, w0, rows, shared_col + plane * rows * t.tile, width, y0, out_size);
+      } else {
+        im2col_tile(xg, cg, g3, c0, c0 + width, col);
+        matmul(m_rows, width, rows, w0, rows, col, width, y0, out_size);
+      }
+      if (pb) {
+        for (int64_t r = 0; r < m_rows; ++r) ArrayMap<T>(y0 + r * out_size, width) += pb[gi * mg + r0 + r];
+      }
+    }
+  }
+}
+
+/// conv_compute for float32: the same tasks, on packed operands (sgemm.h). Each task writes its
+/// tile's im2col straight into packed panels (or reads the panels all threads made, when the
+/// tile's output channels are cut into blocks). The weights are packed once, by all threads, when
+/// more than one tile reads them; with one tile per group they are read where they lie, or, under
+/// a transform, packed a task's block at a time. The bias comes in with the products.
+void conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
+                 const std::function<void(std::span<float>)>* transform) {
+  const int64_t cg = p.c / p.group, mg = p.m / p.group;
+  if (cg == 1) {
     // One input channel per group: m windows of weights, few enough to transform all at once.
-    std::vector<T> transformed;
+    std::vector<float> transformed;
     if (transform) {
       transformed.assign(pw, pw + p.m * shape_numel(p.kernel));
       (*transform)(transformed);
@@ -254,85 +544,74 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   const int64_t rows = cg * k_size;
   const int64_t in_size = shape_numel(p.in);
   const int64_t out_size = shape_numel(p.geo.out);
-  bool pointwise = k_size == 1;
-  for (size_t i = 0; i < p.geo.rank(); ++i) {
-    pointwise = pointwise && p.geo.strides[i] == 1 && p.geo.pads_begin[i] == 0 && p.geo.pads_end[i] == 0;
-  }
-  // About 1 MiB of im2col per tile, so that it stays in L2 while the GEMM sweeps it once per block
-  // of W, but 384 to 1024 columns whatever the rows: Eigen's GEMM runs at half speed on narrower
-  // tiles of short W blocks (measured: 64 x 576 x 256 at 43 GFLOP/s, x 320 at 100). The tiles are
-  // then evened out, in a multiple of the thread count when there are more tiles than threads.
-  const int64_t per_tile = std::clamp<int64_t>((int64_t{1} << 20) / static_cast<int64_t>(sizeof(T)) / rows, 384, 1024);
-  int64_t tiles = std::max<int64_t>((out_size + per_tile - 1) / per_tile, 1);
-  if (tiles > threads) tiles = (tiles + threads - 1) / threads * threads;
-  const int64_t tile = std::max<int64_t>((out_size + tiles - 1) / tiles + 15, 16) / 16 * 16;
-  tiles = (out_size + tile - 1) / tile;
-  // With fewer tiles than twice the threads (deep layers: few output positions), the output
-  // channels are cut into blocks as well.
-  const int64_t planes = p.n * p.group * tiles;
-  const int64_t blocks = planes >= 2 * threads ? 1 : std::clamp<int64_t>((2 * threads + planes - 1) / planes, 1,
-                                                                           std::max<int64_t>(mg / 16, 1));
-  const int64_t block = (mg + blocks - 1) / blocks;
-  const int64_t tasks = planes * blocks;
-  // Blocks of one tile share its im2col, made first by all threads (channel ranges of it).
-  const bool shared = blocks > 1 && !pointwise;
+  const Tiling t = conv_tiling(p, rows, out_size, sizeof(float), threads, kPackCols);
+  const int64_t group_weights = packed_a_size(mg, rows);
+  const int64_t row_blocks = (mg + kPackRows - 1) / kPackRows;
+  const int64_t panels = packed_b_size(rows, t.tile);
+  const bool pack_all = p.n * t.tiles > 1;
+  std::optional<Scratch<float>> packed_scratch;
+  if (pack_all) packed_scratch.emplace(static_cast<size_t>(p.group * group_weights), 2, kKeptWeightBytes);
+  float* packed = pack_all ? packed_scratch->data() : nullptr;
+  const bool shared = t.blocks > 1;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
-  std::optional<Scratch<T>> shared_scratch;
-  if (shared) shared_scratch.emplace(static_cast<size_t>(planes * rows * tile), 1);
-  T* shared_col = shared ? shared_scratch->data() : nullptr;
-#pragma omp parallel num_threads(threads) if (threads > 1 && tasks > 1)
+  std::optional<Scratch<float>> shared_scratch;
+  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * panels), 1, kKeptPanelBytes);
+  float* shared_panels = shared ? shared_scratch->data() : nullptr;
+#pragma omp parallel num_threads(threads) if (threads > 1 && t.tasks > 1)
   {
-    if (shared) {
-#pragma omp for schedule(static)
-      for (int64_t job = 0; job < planes * chunks; ++job) {
-        const int64_t plane = job / chunks, part = job % chunks;
-        const int64_t img = plane / (p.group * tiles), gi = plane / tiles % p.group;
-        const int64_t c0 = plane % tiles * tile, width = std::min(tile, out_size - c0);
-        const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
-        im2col_tile(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width,
-                    shared_col + plane * rows * tile + ch0 * k_size * width);
+    if (pack_all) {
+#pragma omp for schedule(static) nowait
+      for (int64_t job = 0; job < p.group * row_blocks; ++job) {
+        const int64_t gi = job / row_blocks, blk = job % row_blocks;
+        float* group_packed = packed + gi * group_weights;
+        pack_a(mg, rows, pw + gi * mg * rows, rows, blk, blk + 1, group_packed);
+        if (transform) (*transform)(std::span<float>(group_packed + blk * rows * kPackRows, rows * kPackRows));
       }
     }
-    std::optional<Scratch<T>> col_scratch;
-    if (!pointwise && !shared) col_scratch.emplace(static_cast<size_t>(rows * tile), 0);
-    T* col = col_scratch ? col_scratch->data() : nullptr;
-    // Transformed weights: each task transforms its block of output channels into a scratch kept
-    // on the thread, as large as a block of the model's largest layer (freeing and mapping it
-    // again for every layer would fault its pages in each time). The products then run as without
-    // a transform: splitting them into smaller blocks would repack the columns once per block,
-    // which costs more than transforming the weights once per column tile.
-    std::optional<Scratch<T>> w_scratch;
-    if (transform) w_scratch.emplace(static_cast<size_t>(block * rows), 2, kKeptWeightBytes);
-    // y0 (m_rows x width, rows out_size apart) = W rows [r0, r0 + m_rows) times b.
-    const auto product = [&](const T* w0, int64_t m_rows, int64_t width, const T* b, int64_t ldb, T* y0) {
-      if (transform) {
-        const std::span<T> wt(w_scratch->data(), static_cast<size_t>(m_rows * rows));
-        std::copy_n(w0, wt.size(), wt.data());
-        (*transform)(wt);
-        w0 = wt.data();
+    if (shared) {
+#pragma omp for schedule(static) nowait
+      for (int64_t job = 0; job < t.planes * chunks; ++job) {
+        const int64_t plane = job / chunks, part = job % chunks;
+        const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
+        const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
+        const int64_t width = c1 - c0;
+        const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
+        im2col_panels(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width, ch0 * k_size, rows,
+                      shared_panels + plane * panels);
       }
-      matmul(m_rows, width, rows, w0, rows, b, ldb, y0, out_size);
-    };
+    }
+#pragma omp barrier
+    std::optional<Scratch<float>> col_scratch;
+    if (!shared) col_scratch.emplace(static_cast<size_t>(panels), 0, kKeptPanelBytes);
+    // A task's own block of packed weights, under a transform with one tile per group.
+    std::optional<Scratch<float>> block_scratch;
+    if (transform && !pack_all) block_scratch.emplace(static_cast<size_t>(t.block * rows), 2, kKeptWeightBytes);
 #pragma omp for schedule(static)
-    for (int64_t task = 0; task < tasks; ++task) {
-      const int64_t plane = task / blocks, r0 = task % blocks * block, m_rows = std::min(block, mg - r0);
-      const int64_t img = plane / (p.group * tiles), gi = plane / tiles % p.group;
-      const int64_t c0 = plane % tiles * tile, width = std::min(tile, out_size - c0);
+    for (int64_t task = 0; task < t.tasks; ++task) {
+      const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
+      const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
+      const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
+      const int64_t width = c1 - c0;
       if (m_rows <= 0) continue;
-      const T* xg = px + (img * p.c + gi * cg) * in_size;
-      const T* w0 = pw + (gi * mg + r0) * rows;
-      T* y0 = py + (img * p.m + gi * mg + r0) * out_size + c0;
-      if (pointwise) {
-        product(w0, m_rows, width, xg + c0, out_size, y0);
-      } else if (shared) {
-        product(w0, m_rows, width, shared_col + plane * rows * tile, width, y0);
-      } else {
-        im2col_tile(xg, cg, g3, c0, c0 + width, col);
-        product(w0, m_rows, width, col, width, y0);
+      const float* b = shared_panels + plane * panels;
+      if (!shared) {
+        im2col_panels(px + (img * p.c + gi * cg) * in_size, cg, g3, c0, c0 + width, 0, rows, col_scratch->data());
+        b = col_scratch->data();
       }
-      if (pb) {
-        for (int64_t r = 0; r < m_rows; ++r) ArrayMap<T>(y0 + r * out_size, width) += pb[gi * mg + r0 + r];
+      const float* a = pw + (gi * mg + r0) * rows;
+      int64_t lda = rows;
+      if (pack_all) {
+        a = packed + gi * group_weights + r0 * rows;  // r0 is a multiple of kPackRows
+        lda = 0;
+      } else if (transform) {
+        const int64_t blocks = (m_rows + kPackRows - 1) / kPackRows;
+        pack_a(m_rows, rows, a, rows, 0, blocks, block_scratch->data());
+        (*transform)(std::span<float>(block_scratch->data(), blocks * kPackRows * rows));
+        a = block_scratch->data();
+        lda = 0;
       }
+      sgemm_packed(m_rows, width, rows, a, lda, b, pb ? pb + gi * mg + r0 : nullptr,
+                   py + (img * p.m + gi * mg + r0) * out_size + c0, out_size);
     }
   }
 }
@@ -347,7 +626,7 @@ void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, in
   p.kernel = geo.kernel;
   p.in = geo.in;
   p.geo = geo;
-  conv_compute<float>(p, x, w, bias, y, threads, transform);
+  conv_packed(p, x, w, bias, y, threads, transform);
 }
 
 namespace {
@@ -367,10 +646,15 @@ Status conv(KernelContext& ctx) {
                     dtype_name(x.dtype()), plan.m, dtype_name(bias->dtype()), shape_to_string(bias->shape()));
   }
   return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), plan.out_shape));
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), plan.out_shape));
     if (y->numel() == 0) return Status::OK();
-    conv_compute<T>(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
-                    ctx.num_threads());
+    if constexpr (std::is_same_v<T, float>) {
+      conv_packed(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
+                  ctx.num_threads(), nullptr);
+    } else {
+      conv_compute<T>(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
+                      ctx.num_threads());
+    }
     return Status::OK();
   });
 }

@@ -17,10 +17,13 @@ namespace vn::ops {
 /// `threads` OpenMP threads: column tiles of im2col through a float32 GEMM, and a direct sum for
 /// one input channel per group.
 ///
-/// With `transform`, the products read w as transform makes it: it is called on copies of the
-/// weights of the block of output channels a thread's product needs, just before it, from any of
-/// the threads (an engine rounding its operands to a narrower format this way keeps no rounded
-/// copy of all the weights; a depthwise convolution's few weights are transformed at once).
+/// With `transform`, the products read w as transform makes it: it is called, from any of the
+/// threads, on packed copies of the weights of blocks of output channels (sgemm.h's layout, zero
+/// rows padding a block to kPackRows), and must treat every element alike (an engine rounding its
+/// operands to a narrower format). A layer whose weights every tile of output positions reads
+/// packs and transforms them once, a block at a time; one with a single tile per group transforms
+/// each task's block just before its product, so that no transformed copy of all of a large
+/// layer's weights is made. A depthwise convolution's few weights are transformed at once.
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
                   const std::function<void(std::span<float>)>* transform = nullptr);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
@@ -68,9 +69,17 @@ void for_each_cell(const T* xp, const WindowGeometry& g, const int64_t* lo, cons
   }
 }
 
+/// The larger of `best` and `v`, NaN once either is NaN (NaN wins and stays, as in PyTorch).
+template <typename T>
+inline T nan_max(T best, T v) {
+  return v > best || v != v ? v : best;
+}
+
 /// max_pool without indices over one plane `xp` of a 3-D geometry into `y`: each window's largest
 /// cell, NaN when any cell is NaN, the type's lowest value when the window lies entirely in the
-/// padding. The window's bounds are clipped once per window, not tested per cell.
+/// padding. Separable: for each output row the window's input rows are first reduced to one row
+/// (a vectorizable pass over whole rows), whose windows along the width then give the outputs;
+/// the bounds are clipped once per row and per window, not tested per cell.
 template <typename T>
 void max_pool_plane(const T* xp, const WindowGeometry& g, T* y) {
   const auto clip = [&](int i, int64_t o, int64_t& lo, int64_t& step, int64_t& count) {
@@ -82,30 +91,53 @@ void max_pool_plane(const T* xp, const WindowGeometry& g, T* y) {
     step = d;
     count = std::max<int64_t>(k1 - k0, 0);
   };
+  const int64_t in_w = g.in[2];
+  std::vector<T> rows(static_cast<size_t>(in_w));
+  // The windows along the width, clipped once for the plane: first tap, step, count.
+  std::vector<int64_t> across(static_cast<size_t>(3 * g.out[2]));
+  for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+    clip(2, ow, across[static_cast<size_t>(3 * ow)], across[static_cast<size_t>(3 * ow + 1)],
+         across[static_cast<size_t>(3 * ow + 2)]);
+  }
   for (int64_t od = 0; od < g.out[0]; ++od) {
     int64_t d0, ds, dn;
     clip(0, od, d0, ds, dn);
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
       int64_t h0, hs, hn;
       clip(1, oh, h0, hs, hn);
-      for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-        int64_t w0, ws, wn;
-        clip(2, ow, w0, ws, wn);
-        T best = -std::numeric_limits<T>::infinity();
-        bool nan = false;
-        for (int64_t a = 0; a < dn; ++a) {
-          for (int64_t b = 0; b < hn; ++b) {
-            const T* row = xp + ((d0 + a * ds) * g.in[1] + h0 + b * hs) * g.in[2] + w0;
-            for (int64_t c = 0; c < wn; ++c) {
-              const T v = row[c * ws];
-              nan = nan || v != v;
-              best = v > best ? v : best;
-            }
+      if (dn * hn == 0) {
+        std::fill_n(y, g.out[2], std::numeric_limits<T>::lowest());
+        y += g.out[2];
+        continue;
+      }
+      T* r = rows.data();
+      for (int64_t a = 0; a < dn; ++a) {
+        for (int64_t b = 0; b < hn; ++b) {
+          const T* row = xp + ((d0 + a * ds) * g.in[1] + h0 + b * hs) * in_w;
+          if (a == 0 && b == 0) {
+            std::copy_n(row, in_w, r);
+          } else {
+            for (int64_t i = 0; i < in_w; ++i) r[i] = nan_max(r[i], row[i]);
           }
         }
-        *y++ = dn * hn * wn == 0 ? std::numeric_limits<T>::lowest()
-               : nan              ? std::numeric_limits<T>::quiet_NaN()
-                                  : best;
+      }
+      const int64_t* w = across.data();
+      for (int64_t ow = 0; ow < g.out[2]; ++ow, w += 3) {
+        if (w[2] == 0) {
+          *y++ = std::numeric_limits<T>::lowest();
+          continue;
+        }
+        // NaN is tracked apart so that the comparisons compile to max instructions, not branches
+        // on the data.
+        const T* cell = r + w[0];
+        T best = cell[0];
+        bool nan = cell[0] != cell[0];
+        for (int64_t c = 1; c < w[2]; ++c) {
+          const T v = cell[c * w[1]];
+          nan |= v != v;
+          best = std::max(best, v);
+        }
+        *y++ = nan ? std::numeric_limits<T>::quiet_NaN() : best;
       }
     }
   }
@@ -119,7 +151,7 @@ Status max_pool(KernelContext& ctx) {
   const bool column_major = ctx.attr_int("storage_order", 0) != 0;
   using Types = TypeList<float, double, int8_t, uint8_t>;
   return dispatch_types(Types{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out_shape));
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), s.out_shape));
     int64_t* pi = nullptr;
     if (want_indices) {
       VN_ASSIGN_OR_RETURN(Tensor * ind, ctx.allocate_output(1, DType::kInt64, s.out_shape));

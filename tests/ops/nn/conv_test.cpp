@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/ops/nn/conv.h"
+#include "core/ops/sgemm.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -161,12 +162,12 @@ TEST(Conv, Depthwise) {
 }
 
 TEST(Conv, TilesSharedAmongThreads) {
-  // Two images of 37 x 41 outputs: two column tiles each, the second starting mid-row, four tasks
-  // on two threads.
+  // Two images of 37 x 41 outputs: two column tiles of 24 panels each, the second starting
+  // mid-row, four tasks on two threads, the weights packed once for all of them.
   check_conv({.x = {2, 3, 37, 41}, .m = 5, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2}, 90);
-  // Pointwise: tiles are strided views of the input, without im2col.
+  // Pointwise: the panels are the input's rows, unmasked.
   check_conv({.x = {2, 8, 40, 40}, .m = 6, .kernel = {1, 1}, .threads = 2}, 91);
-  // Fewer tiles than twice the threads: one GEMM per image, spread by Eigen.
+  // Fewer tiles than twice the threads, and strided: the panels are gathered.
   check_conv({.x = {1, 4, 9, 9}, .m = 6, .group = 2, .kernel = {3, 3}, .strides = {2, 2}, .threads = 2}, 92);
   // One tile of 49 positions for 64 output channels: four blocks of 16 channels over an im2col
   // made once, by both threads, in channel ranges.
@@ -176,18 +177,22 @@ TEST(Conv, TilesSharedAmongThreads) {
 }
 
 // conv_float32 with a weight transform (an engine rounding its operands): the products use the
-// transformed weights, handed over a block of output channels at a time, not all of them at once.
+// transformed weights, handed over packed, a block of output channels at a time, never all of them
+// at once.
 TEST(Conv, WeightTransformSeesBlocksOfOutputChannels) {
   struct Case {
     ConvConfig c;
     size_t most_per_call;  // weights of at most this many output channels per call
   };
-  // One column tile per image (25 or 81 positions): the output channels are cut into two blocks
-  // per thread's share. Depthwise weights are transformed at once.
+  // One column tile (25 positions) for one image: the output channels are cut into two blocks
+  // (56 and 44, whole row blocks of the packed layout), each transformed just before its product.
+  // Two images, or two tiles, read the weights more than once: they are packed and transformed
+  // once, one row block (kPackRows channels) at a time. Depthwise weights are transformed at once.
   const std::vector<Case> cases = {
-      {{.x = {1, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 50},
-      {{.x = {2, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false, .threads = 2}, 50},
-      {{.x = {2, 16, 9, 9}, .m = 40, .kernel = {1, 1}, .bias = false, .threads = 2}, 20},
+      {{.x = {1, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 56},
+      {{.x = {2, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false, .threads = 2},
+       static_cast<size_t>(kPackRows)},
+      {{.x = {2, 16, 9, 9}, .m = 40, .kernel = {1, 1}, .bias = false, .threads = 2}, static_cast<size_t>(kPackRows)},
       {{.x = {1, 8, 9, 9}, .m = 8, .group = 8, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 8},
   };
   uint32_t seed = 300;

@@ -147,6 +147,12 @@ TEST(MaxPool, NaNPropagatesAndInt8) {
   t.input<float>({1, 1, 3}, {1, nan, 0});
   t.output<float>({1, 1, 2}, {nan, nan});
   t.run();
+  // Across rows: a NaN stays through larger values in the rows after it, and before it.
+  OpTester rows("MaxPool", 12);
+  rows.attr("kernel_shape", Shape{2, 2});
+  rows.input<float>({1, 1, 3, 3}, {nan, 0, 1, 9, 0, 2, 3, 4, nan});
+  rows.output<float>({1, 1, 2, 2}, {nan, 2, 9, nan});
+  rows.run();
   // A window that lies entirely in the padding (pads reaching the dilated kernel) yields lowest().
   OpTester p("MaxPool", 12);
   p.attr("kernel_shape", Shape{2}).attr("dilations", Shape{3}).attr("pads", Shape{4, 0});

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// The blocking of sgemm_packed around a micro-kernel, shared by the AVX-512 library and the
+// portable build (each compiles it for its own instruction set; see sgemm.h).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/ops/sgemm.h"
+
+namespace vn::ops::sgemm_detail {
+
+// The depth of one pass: a block's A slice (8 rows x this) stays in L1 while the tile's B panels
+// stream past it from L2.
+inline constexpr int64_t kMaxDepth = 256;
+
+/// A's element (r, p) of a micro-tile is a[r * row + p * step]: row 1 and step kPackRows when
+/// packed, row lda and step 1 when read where it lies.
+struct ALayout {
+  int64_t row, step;
+};
+
+/// C = A * B (+ bias) with B packed, one micro-tile (up to kPackRows x kPackCols) at a time:
+/// `tile(rows, depth, a, layout, b, c, ldc, cols, bias, accumulate)` computes a rows x cols tile
+/// of C over `depth` steps of k, starting from C itself when `accumulate`, else from the bias (or
+/// zero).
+template <typename Tile>
+void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
+                   const float* bias, float* c, int64_t ldc, Tile tile) {
+  const ALayout layout = lda == 0 ? ALayout{1, kPackRows} : ALayout{lda, 1};
+  // Passes of even depth: 576 = 3 x 192 rather than 256 + 256 + 64.
+  const int64_t passes = std::max<int64_t>((k + kMaxDepth - 1) / kMaxDepth, 1);
+  const int64_t depth = (k + passes - 1) / passes;
+  int64_t p0 = 0;
+  do {  // once when k is 0: C is the bias
+    const int64_t d = std::min(depth, k - p0);
+    const bool accumulate = p0 > 0;
+    for (int64_t j = 0; j < n; j += kPackCols) {
+      const int cols = static_cast<int>(std::min(kPackCols, n - j));
+      const float* b = packed_b + j * k + p0 * kPackCols;
+      for (int64_t i = 0; i < m; i += kPackRows) {
+        const int rows = static_cast<int>(std::min(kPackRows, m - i));
+        // Block i / kPackRows starts i * k floats into packed A.
+        const float* a0 = lda == 0 ? a + i * k + p0 * kPackRows : a + i * lda + p0;
+        tile(rows, d, a0, layout, b, c + i * ldc + j, ldc, cols, bias && !accumulate ? bias + i : nullptr,
+             accumulate);
+      }
+    }
+    p0 += depth;
+  } while (p0 < k);
+}
+
+}  // namespace vn::ops::sgemm_detail
