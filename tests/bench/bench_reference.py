@@ -2,16 +2,20 @@
 # SPDX-License-Identifier: Apache-2.0
 """Times the reference backend against PyTorch on the fixture architectures, in one run.
 
-Usage: /usr/bin/python3 bench_reference.py VERNIER_BIN [--threads N] [--iterations N] [--models a,b,...]
-Both sides use the same thread count (default: all cores) and the same exported model; each is
-warmed up, then timed over the iterations (mean of the timed runs). Prints
-    model  vernier_ms  torch_ms  ratio
-rows (ratio = vernier / torch; lower is better), then ResNet-18's peak memory in a run of one
-inference beside its budget: twice the weights plus the two largest activations.
+Usage: /usr/bin/python3 bench_reference.py VERNIER_BIN [--threads N] [--iterations N] [--rounds N]
+                                               [--models a,b,...]
+Both sides use the same thread count (default: all cores) and the same exported model. Each round
+times both, one after the other, over the iterations (mean of the timed runs, after warm-ups), so
+that a change in the machine's load between rounds moves both sides. Prints
+    model  vernier_ms  torch_ms  ratio  rounds
+rows: the median of the rounds' times on each side, the median of the rounds' ratios (vernier /
+torch; lower is better) and their range; then ResNet-18's peak memory in a run of one inference
+beside its budget: twice the weights plus the two largest activations.
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,19 +31,25 @@ import export_torchvision  # noqa: E402
 MODELS = ["resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0", "transformer_encoder", "detection_head"]
 
 
-def time_torch(name, threads, iterations):
-    torch.set_num_threads(threads)
-    torch.manual_seed(0)
-    model, shape = export_torchvision.build(name)
-    model.eval()
-    x = torch.rand(shape)
-    with torch.no_grad():
-        for _ in range(2):
-            model(x)
-        start = time.perf_counter()
-        for _ in range(iterations):
-            model(x)
-    return (time.perf_counter() - start) * 1000.0 / iterations
+class TorchTimer:
+    """The model built once, warmed up, and timed on demand."""
+
+    def __init__(self, name, threads):
+        torch.set_num_threads(threads)
+        torch.manual_seed(0)
+        self.model, shape = export_torchvision.build(name)
+        self.model.eval()
+        self.x = torch.rand(shape)
+        with torch.no_grad():
+            for _ in range(2):
+                self.model(self.x)
+
+    def time(self, iterations):
+        with torch.no_grad():
+            start = time.perf_counter()
+            for _ in range(iterations):
+                self.model(self.x)
+        return (time.perf_counter() - start) * 1000.0 / iterations
 
 
 def time_vernier(vernier, model_path, threads, iterations):
@@ -68,10 +78,11 @@ def main():
     parser.add_argument("vernier")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--models", default=",".join(MODELS))
     args = parser.parse_args()
-    print(f"threads={args.threads} iterations={args.iterations} torch={torch.__version__}")
-    print(f"{'model':<22}{'vernier_ms':>12}{'torch_ms':>12}{'ratio':>8}")
+    print(f"threads={args.threads} iterations={args.iterations} rounds={args.rounds} torch={torch.__version__}")
+    print(f"{'model':<22}{'vernier_ms':>12}{'torch_ms':>12}{'ratio':>8}  rounds")
     resnet_memory = None
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models.split(","):
@@ -79,13 +90,18 @@ def main():
             subprocess.run([sys.executable, export_torchvision.__file__, name, out_dir], check=True,
                            stdout=subprocess.DEVNULL)
             model_path = os.path.join(out_dir, "model.onnx")
+            timer = TorchTimer(name, args.threads)
+            v_times, t_times = [], []
             try:
-                v_ms, peak = time_vernier(args.vernier, model_path, args.threads, args.iterations)
+                for _ in range(args.rounds):
+                    v_times.append(time_vernier(args.vernier, model_path, args.threads, args.iterations)[0])
+                    t_times.append(timer.time(args.iterations))
             except subprocess.CalledProcessError as e:
                 print(f"{name:<22}{'error':>12}  {e.stderr.strip()}")
                 continue
-            t_ms = time_torch(name, args.threads, args.iterations)
-            print(f"{name:<22}{v_ms:>12.2f}{t_ms:>12.2f}{v_ms / t_ms:>8.2f}", flush=True)
+            ratios = [v / t for v, t in zip(v_times, t_times)]
+            print(f"{name:<22}{statistics.median(v_times):>12.2f}{statistics.median(t_times):>12.2f}"
+                  f"{statistics.median(ratios):>8.2f}  {min(ratios):.2f}-{max(ratios):.2f}", flush=True)
             if name == "resnet18":
                 # The timed run holds every iteration's synthetic input; the memory goal is about one
                 # inference, so its peak comes from a run of one.

@@ -314,6 +314,8 @@ constexpr size_t kKeptScratchBytes = size_t{1} << 20;
 constexpr size_t kKeptPanelBytes = size_t{4} << 20;
 // Packed or transformed weights are kept up to this size.
 constexpr size_t kKeptWeightBytes = size_t{16} << 20;
+// Output channels whose weights a transform sees at once, when they are not packed for all tiles.
+constexpr int64_t kTransformRows = 64;
 
 /// A scratch buffer of at least n elements for this thread. Its users write every element they
 /// read, so it is not zeroed; buffers up to `keep` bytes (1 MiB unless told) are kept for the
@@ -440,12 +442,13 @@ Tiling conv_tiling(const ConvPlan& p, int64_t rows, int64_t out_size, size_t ele
   if (t.tiles > threads) t.tiles = (t.tiles + threads - 1) / threads * threads;
   t.tiles = std::min(t.tiles, t.units);
   t.tile = (t.units + t.tiles - 1) / t.tiles * unit;
-  // With fewer tiles than twice the threads (deep layers: few output positions), the output
-  // channels are cut into blocks as well.
+  // With fewer tiles than threads (deep layers: few output positions), the output channels are
+  // cut into blocks as well, one per thread: each block reads all of its tile's im2col, so more
+  // of them would only read it more often.
   t.planes = p.n * p.group * t.tiles;
-  t.blocks = t.planes >= 2 * threads ? 1
-                                     : std::clamp<int64_t>((2 * threads + t.planes - 1) / t.planes, 1,
-                                                           std::max<int64_t>(mg / 16, 1));
+  t.blocks = t.planes >= threads ? 1
+                                 : std::clamp<int64_t>((threads + t.planes - 1) / t.planes, 1,
+                                                       std::max<int64_t>(mg / 16, 1));
   t.block = ((mg + t.blocks - 1) / t.blocks + kPackRows - 1) / kPackRows * kPackRows;
   t.blocks = (mg + t.block - 1) / t.block;
   t.tasks = t.planes * t.blocks;
@@ -583,9 +586,11 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
 #pragma omp barrier
     std::optional<Scratch<float>> col_scratch;
     if (!shared) col_scratch.emplace(static_cast<size_t>(panels), 0, kKeptPanelBytes);
-    // A task's own block of packed weights, under a transform with one tile per group.
-    std::optional<Scratch<float>> block_scratch;
-    if (transform && !pack_all) block_scratch.emplace(static_cast<size_t>(t.block * rows), 2, kKeptWeightBytes);
+    // Under a transform with one tile per group, a task's weights are packed and transformed a
+    // chunk of rows at a time, just before the chunk's products.
+    std::optional<Scratch<float>> chunk_scratch;
+    const int64_t chunk_rows = std::min(t.block, kTransformRows);
+    if (transform && !pack_all) chunk_scratch.emplace(static_cast<size_t>(chunk_rows * rows), 2, kKeptWeightBytes);
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < t.tasks; ++task) {
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
@@ -598,20 +603,23 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
         im2col_panels(px + (img * p.c + gi * cg) * in_size, cg, g3, c0, c0 + width, 0, rows, col_scratch->data());
         b = col_scratch->data();
       }
-      const float* a = pw + (gi * mg + r0) * rows;
-      int64_t lda = rows;
+      const float* bias = pb ? pb + gi * mg + r0 : nullptr;
+      float* y0 = py + (img * p.m + gi * mg + r0) * out_size + c0;
       if (pack_all) {
-        a = packed + gi * group_weights + r0 * rows;  // r0 is a multiple of kPackRows
-        lda = 0;
+        // r0 is a multiple of kPackRows: its block starts r0 * rows floats in.
+        sgemm_packed(m_rows, width, rows, packed + gi * group_weights + r0 * rows, 0, b, bias, y0, out_size);
       } else if (transform) {
-        const int64_t blocks = (m_rows + kPackRows - 1) / kPackRows;
-        pack_a(m_rows, rows, a, rows, 0, blocks, block_scratch->data());
-        (*transform)(std::span<float>(block_scratch->data(), blocks * kPackRows * rows));
-        a = block_scratch->data();
-        lda = 0;
+        for (int64_t i = 0; i < m_rows; i += chunk_rows) {
+          const int64_t n_rows = std::min(chunk_rows, m_rows - i);
+          const int64_t blocks = (n_rows + kPackRows - 1) / kPackRows;
+          pack_a(n_rows, rows, pw + (gi * mg + r0 + i) * rows, rows, 0, blocks, chunk_scratch->data());
+          (*transform)(std::span<float>(chunk_scratch->data(), blocks * kPackRows * rows));
+          sgemm_packed(n_rows, width, rows, chunk_scratch->data(), 0, b, bias ? bias + i : nullptr,
+                       y0 + i * out_size, out_size);
+        }
+      } else {
+        sgemm_packed(m_rows, width, rows, pw + (gi * mg + r0) * rows, rows, b, bias, y0, out_size);
       }
-      sgemm_packed(m_rows, width, rows, a, lda, b, pb ? pb + gi * mg + r0 : nullptr,
-                   py + (img * p.m + gi * mg + r0) * out_size + c0, out_size);
     }
   }
 }

@@ -22,8 +22,9 @@ namespace vn::ops {
 /// rows padding a block to kPackRows), and must treat every element alike (an engine rounding its
 /// operands to a narrower format). A layer whose weights every tile of output positions reads
 /// packs and transforms them once, a block at a time; one with a single tile per group transforms
-/// each task's block just before its product, so that no transformed copy of all of a large
-/// layer's weights is made. A depthwise convolution's few weights are transformed at once.
+/// a thread's channels 64 at a time, each chunk just before its products, so that no transformed
+/// copy of all of a large layer's weights is made. A depthwise convolution's few weights are
+/// transformed at once.
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
                   const std::function<void(std::span<float>)>* transform = nullptr);

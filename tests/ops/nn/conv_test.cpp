@@ -169,8 +169,8 @@ TEST(Conv, TilesSharedAmongThreads) {
   check_conv({.x = {2, 8, 40, 40}, .m = 6, .kernel = {1, 1}, .threads = 2}, 91);
   // Fewer tiles than twice the threads, and strided: the panels are gathered.
   check_conv({.x = {1, 4, 9, 9}, .m = 6, .group = 2, .kernel = {3, 3}, .strides = {2, 2}, .threads = 2}, 92);
-  // One tile of 49 positions for 64 output channels: four blocks of 16 channels over an im2col
-  // made once, by both threads, in channel ranges.
+  // One tile of 49 positions for 64 output channels: a block of 32 channels per thread over an
+  // im2col made once, by both threads, in channel ranges.
   check_conv({.x = {1, 8, 7, 7}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2}, 94);
   // Depthwise, one (image, channel) plane per task.
   check_conv({.x = {2, 6, 11, 11}, .m = 12, .group = 6, .kernel = {3, 3}, .dilations = {2, 2}, .threads = 2}, 93);
@@ -184,12 +184,12 @@ TEST(Conv, WeightTransformSeesBlocksOfOutputChannels) {
     ConvConfig c;
     size_t most_per_call;  // weights of at most this many output channels per call
   };
-  // One column tile (25 positions) for one image: the output channels are cut into two blocks
-  // (56 and 44, whole row blocks of the packed layout), each transformed just before its product.
-  // Two images, or two tiles, read the weights more than once: they are packed and transformed
-  // once, one row block (kPackRows channels) at a time. Depthwise weights are transformed at once.
+  // One column tile (25 positions) for one image: a thread's weights are transformed 64 output
+  // channels at a time, each chunk just before its products. Two images, or two tiles, read the
+  // weights more than once: they are packed and transformed once, one row block (kPackRows
+  // channels) at a time. Depthwise weights are transformed at once.
   const std::vector<Case> cases = {
-      {{.x = {1, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 56},
+      {{.x = {1, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 64},
       {{.x = {2, 640, 5, 5}, .m = 100, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false, .threads = 2},
        static_cast<size_t>(kPackRows)},
       {{.x = {2, 16, 9, 9}, .m = 40, .kernel = {1, 1}, .bias = false, .threads = 2}, static_cast<size_t>(kPackRows)},
