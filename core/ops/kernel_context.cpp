@@ -20,20 +20,19 @@ const Tensor& KernelContext::input(size_t i) const {
   return *inputs_[i];
 }
 
-Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype, Shape shape) {
+Result<Tensor*> KernelContext::store_output(size_t i, Result<Tensor> t) {
   VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
-  Result<Tensor> t = Tensor::create(dtype, std::move(shape));
   if (!t.ok()) return t.status().with_node(node_.ref(node_index_));
   outputs_[i] = std::move(t).value();
   return &outputs_[i];
 }
 
+Result<Tensor*> KernelContext::allocate_output(size_t i, DType dtype, Shape shape) {
+  return store_output(i, Tensor::create(dtype, std::move(shape)));
+}
+
 Result<Tensor*> KernelContext::allocate_output_for_overwrite(size_t i, DType dtype, Shape shape) {
-  VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
-  Result<Tensor> t = Tensor::create_for_overwrite(dtype, std::move(shape));
-  if (!t.ok()) return t.status().with_node(node_.ref(node_index_));
-  outputs_[i] = std::move(t).value();
-  return &outputs_[i];
+  return store_output(i, Tensor::create_for_overwrite(dtype, std::move(shape)));
 }
 
 Result<Tensor*> KernelContext::allocate_output_elementwise(size_t i, DType dtype, Shape shape) {

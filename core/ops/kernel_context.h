@@ -106,6 +106,8 @@ class KernelContext {
 
  private:
   const Attribute* typed_attr(std::string_view name, AttrType type) const;
+  /// Stores a newly allocated tensor (or the allocation's error, tagged with this node) as output i.
+  Result<Tensor*> store_output(size_t i, Result<Tensor> t);
 
   const Node& node_;
   int64_t node_index_;

@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -418,9 +417,14 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
 struct Tiling {
   int64_t unit = 0, units = 0, tile = 0, tiles = 0, block = 0, blocks = 0, planes = 0, tasks = 0;
 
-  /// The columns [c0, c1) of tile `t` among `out_size`.
-  std::pair<int64_t, int64_t> columns(int64_t t, int64_t out_size) const {
-    return {t * units / tiles * unit, std::min((t + 1) * units / tiles * unit, out_size)};
+  /// One plane's image, group and columns [c0, c1) (width c1 - c0) among `out_size`.
+  struct Plane {
+    int64_t img, gi, c0, c1, width;
+  };
+  Plane plane(int64_t index, int64_t group, int64_t out_size) const {
+    const int64_t t = index % tiles;
+    const int64_t c0 = t * units / tiles * unit, c1 = std::min((t + 1) * units / tiles * unit, out_size);
+    return {index / (group * tiles), index / tiles % group, c0, c1, c1 - c0};
   }
 };
 
@@ -487,9 +491,7 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
 #pragma omp for schedule(static)
       for (int64_t job = 0; job < t.planes * chunks; ++job) {
         const int64_t plane = job / chunks, part = job % chunks;
-        const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
-        const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
-        const int64_t width = c1 - c0;
+        const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
         const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
         im2col_tile(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width,
                     shared_col + plane * rows * t.tile + ch0 * k_size * width);
@@ -501,9 +503,7 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < t.tasks; ++task) {
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
-      const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
-      const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
-      const int64_t width = c1 - c0;
+      const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
       if (m_rows <= 0) continue;
       const T* xg = px + (img * p.c + gi * cg) * in_size;
       const T* w0 = pw + (gi * mg + r0) * rows;
@@ -575,9 +575,7 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
 #pragma omp for schedule(static) nowait
       for (int64_t job = 0; job < t.planes * chunks; ++job) {
         const int64_t plane = job / chunks, part = job % chunks;
-        const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
-        const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
-        const int64_t width = c1 - c0;
+        const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
         const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
         im2col_panels(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width, ch0 * k_size, rows,
                       shared_panels + plane * panels);
@@ -594,9 +592,7 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < t.tasks; ++task) {
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
-      const int64_t img = plane / (p.group * t.tiles), gi = plane / t.tiles % p.group;
-      const auto [c0, c1] = t.columns(plane % t.tiles, out_size);
-      const int64_t width = c1 - c0;
+      const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
       if (m_rows <= 0) continue;
       const float* b = shared_panels + plane * panels;
       if (!shared) {
