@@ -89,6 +89,39 @@ TEST(ReferenceBackend, ObserverSeesEveryNodeOnceInExecutionOrderWithItsOutputs) 
   EXPECT_EQ(seen[1], (std::vector<float>{-0.0f, -2, -0.0f}));
 }
 
+// An elementwise node writes into an input that dies at it, unless something else still holds
+// that input: the caller's feed, or an observer that kept a node's output.
+TEST(ReferenceBackend, ElementwiseOpsReuseADyingInputOnlyWhenNothingElseHoldsIt) {
+  Model m = out_of_order_model();  // R = Relu(X), Y = Neg(R)
+  ReferenceBackend backend;
+  ASSERT_TRUE(backend.prepare(m, {}).ok());
+  const Tensor x = Tensor::from_vector<float>({3}, {-1, 2, -3});
+  for (bool hold : {false, true}) {
+    SCOPED_TRACE(hold ? "observer holds R" : "nothing holds R");
+    std::map<std::string, const float*> buffers;
+    Tensor kept_r;
+    RunOptions options;
+    options.observer = [&](int64_t, const Node& node, const TensorMap& outputs) {
+      const Tensor* t = outputs.find(node.outputs[0]);
+      buffers[node.outputs[0]] = t->data<float>();
+      if (hold && node.outputs[0] == "R") kept_r = *t;
+      return true;
+    };
+    Result<TensorMap> out = backend.run({{"X", x}}, options);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ(out->find("Y")->values<float>()[1], -2.0f);
+    EXPECT_EQ(x.values<float>()[0], -1.0f);  // the feed was not written over by Relu
+    EXPECT_NE(buffers["R"], x.data<float>());
+    if (hold) {
+      EXPECT_NE(buffers["Y"], buffers["R"]);
+      EXPECT_EQ(std::vector<float>(kept_r.values<float>().begin(), kept_r.values<float>().end()),
+                (std::vector<float>{0, 2, 0}));
+    } else {
+      EXPECT_EQ(buffers["Y"], buffers["R"]);
+    }
+  }
+}
+
 TEST(ReferenceBackend, ObserverReturningFalseStopsTheRun) {
   Model m = out_of_order_model();
   ReferenceBackend backend;
