@@ -33,10 +33,9 @@ Support EngineBackend::supports(const Node& node, int64_t opset) const {
                                  node.op_type)};
     }
   }
-  if (opset < 0) return {false, fmt::format("the model imports no opset for domain '{}'", node.domain)};
-  if (registry_.find(node.domain, node.op_type, opset)) return {};
-  return {false, fmt::format("no kernel for {} at opset {} in domain '{}'", node.op_type, opset,
-                             node.domain.empty() ? "ai.onnx" : node.domain)};
+  ops::KernelLookup found = registry_.lookup(node.domain, node.op_type, opset);
+  if (found.def) return {};
+  return {false, std::move(found.reason)};
 }
 
 const Plan* EngineBackend::plan() const { return engine_ ? &engine_->plan : nullptr; }

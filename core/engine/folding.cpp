@@ -61,6 +61,9 @@ Result<FoldedGraph> fold_constants(const Model& model, const ops::OpRegistry& re
     ops::KernelContext ctx(node, index, opset, inputs, outputs, 1);
     Status st = def->fn(ctx);
     if (st.ok()) st = ctx.attr_error();
+    // A node its kernel cannot run as the standard says is left to the layer that runs it, which
+    // reports why.
+    if (st.ok()) st = ops::check_all_read(ctx, def->since_version);
     if (!st.ok()) continue;
     bool complete = true;
     for (size_t i = 0; i < node.outputs.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/engine/native_ops.h"
 #include "core/ir/topo.h"
 
 namespace vn::engine {
@@ -31,10 +32,12 @@ class Fuser {
         g_(model.graph),
         folded_(folded),
         marked_(marked.begin(), marked.end()),
-        assigned_(g_.nodes.size(), false) {
+        assigned_(g_.nodes.size(), false),
+        native_(g_.nodes.size(), false) {
     for (const ValueInfo& v : g_.inputs) infos_.emplace(v.name, &v);
     for (const ValueInfo& v : g_.value_info) infos_.emplace(v.name, &v);
     for (const ValueInfo& v : g_.outputs) infos_.emplace(v.name, &v);
+    for (size_t i = 0; i < g_.nodes.size(); ++i) native_[i] = runs_natively(g_.nodes[i], model.opset());
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       if (folded_.is_folded[i]) continue;
       const Node& n = g_.nodes[i];
@@ -63,6 +66,12 @@ class Fuser {
   }
 
   const Node& node(int64_t i) const { return g_.nodes[static_cast<size_t>(i)]; }
+
+  /// A node of op type `op` that the engine's layers may run (native_ops.h); every pattern
+  /// matches through this, so a node they cannot run stays out of every fused layer.
+  bool is_op(const Node& n, std::string_view op) const {
+    return engine::is_op(n, op) && native_[static_cast<size_t>(&n - g_.nodes.data())];
+  }
 
   const std::vector<int64_t>& consumers(const std::string& name) const {
     static const std::vector<int64_t> kNone;
@@ -153,7 +162,7 @@ class Fuser {
 
   /// A single-node activation reading `x`, or nullopt.
   std::optional<Activation> single_activation(const Node& n, bool epilogue) const {
-    if (!is_default_domain(n.domain) || n.inputs.empty()) return std::nullopt;
+    if (!is_op(n, n.op_type) || n.inputs.empty()) return std::nullopt;
     const std::string& op = n.op_type;
     if (op == "Relu") return Activation{ActivationFn::kRelu};
     if (op == "Sigmoid") return Activation{ActivationFn::kSigmoid};
@@ -510,7 +519,7 @@ class Fuser {
 
   void visit(int64_t index) {
     const Node& n = node(index);
-    if (!is_default_domain(n.domain) || n.outputs.empty() || n.outputs[0].empty())
+    if (!native_[static_cast<size_t>(index)] || n.outputs.empty() || n.outputs[0].empty())
       return single(index, LayerKind::kGeneric);
     const std::string& op = n.op_type;
     if (op == "Conv" && n.inputs.size() >= 2 && is_constant(n.inputs[1]) && constant(n.inputs[1])->rank() >= 3 &&
@@ -650,6 +659,7 @@ class Fuser {
   const FoldedGraph& folded_;
   std::unordered_set<std::string> marked_;
   std::vector<bool> assigned_;
+  std::vector<bool> native_;  // per node: runs_natively
   std::unordered_map<std::string, const ValueInfo*> infos_;
   std::unordered_map<std::string, std::vector<int64_t>> consumers_;
   std::vector<LayerSpec> specs_;

@@ -26,6 +26,7 @@ constexpr std::string_view kTextSource = "ONNX text";
 Result<Model> finish_load(onnx::ModelProto& proto, const std::filesystem::path& base_dir, std::string_view source,
                           const LoadOptions& options) {
   try {
+    VN_RETURN_IF_ERROR(model_proto_check_understood(proto, source));
     VN_RETURN_IF_ERROR(model_proto_check_external_locations(proto, base_dir, source));
     if (options.check_model) VN_RETURN_IF_ERROR(model_proto_check(proto, base_dir, source));
     if (options.infer_shapes) {

@@ -25,19 +25,24 @@ namespace vn {
 static_assert(std::endian::native == std::endian::little,
               "ONNX raw_data and external data are little-endian; a big-endian host would need byte swapping");
 
-namespace {
-
-using onnx::AttributeProto;
-using onnx::TensorProto;
-
-std::string prefix(std::string_view source) { return source.empty() ? std::string() : fmt::format("{}: ", source); }
+std::string source_prefix(std::string_view source) { return source.empty() ? std::string() : fmt::format("{}: ", source); }
 
 std::string onnx_type_name(int32_t type) {
+  // The element types ONNX added after IR version 8, which libonnx 1.12's enum lacks.
+  static constexpr std::string_view kNewer[] = {"float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
+                                                "uint4",        "int4",           "float4e2m1", "float8e8m0",
+                                                "uint2",        "int2"};
+  if (type >= 17 && type < 17 + static_cast<int32_t>(std::size(kNewer))) return std::string(kNewer[type - 17]);
   if (!onnx::TensorProto_DataType_IsValid(type)) return fmt::format("data type {}", type);
   std::string name = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(type));
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
   return name;
 }
+
+namespace {
+
+using onnx::AttributeProto;
+using onnx::TensorProto;
 
 std::string tensor_what(const TensorProto& proto) {
   return proto.name().empty() ? std::string("unnamed tensor") : fmt::format("tensor '{}'", proto.name());
@@ -152,7 +157,7 @@ Result<Tensor> tensor_from_external(const TensorProto& proto, DType dtype, const
 }
 
 Result<Tensor> tensor_from_proto_impl(const TensorProto& proto, ProtoReadContext& ctx, const std::string& what) {
-  const std::string where = prefix(ctx.source) + what + ": ";
+  const std::string where = source_prefix(ctx.source) + what + ": ";
   if (proto.data_type() == TensorProto::UNDEFINED) {
     return make_error(StatusCode::kInvalidModel, "{}has no data type (UNDEFINED)", where);
   }
@@ -234,7 +239,7 @@ Result<Tensor> tensor_from_proto_impl(const TensorProto& proto, ProtoReadContext
 
 Result<Tensor> sparse_from_proto_impl(const onnx::SparseTensorProto& proto, ProtoReadContext& ctx,
                                       const std::string& what) {
-  const std::string where = prefix(ctx.source) + what + ": ";
+  const std::string where = source_prefix(ctx.source) + what + ": ";
   VN_ASSIGN_OR_RETURN(Tensor values, tensor_from_proto_impl(proto.values(), ctx, what + " values"));
   if (values.rank() != 1) {
     return make_error(StatusCode::kInvalidModel, "{}sparse values must have rank 1, got shape {}", where,
@@ -419,9 +424,9 @@ Result<Attribute> attribute_from_proto_impl(AttributeProto& p, ProtoReadContext&
     case AttributeProto::TYPE_PROTO:
     case AttributeProto::TYPE_PROTOS:
       return make_error(StatusCode::kUnsupportedAttr, "{}{}: type-proto attributes are not supported",
-                        prefix(ctx.source), what);
+                        source_prefix(ctx.source), what);
     default:
-      return make_error(StatusCode::kUnsupportedAttr, "{}{}: unknown attribute type {}", prefix(ctx.source), what,
+      return make_error(StatusCode::kUnsupportedAttr, "{}{}: unknown attribute type {}", source_prefix(ctx.source), what,
                         static_cast<int>(type));
   }
   return a;
@@ -502,7 +507,7 @@ Status tensor_to_proto(const Tensor& tensor, std::string_view name, TensorProto&
 Result<NamedTensor> tensor_proto_decode(std::string_view bytes, const std::filesystem::path& base_dir,
                                         std::string_view source) {
   if (bytes.size() > kProtobufMaxBytes) {
-    return make_error(StatusCode::kIoError, "{}{} bytes is over protobuf's 2 GiB limit on one message", prefix(source),
+    return make_error(StatusCode::kIoError, "{}{} bytes is over protobuf's 2 GiB limit on one message", source_prefix(source),
                       bytes.size());
   }
   TensorProto proto;
@@ -510,7 +515,7 @@ Result<NamedTensor> tensor_proto_decode(std::string_view bytes, const std::files
                                             static_cast<int>(bytes.size()));
   in.SetTotalBytesLimit(static_cast<int>(kProtobufMaxBytes));
   if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-    return make_error(StatusCode::kIoError, "{}not a valid ONNX TensorProto (protobuf parse failed)", prefix(source));
+    return make_error(StatusCode::kIoError, "{}not a valid ONNX TensorProto (protobuf parse failed)", source_prefix(source));
   }
   ProtoReadContext ctx;
   ctx.base_dir = base_dir;
@@ -519,7 +524,7 @@ Result<NamedTensor> tensor_proto_decode(std::string_view bytes, const std::files
   if (!t.ok()) {
     // A file that is not a TensorProto often parses as one with no data type; say so plainly.
     if (proto.data_type() == TensorProto::UNDEFINED && proto.dims_size() == 0) {
-      return make_error(StatusCode::kIoError, "{}not a valid ONNX TensorProto (no data type)", prefix(source));
+      return make_error(StatusCode::kIoError, "{}not a valid ONNX TensorProto (no data type)", source_prefix(source));
     }
     // The file is not a model: what makes it unreadable is an I/O-level problem, not kInvalidModel.
     if (t.status().code() == StatusCode::kInvalidModel) return Status(StatusCode::kIoError, t.status().message());
@@ -669,7 +674,7 @@ Result<Graph> graph_from_proto(onnx::GraphProto& proto, ProtoReadContext& ctx, b
   const auto convert_io = [&](const onnx::ValueInfoProto& v, const char* kind) -> Result<ValueInfo> {
     if (main_graph && !value_info_proto_supported(v)) {
       return make_error(StatusCode::kUnsupportedDType, "{}graph {} '{}' is {}; Vernier handles tensors of {} only",
-                        prefix(ctx.source), kind, v.name(), type_description(v),
+                        source_prefix(ctx.source), kind, v.name(), type_description(v),
                         "bool, integer, floating-point and string elements");
     }
     return value_info_from_proto(v);
@@ -764,10 +769,10 @@ Result<Model> model_from_proto(onnx::ModelProto& proto, ProtoReadContext& ctx) {
     VN_LOG_WARNING(
         "{}{} model-local function(s) dropped: Vernier does not keep them, and nodes calling them will "
         "be reported as unsupported ops",
-        prefix(ctx.source), proto.functions_size());
+        source_prefix(ctx.source), proto.functions_size());
   }
   if (proto.training_info_size() > 0) {
-    VN_LOG_WARNING("{}training info dropped: Vernier keeps the inference graph only", prefix(ctx.source));
+    VN_LOG_WARNING("{}training info dropped: Vernier keeps the inference graph only", source_prefix(ctx.source));
   }
   VN_ASSIGN_OR_RETURN(m.graph, graph_from_proto(*proto.mutable_graph(), ctx, /*main_graph=*/true));
   m.base_dir = ctx.base_dir;
@@ -835,17 +840,17 @@ Status parse_checked(uint64_t size, std::string_view source, google::protobuf::i
     return make_error(StatusCode::kInvalidModel,
                       "{}{} bytes is over protobuf's 2 GiB limit on one message; a model this large must keep its "
                       "weights in external data",
-                      prefix(source), size);
+                      source_prefix(source), size);
   }
   if (size == 0)
-    return make_error(StatusCode::kInvalidModel, "{}not a valid ONNX model (the file is empty)", prefix(source));
+    return make_error(StatusCode::kInvalidModel, "{}not a valid ONNX model (the file is empty)", source_prefix(source));
   in.SetTotalBytesLimit(static_cast<int>(kProtobufMaxBytes));
   if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
-    return make_error(StatusCode::kInvalidModel, "{}not a valid ONNX model (protobuf parse failed)", prefix(source));
+    return make_error(StatusCode::kInvalidModel, "{}not a valid ONNX model (protobuf parse failed)", source_prefix(source));
   }
   if (!proto.has_graph()) {
     return make_error(StatusCode::kInvalidModel, "{}not a valid ONNX model (no graph in the protobuf message)",
-                      prefix(source));
+                      source_prefix(source));
   }
   return Status::OK();
 }
@@ -899,7 +904,7 @@ Status model_proto_check_external_locations(const onnx::ModelProto& proto, const
       first = make_error(StatusCode::kInvalidModel,
                          "{}{}: external data cannot be resolved: the model's folder is unknown (load the model from "
                          "its file, or pass the folder as base_dir)",
-                         prefix(source), tensor_what(t));
+                         source_prefix(source), tensor_what(t));
       return;
     }
     for (const onnx::StringStringEntryProto& e : t.external_data()) {
@@ -931,7 +936,7 @@ std::optional<std::string> checker_blind_spot(const onnx::ModelProto& model) {
 Status model_proto_check(const onnx::ModelProto& model, const std::filesystem::path& model_dir,
                          std::string_view source) {
   if (std::optional<std::string> reason = checker_blind_spot(model)) {
-    VN_LOG_WARNING("{}{}; the ONNX checker was skipped because it would judge the model by older rules", prefix(source),
+    VN_LOG_WARNING("{}{}; the ONNX checker was skipped because it would judge the model by older rules", source_prefix(source),
                    *reason);
     return Status::OK();
   }
@@ -966,7 +971,7 @@ Status model_proto_check(const onnx::ModelProto& model, const std::filesystem::p
     onnx::checker::check_graph(model.graph(), ctx, lex_ctx);
     if (ctx.get_ir_version() >= 0x00000008) onnx::checker::check_model_local_functions(model, ctx, lex_ctx);
   } catch (const std::exception& e) {
-    return make_error(StatusCode::kInvalidModel, "{}ONNX checker: {}", prefix(source), one_line(e.what()));
+    return make_error(StatusCode::kInvalidModel, "{}ONNX checker: {}", source_prefix(source), one_line(e.what()));
   }
   return Status::OK();
 }
@@ -1089,7 +1094,7 @@ Status check_divisor_attributes(const onnx::GraphProto& graph, std::string_view 
         bool positive = !attr.has_i() || attr.i() > 0;
         for (int64_t v : attr.ints()) positive = positive && v > 0;
         if (!positive) {
-          return make_error(StatusCode::kInvalidModel, "{}node '{}' ({}): attribute '{}' must be positive", prefix(source),
+          return make_error(StatusCode::kInvalidModel, "{}node '{}' ({}): attribute '{}' must be positive", source_prefix(source),
                             node.name(), node.op_type(), attr.name());
         }
       }
@@ -1157,12 +1162,12 @@ Status check_inference_hazards(onnx::ModelProto& proto, std::string_view source,
       if (x >= 2 && size != expected) {
         return make_error(StatusCode::kInvalidModel,
                           "{}node '{}' ({}): attribute '{}' has {} values, but input '{}' of rank {} needs {}",
-                          prefix(source), p.node_name, p.op_type, name, size, p.x, x, expected);
+                          source_prefix(source), p.node_name, p.op_type, name, size, p.x, x, expected);
       }
     }
     if (x >= 0 && w >= 0 && w != x) {
       return make_error(StatusCode::kInvalidModel, "{}node '{}' ({}): weight '{}' has rank {}, but input '{}' has rank {}",
-                        prefix(source), p.node_name, p.op_type, p.w, w, p.x, x);
+                        source_prefix(source), p.node_name, p.op_type, p.w, w, p.x, x);
     }
   }
   return Status::OK();
@@ -1174,7 +1179,7 @@ Status model_proto_check_inference_hazards(onnx::ModelProto& proto, std::string_
   try {
     return check_inference_hazards(proto, source, kInferenceOptions);
   } catch (const std::exception& e) {
-    return make_error(StatusCode::kInvalidModel, "{}{}", prefix(source), one_line(e.what()));
+    return make_error(StatusCode::kInvalidModel, "{}{}", source_prefix(source), one_line(e.what()));
   }
 }
 
@@ -1183,27 +1188,13 @@ Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source
     const onnx::ShapeInferenceOptions& options = kInferenceOptions;
     if (!hazards_checked) {
       Status hazards = check_inference_hazards(proto, source, options);
-      if (!hazards.ok()) return make_error(StatusCode::kInvalidModel, "{}shape inference not run: {}", prefix(source), hazards.message());
+      if (!hazards.ok()) return make_error(StatusCode::kInvalidModel, "{}shape inference not run: {}", source_prefix(source), hazards.message());
     }
     onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    return make_error(StatusCode::kInvalidModel, "{}shape inference failed: {}", prefix(source), one_line(e.what()));
+    return make_error(StatusCode::kInvalidModel, "{}shape inference failed: {}", source_prefix(source), one_line(e.what()));
   }
   return Status::OK();
-}
-
-std::optional<OpArity> onnx_op_arity(std::string_view op_type, int64_t opset, std::string_view domain) {
-  if (opset < 1) return std::nullopt;
-  const std::string dom = domain == "ai.onnx" ? std::string() : std::string(domain);
-  // Above the newest opset libonnx knows, its newest schema may not be the one in force (ReduceMean
-  // took axes as an input in opset 18), so no answer is better than a wrong one.
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  const auto range = ranges.find(dom);
-  if (range == ranges.end() || opset > range->second.second) return std::nullopt;
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(std::string(op_type), static_cast<int>(opset), dom);
-  if (!schema) return std::nullopt;
-  return OpArity{schema->SinceVersion(), schema->min_input(), schema->max_input(), schema->min_output(),
-                 schema->max_output()};
 }
 
 std::string one_line(std::string_view message) {

@@ -184,19 +184,19 @@ Status model_proto_infer_shapes(onnx::ModelProto& proto, std::string_view source
 /// aside while the copy is made, so that loading a model never holds its weights twice.
 Status model_proto_check_inference_hazards(onnx::ModelProto& proto, std::string_view source);
 
-/// Input and output counts an op schema allows, from libonnx's registry.
-struct OpArity {
-  int since_version = 0;
-  int min_inputs = 0;
-  int max_inputs = 0;
-  int min_outputs = 0;
-  int max_outputs = 0;
-};
 
-/// The schema of `op_type` in `domain` at `opset` (the highest since_version <= opset), or nullopt
-/// when libonnx knows none or `opset` is newer than libonnx's newest for the domain (17 for ai.onnx
-/// in 1.12).
-std::optional<OpArity> onnx_op_arity(std::string_view op_type, int64_t opset, std::string_view domain);
+/// "source: ", or "" for an empty source: the start of error messages about a file.
+std::string source_prefix(std::string_view source);
+/// The lower-case name of an ONNX element type ("float32" is "float"), also for the types added
+/// after libonnx 1.12 ("float8e4m3fn"); "data type N" for numbers ONNX does not define.
+std::string onnx_type_name(int32_t type);
+
+/// Refuses a model that holds what libonnx 1.12's protobuf (IR version 8) could not read: an IR
+/// version newer than kNewestIrVersion, element types added since (kept aside by protobuf as
+/// unknown values), or newer fields other than annotations that leave the computation unchanged
+/// (metadata_props, multi-device configurations). kInvalidModel or kUnsupportedDType naming the
+/// field and where it is (core/ir/onnx_fields.cpp).
+Status model_proto_check_understood(const onnx::ModelProto& proto, std::string_view source);
 
 /// Collapses a multi-line libonnx message into one line.
 std::string one_line(std::string_view message);

@@ -2,6 +2,7 @@
 #include "core/ops/kernel_context.h"
 
 #include "core/common/threads.h"
+#include "core/ir/onnx_schema.h"
 
 namespace vn::ops {
 
@@ -14,6 +15,11 @@ KernelContext::KernelContext(const Node& node, int64_t node_index, int64_t opset
       outputs_(outputs),
       num_threads_(capped_threads(num_threads)),
       subgraphs_(subgraphs) {}
+
+bool KernelContext::has_input(size_t i) const {
+  if (i < 64) inputs_read_ |= uint64_t{1} << i;
+  return i < inputs_.size() && inputs_[i] != nullptr;
+}
 
 const Tensor& KernelContext::input(size_t i) const {
   VN_CHECK(has_input(i), "{} reads missing input {}", node_.op_type, i);
@@ -55,8 +61,37 @@ void KernelContext::set_output(size_t i, Tensor tensor) {
   outputs_[i] = std::move(tensor);
 }
 
+const Attribute* KernelContext::find_attr(std::string_view name) const {
+  const std::vector<Attribute>& attrs = node_.attributes;
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    if (attrs[i].name != name) continue;
+    if (i < 64) attrs_read_ |= uint64_t{1} << i;
+    return &attrs[i];
+  }
+  return nullptr;
+}
+
+void KernelContext::ignore_attrs(std::initializer_list<std::string_view> names) const {
+  for (std::string_view name : names) find_attr(name);
+}
+
+const Attribute* KernelContext::unread_attr() const {
+  const std::vector<Attribute>& attrs = node_.attributes;
+  for (size_t i = 0; i < attrs.size() && i < 64; ++i) {
+    if (!(attrs_read_ >> i & 1)) return &attrs[i];
+  }
+  return nullptr;
+}
+
+std::optional<size_t> KernelContext::unread_input() const {
+  for (size_t i = 0; i < inputs_.size() && i < 64; ++i) {
+    if (inputs_[i] != nullptr && !(inputs_read_ >> i & 1)) return i;
+  }
+  return std::nullopt;
+}
+
 const Attribute* KernelContext::typed_attr(std::string_view name, AttrType type) const {
-  const Attribute* a = node_.attr(name);
+  const Attribute* a = find_attr(name);
   if (!a) return nullptr;
   if (a->type != type) {
     if (attr_error_.ok()) {
@@ -122,6 +157,28 @@ Status KernelContext::poll_cancel() const {
   if (!subgraphs_) return Status::OK();
   Status st = subgraphs_->poll_cancel();
   return st.ok() ? st : st.with_node(node_.ref(node_index_));
+}
+
+Status check_all_read(const KernelContext& ctx, int64_t since_version) {
+  const Node& n = ctx.node();
+  // consumed_inputs, of many ops' first versions, is a legacy optimization hint that ONNX defines
+  // as never changing a result.
+  ctx.ignore_attrs({"consumed_inputs"});
+  if (const Attribute* a = ctx.unread_attr()) {
+    return ctx.fail(StatusCode::kUnsupportedAttr,
+                    "attribute '{}' of {}-{} is not implemented by Vernier's kernel; refusing rather than computing "
+                    "without it",
+                    a->name, n.op_type, since_version);
+  }
+  if (std::optional<size_t> i = ctx.unread_input()) {
+    const OnnxSchema* schema = onnx_schema(n.domain, n.op_type, since_version);
+    const std::string_view formal = schema ? schema->input_name(*i) : std::string_view();
+    return ctx.fail(StatusCode::kUnsupportedAttr,
+                    "input {}{} of {}-{} is not implemented by Vernier's kernel; refusing rather than computing "
+                    "without it",
+                    *i, formal.empty() ? std::string() : fmt::format(" ('{}')", formal), n.op_type, since_version);
+  }
+  return Status::OK();
 }
 
 Result<int64_t> normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank) {

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +39,13 @@ class SubgraphRunner {
 /// type (an int where a float is expected) makes the getter return the default and records an
 /// error; the interpreter reports it after the kernel returns, so kernels need no error plumbing
 /// for attributes.
+///
+/// The context records which attributes the kernel asked for and which inputs it looked at
+/// (has_input or input). An attribute or input the node carries but the kernel never considered
+/// is a part of the op the kernel does not implement, so executors refuse the node
+/// (check_all_read) instead of returning a result computed without it. Kernels therefore read
+/// every attribute of the versions they implement, even where its value is the default, and name
+/// those that cannot change their result with ignore_attrs.
 class KernelContext {
  public:
   /// `inputs[i]` is null for an omitted optional input (empty name); `outputs` has one slot per
@@ -55,7 +64,7 @@ class KernelContext {
   /// Number of input slots the node declares, including omitted optional ones.
   size_t input_count() const { return inputs_.size(); }
   /// True when input i exists and was not omitted.
-  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  bool has_input(size_t i) const;
   /// Input i; aborts if absent (check has_input or the op's arity first).
   const Tensor& input(size_t i) const;
 
@@ -76,8 +85,8 @@ class KernelContext {
   /// Stores a tensor (often a view of an input, for Identity/Reshape) as output i.
   void set_output(size_t i, Tensor tensor);
 
-  bool has_attr(std::string_view name) const { return node_.attr(name) != nullptr; }
-  const Attribute* attr(std::string_view name) const { return node_.attr(name); }
+  bool has_attr(std::string_view name) const { return find_attr(name) != nullptr; }
+  const Attribute* attr(std::string_view name) const { return find_attr(name); }
   int64_t attr_int(std::string_view name, int64_t default_value) const;
   float attr_float(std::string_view name, float default_value) const;
   std::string attr_string(std::string_view name, std::string_view default_value) const;
@@ -98,6 +107,16 @@ class KernelContext {
   /// The first attribute error recorded by a getter, or OK.
   const Status& attr_error() const { return attr_error_; }
 
+  /// Marks attributes whose value cannot change this kernel's result (a legacy hint such as
+  /// consumed_inputs, the seed of an op that draws nothing in inference), so that their presence
+  /// is not taken for a part of the op left unimplemented.
+  void ignore_attrs(std::initializer_list<std::string_view> names) const;
+  /// The first attribute of the node that no getter asked for and ignore_attrs did not name, or
+  /// nullptr.
+  const Attribute* unread_attr() const;
+  /// The first input the node supplies (among the first 64) that the kernel never looked at.
+  std::optional<size_t> unread_input() const;
+
   /// An error Status tagged with this node.
   template <typename... Args>
   Status fail(StatusCode code, fmt::format_string<Args...> format, Args&&... args) const {
@@ -106,6 +125,8 @@ class KernelContext {
 
  private:
   const Attribute* typed_attr(std::string_view name, AttrType type) const;
+  /// node_.attr(name), recorded as read.
+  const Attribute* find_attr(std::string_view name) const;
   /// Stores a newly allocated tensor (or the allocation's error, tagged with this node) as output i.
   Result<Tensor*> store_output(size_t i, Result<Tensor> t);
 
@@ -118,7 +139,14 @@ class KernelContext {
   int num_threads_;
   SubgraphRunner* subgraphs_;
   mutable Status attr_error_;
+  mutable uint64_t attrs_read_ = 0;   // bit i: node_.attributes[i] was asked for (or ignored)
+  mutable uint64_t inputs_read_ = 0;  // bit i: input i was looked at
 };
+
+/// OK when the kernel that ran `ctx` considered every attribute and input of its node; else
+/// kUnsupportedAttr naming the first one left aside, the op and `since_version` (the version the
+/// kernel implements), tagged with the node.
+Status check_all_read(const KernelContext& ctx, int64_t since_version);
 
 /// Normalizes an axis in [-rank, rank) to [0, rank); fails with the valid range in the message.
 Result<int64_t> normalize_axis(const KernelContext& ctx, int64_t axis, int64_t rank);

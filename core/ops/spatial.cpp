@@ -39,12 +39,16 @@ Result<WindowGeometry> window_geometry(const KernelContext& ctx, const Shape& in
                     list_to_string(g.dilations), k);
   }
   const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
+  const Shape pads = ctx.attr_ints("pads", Shape(2 * k, 0));
+  if (auto_pad != "NOTSET" && std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) {
+    return ctx.fail(StatusCode::kInvalidModel, "pads {} cannot be used with auto_pad '{}'", list_to_string(pads),
+                    auto_pad);
+  }
   g.pads_begin.assign(k, 0);
   g.pads_end.assign(k, 0);
   g.out.assign(k, 0);
   if (auto_pad == "NOTSET" || auto_pad == "VALID") {
     if (auto_pad == "NOTSET") {
-      const Shape pads = ctx.attr_ints("pads", Shape(2 * k, 0));
       if (pads.size() != 2 * k || std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) {
         return ctx.fail(StatusCode::kInvalidModel, "pads {} must have {} non-negative entries (begins, then ends)",
                         list_to_string(pads), 2 * k);

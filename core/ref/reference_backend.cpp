@@ -19,6 +19,7 @@ struct ReferenceBackend::Step {
   int64_t node_index = 0;
   int64_t opset = 0;
   ops::KernelFn fn = nullptr;
+  int64_t version = 0;                // the op version the kernel implements
   std::vector<int> inputs;            // slot per node input; -1 for an omitted optional input
   std::vector<int> outputs;           // slot per node output; -1 for an unnamed output
   std::vector<int> release;           // slots whose last reader is this step
@@ -116,6 +117,7 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     ctx.set_dying_inputs((observe && options_.stream) ? step.dying_streamed : step.dying);
     Status st = step.fn(ctx);
     if (st.ok()) st = ctx.attr_error();
+    if (st.ok()) st = ops::check_all_read(ctx, step.version);
     if (!st.ok()) return st.with_node(node.ref(step.node_index));
 
     TensorMap produced;
@@ -192,15 +194,9 @@ ReferenceBackend::ReferenceBackend(ReferenceOptions options, const ops::OpRegist
 ReferenceBackend::~ReferenceBackend() = default;
 
 Support ReferenceBackend::supports(const Node& node, int64_t opset) const {
-  if (opset < 0) {
-    return {false, fmt::format("the model imports no opset for domain '{}'", node.domain)};
-  }
-  if (registry_.find(node.domain, node.op_type, opset)) return {true, {}};
-  const std::string domain = node.domain.empty() ? std::string("ai.onnx") : node.domain;
-  if (registry_.knows(node.domain, node.op_type)) {
-    return {false, fmt::format("the reference backend has no kernel for {} at opset {}", node.op_type, opset)};
-  }
-  return {false, fmt::format("unknown op {} in domain {}", node.op_type, domain)};
+  ops::KernelLookup found = registry_.lookup(node.domain, node.op_type, opset);
+  if (found.def) return {true, {}};
+  return {false, std::move(found.reason)};
 }
 
 Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const std::vector<std::string>* outputs,
@@ -276,6 +272,7 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
     if (!def) continue;
 
     step.fn = def->fn;
+    step.version = def->since_version;
     std::vector<int> step_reads;
     for (const std::string& in : node.inputs) {
       step.inputs.push_back(in.empty() ? -1 : slot(in));

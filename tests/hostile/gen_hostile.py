@@ -128,11 +128,10 @@ graphs = {
     "string_input_to_relu": ([relu("s", "y", "n_relu")], [vi("s", [2, 3], TensorProto.STRING)], [Y]),
     "shape_mismatch": ([helper.make_node("Add", ["x", "w"], ["y"], name="n_add")], [X, vi("w", [4, 5])], [Y]),
 }
-# libonnx 1.12 has no schemas past opset 17, so for opset 18 models the counts of inputs and the
-# attribute names are not checked (README, Known limits): those two cases run at opset 13 only.
-SCHEMA_ONLY = {"too_many_inputs", "attr_unknown"}
+# Past opset 17 (which libonnx 1.12's checker knows) Vernier checks counts and attribute names
+# against ONNX 1.23's schemas itself.
 for name, (nodes, ins, outs) in graphs.items():
-    for opset in (13,) if name in SCHEMA_ONLY else (13, 18):
+    for opset in (13, 18, 23):
         add("onnx", f"{name}_opset{opset}", model_bytes(nodes, ins, outs, opset=opset), RUN_REF, ext=".onnx")
 
 unknown_domain = [helper.make_node("Frob", ["x"], ["y"], name="n_frob", domain="com.example.hostile")]
@@ -146,6 +145,18 @@ no_opset = onnx.ModelProto()
 no_opset.ParseFromString(model_bytes(ok_relu, [X], [Y]))
 del no_opset.opset_import[:]
 add("onnx", "no_opset_import", no_opset.SerializeToString(), RUN_REF, ext=".onnx")
+# Newer than what Vernier reads (README, "Which ONNX Vernier reads"): an IR version or opset past
+# ONNX 1.23's, a field libonnx 1.12's protobuf does not know (ModelProto field 99, varint 1), a
+# node calling a model-local function overload (NodeProto field 8).
+add("onnx", "ir_version_15", model_bytes(ok_relu, [X], [Y], ir=15), RUN_REF, ext=".onnx")
+add("onnx", "opset_29", model_bytes(ok_relu, [X], [Y], opset=29), RUN_REF, ext=".onnx")
+add("onnx", "unknown_field", model_bytes(ok_relu, [X], [Y]) + bytes([0x98, 0x06, 0x01]), RUN_REF, ext=".onnx")
+overload = onnx.ModelProto()
+overload.ParseFromString(model_bytes(ok_relu, [X], [Y], ir=10))
+node_bytes = overload.graph.node[0].SerializeToString() + bytes([0x42, 0x04]) + b"fast"
+del overload.graph.node[:]
+overload.graph.node.add().ParseFromString(node_bytes)
+add("onnx", "node_overload", overload.SerializeToString(), RUN_REF, ext=".onnx")
 no_graph = onnx.ModelProto(ir_version=8)
 add("onnx", "no_graph", no_graph.SerializeToString(), INSPECT_MODEL, ext=".onnx")
 
@@ -176,6 +187,9 @@ for opset in (13, 18):
     add("onnx", f"init_complex_opset{opset}", init_model(raw_tensor("w", [2, 3], b"\0" * 48, TensorProto.COMPLEX64), opset), RUN_REF, ext=".onnx")
     fd = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2, 3], float_data=[1.0] * 5)
     add("onnx", f"init_float_data_count_opset{opset}", init_model(fd, opset), RUN_REF, ext=".onnx")
+    for dtype, name in ((17, "float8e4m3fn"), (21, "uint4"), (22, "int4"), (23, "float4e2m1"), (26, "int2")):
+        add("onnx", f"init_{name}_opset{opset}", init_model(raw_tensor("w", [2, 3], b"\0" * 6, dtype), opset), RUN_REF,
+            ext=".onnx")
     seg = raw_tensor("w", [2, 3], b"\0" * 24)
     seg.segment.begin, seg.segment.end = 0, 3
     add("onnx", f"init_segment_opset{opset}", init_model(seg, opset), RUN_REF, ext=".onnx")

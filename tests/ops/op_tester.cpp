@@ -130,6 +130,7 @@ Status OpTester::execute(std::vector<Tensor>& outputs) {
                     threads_);
   Status status = def->fn(ctx);
   if (status.ok() && !ctx.attr_error().ok()) status = ctx.attr_error();
+  if (status.ok()) status = check_all_read(ctx, def->since_version);
   return status;
 }
 

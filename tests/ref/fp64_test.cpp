@@ -224,7 +224,7 @@ Status strict_dequantize(ops::KernelContext& ctx) {
 TEST(Fp64, OperandsPinnedToFloat32AreNarrowedAndTheirResultsWidened) {
   static const ops::OpRegistry registry = [] {
     ops::OpRegistry r;
-    r.add("Resize", 11, strict_resize);
+    r.add("Resize", 13, strict_resize);
     r.add("DequantizeLinear", 13, strict_dequantize);
     ops::register_elementwise_binary_ops(r);
     return r;

@@ -20,6 +20,7 @@ struct Step {
   int64_t node = 0;
   int64_t opset = 0;
   ops::KernelFn fn = nullptr;
+  int64_t version = 0;  // the op version the kernel implements
   std::vector<Source> inputs;
   std::vector<int> outputs;  // internal slot per node output; -1 for an unnamed output
 };
@@ -46,11 +47,10 @@ class ReferenceKernel final : public LayerKernel {
       Step step;
       step.node = index;
       step.opset = args_.model->opset(n.domain);
-      const ops::KernelDef* def = step.opset >= 0 ? args_.registry->find(n.domain, n.op_type, step.opset) : nullptr;
-      if (!def) {
-        return Status(StatusCode::kUnsupportedOp, fmt::format("no reference kernel for {}", n.op_type), n.ref(index));
-      }
-      step.fn = def->fn;
+      ops::KernelLookup found = args_.registry->lookup(n.domain, n.op_type, step.opset);
+      if (!found.def) return Status(StatusCode::kUnsupportedOp, std::move(found.reason), n.ref(index));
+      step.fn = found.def->fn;
+      step.version = found.def->since_version;
       for (const std::string& in : n.inputs) {
         Source src;
         if (in.empty()) {
@@ -107,6 +107,7 @@ class ReferenceKernel final : public LayerKernel {
       ops::KernelContext ctx(n, step.node, step.opset, ins, outs, args_.num_threads);
       Status st = step.fn(ctx);
       if (st.ok()) st = ctx.attr_error();
+      if (st.ok()) st = ops::check_all_read(ctx, step.version);
       if (!st.ok()) return st.with_node(n.ref(step.node));
       for (size_t i = 0; i < step.outputs.size(); ++i) {
         if (step.outputs[i] < 0) continue;

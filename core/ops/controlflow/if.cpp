@@ -13,6 +13,8 @@ Status if_op(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   VN_ASSIGN_OR_RETURN(const bool cond, read_condition(ctx, ctx.input(0), "cond"));
   const char* branch = cond ? "then_branch" : "else_branch";
+  // The branch not taken is part of the node all the same.
+  ctx.ignore_attrs({cond ? "else_branch" : "then_branch"});
   VN_ASSIGN_OR_RETURN(const Graph* body, required_body(ctx, branch));
   VN_RETURN_IF_ERROR(check_body_signature(ctx, *body, branch, 0, ctx.output_count()));
   VN_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, ctx.run_subgraph(*body, {}));
@@ -23,7 +25,8 @@ Status if_op(KernelContext& ctx) {
 }  // namespace
 
 void register_if_ops(OpRegistry& registry) {
-  for (int64_t v : {1, 11, 13, 16}) registry.add("If", v, if_op);
+  // 19, 21, 23, 24 and 25 only added element types Vernier refuses when it reads them.
+  for (int64_t v : {1, 11, 13, 16, 19, 21, 23, 24, 25}) registry.add("If", v, if_op);
 }
 
 }  // namespace vn::ops

@@ -73,7 +73,8 @@ Status loop(KernelContext& ctx) {
 }  // namespace
 
 void register_loop_ops(OpRegistry& registry) {
-  for (int64_t v : {1, 11, 13, 16}) registry.add("Loop", v, loop);
+  // 19, 21, 23, 24 and 25 only added element types Vernier refuses when it reads them.
+  for (int64_t v : {1, 11, 13, 16, 19, 21, 23, 24, 25}) registry.add("Loop", v, loop);
 }
 
 }  // namespace vn::ops

@@ -243,7 +243,8 @@ Status scan_8(KernelContext& ctx) {
 
 void register_scan_ops(OpRegistry& registry) {
   registry.add("Scan", 8, scan_8);
-  for (int64_t v : {9, 11, 16}) registry.add("Scan", v, scan_9);
+  // 19, 21, 23, 24 and 25 only added element types Vernier refuses when it reads them.
+  for (int64_t v : {9, 11, 16, 19, 21, 23, 24, 25}) registry.add("Scan", v, scan_9);
 }
 
 }  // namespace vn::ops

@@ -126,8 +126,11 @@ Status range(KernelContext& ctx) {
 }  // namespace
 
 void register_constant_ops(OpRegistry& registry) {
-  for (int64_t v : {1, 9, 11, 12, 13}) registry.add("Constant", v, constant);
-  registry.add("ConstantOfShape", 9, constant_of_shape);
+  // Constant 19 to 25 and ConstantOfShape 20 to 25 only added element types (float8, int4,
+  // float4, float8e8m0, int2; ConstantOfShape-20 also bfloat16), which Vernier refuses when it
+  // reads the value.
+  for (int64_t v : {1, 9, 11, 12, 13, 19, 21, 23, 24, 25}) registry.add("Constant", v, constant);
+  for (int64_t v : {9, 20, 21, 23, 24, 25}) registry.add("ConstantOfShape", v, constant_of_shape);
   registry.add("Range", 11, range);
 }
 

@@ -40,6 +40,9 @@ Status eye_like(KernelContext& ctx) {
 
 }  // namespace
 
-void register_eye_like_ops(OpRegistry& registry) { registry.add("EyeLike", 9, eye_like); }
+// EyeLike-22 only added bfloat16.
+void register_eye_like_ops(OpRegistry& registry) {
+  for (int64_t v : {9, 22}) registry.add("EyeLike", v, eye_like);
+}
 
 }  // namespace vn::ops

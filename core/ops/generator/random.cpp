@@ -170,12 +170,15 @@ Status multinomial(KernelContext& ctx) {
 }  // namespace
 
 void register_random_ops(OpRegistry& registry) {
-  registry.add("Bernoulli", 15, bernoulli);
-  registry.add("Multinomial", 7, multinomial);
-  registry.add("RandomNormal", 1, random_normal);
-  registry.add("RandomNormalLike", 1, random_normal_like);
-  registry.add("RandomUniform", 1, random_uniform);
-  registry.add("RandomUniformLike", 1, random_uniform_like);
+  // Version 22 of each only added bfloat16 outputs.
+  for (int64_t v : {15, 22}) registry.add("Bernoulli", v, bernoulli);
+  for (int64_t v : {7, 22}) registry.add("Multinomial", v, multinomial);
+  for (int64_t v : {1, 22}) {
+    registry.add("RandomNormal", v, random_normal);
+    registry.add("RandomNormalLike", v, random_normal_like);
+    registry.add("RandomUniform", v, random_uniform);
+    registry.add("RandomUniformLike", v, random_uniform_like);
+  }
 }
 
 }  // namespace vn::ops

@@ -115,7 +115,8 @@ Status bit_shift(KernelContext& ctx) {
 
 void register_logical_ops(OpRegistry& registry) {
   registry.add("Equal", 1, compare<EqualOp, NumericBoolTypes, true>);
-  for (int64_t v : {7, 11, 13}) registry.add("Equal", v, compare<EqualOp, CompareBoolTypes, false>);
+  // Equal-19 only added strings, which CompareBoolTypes refuses.
+  for (int64_t v : {7, 11, 13, 19}) registry.add("Equal", v, compare<EqualOp, CompareBoolTypes, false>);
   registry.add("Less", 1, compare<LessOp, NumericTypes, true>);
   registry.add("Greater", 1, compare<GreaterOp, NumericTypes, true>);
   for (int64_t v : {7, 9, 13}) {

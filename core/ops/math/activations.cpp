@@ -271,14 +271,16 @@ void register_activation_ops(OpRegistry& registry) {
   registry.add("Clip", 1, clip_1);
   registry.add("Clip", 6, clip_6);
   for (int64_t v : {11, 12, 13}) registry.add("Clip", v, clip_11);
-  for (int64_t v : {1, 6}) registry.add("Elu", v, elu);
-  for (int64_t v : {1, 6}) registry.add("Selu", v, selu);
-  for (int64_t v : {1, 6}) registry.add("HardSigmoid", v, hard_sigmoid);
-  registry.add("HardSwish", 14, hard_swish);
-  registry.add("Softplus", 1, softplus);
-  registry.add("Softsign", 1, softsign);
-  registry.add("ThresholdedRelu", 10, thresholded_relu);
-  registry.add("Celu", 12, celu);
+  // Version 22 of Elu, Selu, HardSigmoid, HardSwish, Softplus, Softsign and ThresholdedRelu, and
+  // Celu-28, only added element types; the float dispatch refuses bfloat16.
+  for (int64_t v : {1, 6, 22}) registry.add("Elu", v, elu);
+  for (int64_t v : {1, 6, 22}) registry.add("Selu", v, selu);
+  for (int64_t v : {1, 6, 22}) registry.add("HardSigmoid", v, hard_sigmoid);
+  for (int64_t v : {14, 22}) registry.add("HardSwish", v, hard_swish);
+  for (int64_t v : {1, 22}) registry.add("Softplus", v, softplus);
+  for (int64_t v : {1, 22}) registry.add("Softsign", v, softsign);
+  for (int64_t v : {10, 22}) registry.add("ThresholdedRelu", v, thresholded_relu);
+  for (int64_t v : {12, 28}) registry.add("Celu", v, celu);
   registry.add("Shrink", 9, shrink);
   for (int64_t v : {1, 6}) registry.add("PRelu", v, prelu_1);
   registry.add("PRelu", 7, prelu_7<FloatTypes>);

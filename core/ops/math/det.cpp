@@ -37,6 +37,9 @@ Status det(KernelContext& ctx) {
 
 }  // namespace
 
-void register_det_ops(OpRegistry& registry) { registry.add("Det", 11, det); }
+// Det-22 only added bfloat16.
+void register_det_ops(OpRegistry& registry) {
+  for (int64_t v : {11, 22}) registry.add("Det", v, det);
+}
 
 }  // namespace vn::ops

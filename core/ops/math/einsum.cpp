@@ -324,6 +324,9 @@ Status einsum(KernelContext& ctx) {
 
 }  // namespace
 
-void register_einsum_ops(OpRegistry& registry) { registry.add("Einsum", 12, einsum); }
+// Einsum-28 only added bfloat16.
+void register_einsum_ops(OpRegistry& registry) {
+  for (int64_t v : {12, 28}) registry.add("Einsum", v, einsum);
+}
 
 }  // namespace vn::ops

@@ -158,23 +158,27 @@ void register_elementwise_unary_ops(OpRegistry& registry) {
     registry.add("Ceil", v, ceil_kernel);
   }
   for (int64_t v : {9, 13}) registry.add("Erf", v, erf_kernel);
-  registry.add("Round", 11, round_kernel);
-  for (int64_t v : {9, 13}) {
-    registry.add("Sign", v, sign_kernel);
-    registry.add("IsNaN", v, is_nan);
+  for (int64_t v : {11, 22}) registry.add("Round", v, round_kernel);
+  for (int64_t v : {9, 13}) registry.add("Sign", v, sign_kernel);
+  // IsNaN-20 and IsInf-20 only added float8 (and for IsInf float16/bfloat16) inputs; the trigonometric
+  // ops' version 22 and Round-22 only added bfloat16. The float dispatch refuses those types.
+  for (int64_t v : {9, 13, 20}) registry.add("IsNaN", v, is_nan);
+  for (int64_t v : {10, 20}) registry.add("IsInf", v, is_inf);
+  for (int64_t v : {7, 22}) {
+    registry.add("Sin", v, sin_kernel);
+    registry.add("Cos", v, cos_kernel);
+    registry.add("Tan", v, tan_kernel);
+    registry.add("Asin", v, asin_kernel);
+    registry.add("Acos", v, acos_kernel);
+    registry.add("Atan", v, atan_kernel);
   }
-  registry.add("IsInf", 10, is_inf);
-  registry.add("Sin", 7, sin_kernel);
-  registry.add("Cos", 7, cos_kernel);
-  registry.add("Tan", 7, tan_kernel);
-  registry.add("Asin", 7, asin_kernel);
-  registry.add("Acos", 7, acos_kernel);
-  registry.add("Atan", 7, atan_kernel);
-  registry.add("Sinh", 9, sinh_kernel);
-  registry.add("Cosh", 9, cosh_kernel);
-  registry.add("Asinh", 9, asinh_kernel);
-  registry.add("Acosh", 9, acosh_kernel);
-  registry.add("Atanh", 9, atanh_kernel);
+  for (int64_t v : {9, 22}) {
+    registry.add("Sinh", v, sinh_kernel);
+    registry.add("Cosh", v, cosh_kernel);
+    registry.add("Asinh", v, asinh_kernel);
+    registry.add("Acosh", v, acosh_kernel);
+    registry.add("Atanh", v, atanh_kernel);
+  }
 }
 
 }  // namespace vn::ops

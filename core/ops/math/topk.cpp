@@ -89,6 +89,8 @@ Status top_k_10(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2, 2));
   VN_ASSIGN_OR_RETURN(std::vector<int64_t> k, input_int64s(ctx, 1, "K"));
   if (k.size() != 1) return ctx.fail(StatusCode::kShapeMismatch, "K must hold one value, got {}", k.size());
+  // sorted=0 leaves the order unspecified, so the sorted order the kernel always gives is one.
+  ctx.ignore_attrs({"sorted"});
   return top_k_run(ctx, k[0], ctx.attr_int("axis", -1), ctx.attr_int("largest", 1) != 0);
 }
 
@@ -96,7 +98,8 @@ Status top_k_10(KernelContext& ctx) {
 
 void register_topk_ops(OpRegistry& registry) {
   registry.add("TopK", 1, top_k_1);
-  for (int64_t v : {10, 11}) registry.add("TopK", v, top_k_10);
+  // TopK-24 only added bfloat16.
+  for (int64_t v : {10, 11, 24}) registry.add("TopK", v, top_k_10);
 }
 
 }  // namespace vn::ops

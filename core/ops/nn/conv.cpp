@@ -904,9 +904,10 @@ Status conv_transpose(KernelContext& ctx) {
 }  // namespace
 
 void register_conv_ops(OpRegistry& registry) {
-  for (int64_t v : {1, 11}) registry.add("Conv", v, conv);
+  // Conv-22 and ConvTranspose-22 only added bfloat16.
+  for (int64_t v : {1, 11, 22}) registry.add("Conv", v, conv);
   registry.add("ConvInteger", 10, conv_integer);
-  for (int64_t v : {1, 11}) registry.add("ConvTranspose", v, conv_transpose);
+  for (int64_t v : {1, 11, 22}) registry.add("ConvTranspose", v, conv_transpose);
 }
 
 }  // namespace vn::ops

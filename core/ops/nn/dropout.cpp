@@ -29,23 +29,28 @@ Status write_mask(KernelContext& ctx) {
 template <bool kBoolMask>
 Status dropout_1(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  // The ratio only matters to the random drops of training, which inference never makes.
+  ctx.ignore_attrs({"ratio", "is_test"});
   ctx.set_output(0, ctx.input(0));
   return write_mask<kBoolMask>(ctx);
 }
 
 Status dropout_12(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  // The seed drives the random drops of training mode, which are refused below.
+  ctx.ignore_attrs({"seed"});
+  double ratio = 0.5;
+  if (ctx.has_input(1)) {
+    Result<std::vector<double>> r = tensor_to_doubles(ctx.input(1));
+    if (!r.ok()) return ctx.fail(StatusCode::kInvalidModel, "ratio: {}", r.status().message());
+    if (r->size() != 1) return ctx.fail(StatusCode::kInvalidModel, "ratio must be a scalar");
+    ratio = (*r)[0];
+  }
   if (ctx.has_input(2)) {
     const Tensor& training = ctx.input(2);
     if (training.dtype() != DType::kBool || training.numel() != 1) {
       return ctx.fail(StatusCode::kInvalidModel, "training_mode must be a bool scalar, got {} {}",
                       dtype_name(training.dtype()), shape_to_string(training.shape()));
-    }
-    double ratio = 0.5;
-    if (ctx.has_input(1)) {
-      VN_ASSIGN_OR_RETURN(std::vector<double> r, tensor_to_doubles(ctx.input(1)));
-      if (r.size() != 1) return ctx.fail(StatusCode::kInvalidModel, "ratio must be a scalar");
-      ratio = r[0];
     }
     if (training.data<bool>()[0] && ratio != 0.0) {
       return ctx.fail(StatusCode::kUnsupportedAttr,
@@ -62,7 +67,8 @@ Status dropout_12(KernelContext& ctx) {
 void register_dropout_ops(OpRegistry& registry) {
   for (int64_t v : {1, 6, 7}) registry.add("Dropout", v, dropout_1<false>);
   registry.add("Dropout", 10, dropout_1<true>);
-  for (int64_t v : {12, 13}) registry.add("Dropout", v, dropout_12);
+  // Dropout-22 only added float8 ratios and bfloat16.
+  for (int64_t v : {12, 13, 22}) registry.add("Dropout", v, dropout_12);
 }
 
 }  // namespace vn::ops

@@ -410,10 +410,11 @@ void register_normalization_ops(OpRegistry& registry) {
   registry.add("BatchNormalization", 9, batch_norm<9>);
   registry.add("BatchNormalization", 14, batch_norm<14>);
   registry.add("BatchNormalization", 15, batch_norm<15>);
-  for (int64_t v : {1, 6}) registry.add("InstanceNormalization", v, instance_norm);
+  // InstanceNormalization-22 and LpNormalization-22 only added bfloat16.
+  for (int64_t v : {1, 6, 22}) registry.add("InstanceNormalization", v, instance_norm);
   registry.add("LayerNormalization", 17, layer_norm);
   for (int64_t v : {9, 13}) registry.add("MeanVarianceNormalization", v, mean_variance_norm);
-  registry.add("LpNormalization", 1, lp_norm);
+  for (int64_t v : {1, 22}) registry.add("LpNormalization", v, lp_norm);
   for (int64_t v : {1, 13}) registry.add("LRN", v, lrn);
 }
 

@@ -58,15 +58,43 @@ void for_each_window(const WindowGeometry& g, F&& f) {
   }
 }
 
-/// Calls f(value) for every input cell of plane `xp` inside the box [lo, hi) of a 3-D geometry.
+/// The taps of a window along one axis that fall inside the input: the first one's position, the
+/// step between them (the dilation) and how many there are.
+struct Taps {
+  int64_t first = 0;
+  int64_t step = 1;
+  int64_t count = 0;
+};
+
+/// The taps k in [0, kernel) at start + k * dilation that lie in [0, in) along axis i.
+Taps taps_inside(const WindowGeometry& g, int i, int64_t start) {
+  const int64_t d = g.dilations[i];
+  const int64_t k0 = start >= 0 ? 0 : (-start + d - 1) / d;
+  const int64_t k1 = std::min(g.kernel[i], start >= g.in[i] ? 0 : (g.in[i] - start + d - 1) / d);
+  return {start + k0 * d, d, std::max<int64_t>(k1 - k0, 0)};
+}
+
+/// The taps along axis i that lie in the padded extent [-pads_begin, in + pads_end): what
+/// count_include_pad counts. A ceil_mode window's taps past the end padding are not counted
+/// (PyTorch and the ONNX reference agree on this).
+int64_t taps_in_padding(const WindowGeometry& g, int i, int64_t start) {
+  const int64_t limit = g.in[i] + g.pads_end[i];
+  if (start >= limit) return 0;
+  return std::min(g.kernel[i], (limit - start + g.dilations[i] - 1) / g.dilations[i]);
+}
+
+/// Calls f(value) for every tap of the window at `start` that lies inside plane `xp` of a 3-D
+/// geometry; returns how many there were.
 template <typename T, typename F>
-void for_each_cell(const T* xp, const WindowGeometry& g, const int64_t* lo, const int64_t* hi, F&& f) {
-  for (int64_t id = lo[0]; id < hi[0]; ++id) {
-    for (int64_t ih = lo[1]; ih < hi[1]; ++ih) {
-      const T* row = xp + (id * g.in[1] + ih) * g.in[2];
-      for (int64_t iw = lo[2]; iw < hi[2]; ++iw) f(static_cast<double>(row[iw]));
+int64_t for_each_tap(const T* xp, const WindowGeometry& g, const int64_t* start, F&& f) {
+  const Taps t[3] = {taps_inside(g, 0, start[0]), taps_inside(g, 1, start[1]), taps_inside(g, 2, start[2])};
+  for (int64_t a = 0; a < t[0].count; ++a) {
+    for (int64_t b = 0; b < t[1].count; ++b) {
+      const T* row = xp + ((t[0].first + a * t[0].step) * g.in[1] + t[1].first + b * t[1].step) * g.in[2];
+      for (int64_t c = 0; c < t[2].count; ++c) f(static_cast<double>(row[t[2].first + c * t[2].step]));
     }
   }
+  return t[0].count * t[1].count * t[2].count;
 }
 
 /// The larger of `best` and `v`, NaN once either is NaN (NaN wins and stays, as in PyTorch).
@@ -83,13 +111,10 @@ inline T nan_max(T best, T v) {
 template <typename T>
 void max_pool_plane(const T* xp, const WindowGeometry& g, T* y) {
   const auto clip = [&](int i, int64_t o, int64_t& lo, int64_t& step, int64_t& count) {
-    // Taps k in [0, kernel) at start + k*dilation inside [0, in): the first and how many.
-    const int64_t start = o * g.strides[i] - g.pads_begin[i], d = g.dilations[i];
-    const int64_t k0 = start >= 0 ? 0 : (-start + d - 1) / d;
-    const int64_t k1 = std::min(g.kernel[i], start >= g.in[i] ? 0 : (g.in[i] - start + d - 1) / d);
-    lo = start + k0 * d;
-    step = d;
-    count = std::max<int64_t>(k1 - k0, 0);
+    const Taps t = taps_inside(g, i, o * g.strides[i] - g.pads_begin[i]);
+    lo = t.first;
+    step = t.step;
+    count = t.count;
   };
   const int64_t in_w = g.in[2];
   std::vector<T> rows(static_cast<size_t>(in_w));
@@ -212,11 +237,12 @@ Status max_pool(KernelContext& ctx) {
   });
 }
 
+// AveragePool-1 to 11; from 19 (kDilations) with dilations.
+template <bool kDilations>
 Status average_pool(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const Tensor& x = ctx.input(0);
-  // AveragePool has no dilations before opset 19.
-  VN_ASSIGN_OR_RETURN(PoolSetup s, pool_setup(ctx, false));
+  VN_ASSIGN_OR_RETURN(PoolSetup s, pool_setup(ctx, kDilations));
   const bool include_pad = ctx.attr_int("count_include_pad", 0) != 0;
   return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out_shape));
@@ -232,18 +258,11 @@ Status average_pool(KernelContext& ctx) {
       const T* xp = px + p * in_size;
       int64_t o = p * out_plane;
       for_each_window(g, [&](const int64_t* start) {
-        int64_t lo[3], hi[3];
-        int64_t count = 1;
-        for (int i = 0; i < 3; ++i) {
-          lo[i] = std::max<int64_t>(start[i], 0);
-          hi[i] = std::min<int64_t>(start[i] + g.kernel[i], g.in[i]);
-          // count_include_pad counts the padded cells but not the part of a ceil_mode window that
-          // hangs past the end padding (PyTorch and the ONNX reference agree on this).
-          count *= include_pad ? std::min<int64_t>(start[i] + g.kernel[i], g.in[i] + g.pads_end[i]) - start[i]
-                               : std::max<int64_t>(hi[i] - lo[i], 0);
-        }
         double sum = 0.0;
-        for_each_cell(xp, g, lo, hi, [&](double v) { sum += v; });
+        int64_t count = for_each_tap(xp, g, start, [&](double v) { sum += v; });
+        if (include_pad) {
+          count = taps_in_padding(g, 0, start[0]) * taps_in_padding(g, 1, start[1]) * taps_in_padding(g, 2, start[2]);
+        }
         py[o++] = static_cast<T>(sum / static_cast<double>(count));
       });
     }
@@ -311,13 +330,14 @@ struct LpAccumulator {
   double result() const { return p == 1.0 ? sum : (p == 2.0 ? std::sqrt(sum) : std::pow(sum, 1.0 / p)); }
 };
 
-// LpPool-1/2/11: padded cells count as 0 and add nothing. No dilations or ceil_mode before opset 18.
-template <bool kFloatP>
+// LpPool-1/2/11: padded cells count as 0 and add nothing. LpPool-18 (kDilations) added dilations
+// and ceil_mode (which pool_setup reads at every version; it is absent before 18).
+template <bool kFloatP, bool kDilations>
 Status lp_pool(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const Tensor& x = ctx.input(0);
   VN_ASSIGN_OR_RETURN(const double p, read_p<kFloatP>(ctx));
-  VN_ASSIGN_OR_RETURN(PoolSetup s, pool_setup(ctx, false));
+  VN_ASSIGN_OR_RETURN(PoolSetup s, pool_setup(ctx, kDilations));
   return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out_shape));
     if (y->numel() == 0) return Status::OK();
@@ -329,13 +349,8 @@ Status lp_pool(KernelContext& ctx) {
     for (int64_t plane = 0; plane < s.planes; ++plane) {
       const T* xp = px + plane * in_size;
       for_each_window(g, [&](const int64_t* start) {
-        int64_t lo[3], hi[3];
-        for (int i = 0; i < 3; ++i) {
-          lo[i] = std::max<int64_t>(start[i], 0);
-          hi[i] = std::min<int64_t>(start[i] + g.kernel[i], g.in[i]);
-        }
         LpAccumulator acc{p};
-        for_each_cell(xp, g, lo, hi, [&](double v) { acc.add(v); });
+        for_each_tap(xp, g, start, [&](double v) { acc.add(v); });
         py[o++] = static_cast<T>(acc.result());
       });
     }
@@ -517,16 +532,21 @@ Status max_roi_pool(KernelContext& ctx) {
 }  // namespace
 
 void register_pool_ops(OpRegistry& registry) {
-  for (int64_t v : {1, 8, 10, 11, 12}) registry.add("MaxPool", v, max_pool);
-  for (int64_t v : {1, 7, 10, 11}) registry.add("AveragePool", v, average_pool);
-  registry.add("GlobalAveragePool", 1, global_pool<false>);
-  registry.add("GlobalMaxPool", 1, global_pool<true>);
-  registry.add("LpPool", 1, lp_pool<true>);
-  for (int64_t v : {2, 11}) registry.add("LpPool", v, lp_pool<false>);
+  // Version 22 of every pooling op only added bfloat16, which the float dispatch refuses.
+  for (int64_t v : {1, 8, 10, 11, 12, 22}) registry.add("MaxPool", v, max_pool);
+  for (int64_t v : {1, 7, 10, 11}) registry.add("AveragePool", v, average_pool<false>);
+  for (int64_t v : {19, 22}) registry.add("AveragePool", v, average_pool<true>);
+  for (int64_t v : {1, 22}) {
+    registry.add("GlobalAveragePool", v, global_pool<false>);
+    registry.add("GlobalMaxPool", v, global_pool<true>);
+  }
+  registry.add("LpPool", 1, lp_pool<true, false>);
+  for (int64_t v : {2, 11}) registry.add("LpPool", v, lp_pool<false, false>);
+  for (int64_t v : {18, 22}) registry.add("LpPool", v, lp_pool<false, true>);
   registry.add("GlobalLpPool", 1, global_lp_pool<true>);
-  registry.add("GlobalLpPool", 2, global_lp_pool<false>);
-  for (int64_t v : {9, 11}) registry.add("MaxUnpool", v, max_unpool);
-  registry.add("MaxRoiPool", 1, max_roi_pool);
+  for (int64_t v : {2, 22}) registry.add("GlobalLpPool", v, global_lp_pool<false>);
+  for (int64_t v : {9, 11, 22}) registry.add("MaxUnpool", v, max_unpool);
+  for (int64_t v : {1, 22}) registry.add("MaxRoiPool", v, max_roi_pool);
 }
 
 }  // namespace vn::ops

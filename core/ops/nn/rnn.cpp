@@ -474,11 +474,12 @@ Status lstm_14(KernelContext& ctx) { return recurrent(ctx, Cell::kLstm, ctx.attr
 
 void register_rnn_ops(OpRegistry& registry) {
   registry.add("RNN", 7, rnn_7);
-  registry.add("RNN", 14, rnn_14);
+  // Version 22 of each only added bfloat16.
+  for (int64_t v : {14, 22}) registry.add("RNN", v, rnn_14);
   registry.add("GRU", 7, gru_7);
-  registry.add("GRU", 14, gru_14);
+  for (int64_t v : {14, 22}) registry.add("GRU", v, gru_14);
   registry.add("LSTM", 7, lstm_7);
-  registry.add("LSTM", 14, lstm_14);
+  for (int64_t v : {14, 22}) registry.add("LSTM", v, lstm_14);
 }
 
 }  // namespace vn::ops

@@ -177,7 +177,8 @@ Status roi_align_16(KernelContext& ctx) {
 
 void register_roi_align_ops(OpRegistry& registry) {
   registry.add("RoiAlign", 10, roi_align_10);
-  registry.add("RoiAlign", 16, roi_align_16);
+  // RoiAlign-22 only added bfloat16.
+  for (int64_t v : {16, 22}) registry.add("RoiAlign", v, roi_align_16);
 }
 
 }  // namespace vn::ops

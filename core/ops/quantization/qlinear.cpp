@@ -254,7 +254,8 @@ Status qlinear_conv(KernelContext& ctx) {
 
 void register_qlinear_ops(OpRegistry& registry) {
   registry.add("QLinearConv", 10, qlinear_conv);
-  registry.add("QLinearMatMul", 10, qlinear_matmul);
+  // QLinearMatMul-21 only added float8 operands and float16/bfloat16 scales.
+  for (int64_t v : {10, 21}) registry.add("QLinearMatMul", v, qlinear_matmul);
 }
 
 }  // namespace vn::ops

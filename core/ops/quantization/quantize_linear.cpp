@@ -173,13 +173,23 @@ Status dynamic_quantize_linear(KernelContext& ctx) {
   return Status::OK();
 }
 
+
+// QuantizeLinear-19: saturate only decides how float8 outputs round out-of-range values, and
+// Vernier has no float8 type (a float8 zero point is refused when the model is read).
+Status quantize_linear_19(KernelContext& ctx) {
+  ctx.ignore_attrs({"saturate"});
+  return quantize_linear_13(ctx);
+}
+
 }  // namespace
 
 void register_quantize_linear_ops(OpRegistry& registry) {
   registry.add("QuantizeLinear", 10, quantize_linear_10);
   registry.add("QuantizeLinear", 13, quantize_linear_13);
+  registry.add("QuantizeLinear", 19, quantize_linear_19);
   registry.add("DequantizeLinear", 10, dequantize_linear_10);
-  registry.add("DequantizeLinear", 13, dequantize_linear_13);
+  // DequantizeLinear-19 only added float8 inputs and float16/bfloat16 scales.
+  for (int64_t v : {13, 19}) registry.add("DequantizeLinear", v, dequantize_linear_13);
   registry.add("DynamicQuantizeLinear", 11, dynamic_quantize_linear);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare,
-// ReduceLogSum and ReduceLogSumExp over a set of axes (the `axes` attribute; for ReduceSum-13 an
-// optional input with noop_with_empty_axes). No axes means all axes. Also ArgMax and ArgMin.
+// ReduceLogSum and ReduceLogSumExp over a set of axes (the `axes` attribute; from ReduceSum-13 and
+// every Reduce*-18 on, an optional input with noop_with_empty_axes). No axes means all axes. Also
+// ArgMax and ArgMin.
 //
 // Float reductions accumulate in double so that the reference is not limited by summation order;
 // integer sums and products wrap modulo 2^n, and integer L2/LogSum/LogSumExp are computed in
@@ -209,11 +210,13 @@ Status reduce_1(KernelContext& ctx) {
   return reduce_with<kKind>(ctx, std::move(axes), false);
 }
 
-// ReduceSum-13: axes is an optional input; noop_with_empty_axes makes an empty list the identity.
-Status reduce_sum_13(KernelContext& ctx) {
+// ReduceSum-13 and every other Reduce* from opset 18: axes is an optional input, and
+// noop_with_empty_axes makes an empty list the identity.
+template <ReduceKind kKind>
+Status reduce_axes_input(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   VN_ASSIGN_OR_RETURN(auto axes, optional_input_int64s(ctx, 1, "axes"));
-  return reduce_with<ReduceKind::kSum>(ctx, std::move(axes), ctx.attr_int("noop_with_empty_axes", 0) != 0);
+  return reduce_with<kKind>(ctx, std::move(axes), ctx.attr_int("noop_with_empty_axes", 0) != 0);
 }
 
 // ---- ArgMax / ArgMin ---------------------------------------------------------------------------
@@ -277,11 +280,17 @@ Status arg_reduce(KernelContext& ctx) {
 
 void register_reduce_ops(OpRegistry& registry) {
   for (int64_t v : {1, 11}) registry.add("ReduceSum", v, reduce_1<ReduceKind::kSum>);
-  registry.add("ReduceSum", 13, reduce_sum_13);
+  registry.add("ReduceSum", 13, reduce_axes_input<ReduceKind::kSum>);
   for (int64_t v : {1, 11, 13}) registry.add("ReduceMean", v, reduce_1<ReduceKind::kMean>);
+  registry.add("ReduceMean", 18, reduce_axes_input<ReduceKind::kMean>);
   for (int64_t v : {1, 11, 12, 13}) {
     registry.add("ReduceMax", v, reduce_1<ReduceKind::kMax>);
     registry.add("ReduceMin", v, reduce_1<ReduceKind::kMin>);
+  }
+  // ReduceMax-20 and ReduceMin-20 added bool inputs, which the numeric dispatch refuses.
+  for (int64_t v : {18, 20}) {
+    registry.add("ReduceMax", v, reduce_axes_input<ReduceKind::kMax>);
+    registry.add("ReduceMin", v, reduce_axes_input<ReduceKind::kMin>);
   }
   for (int64_t v : {1, 11, 13}) {
     registry.add("ReduceProd", v, reduce_1<ReduceKind::kProd>);
@@ -290,6 +299,15 @@ void register_reduce_ops(OpRegistry& registry) {
     registry.add("ReduceSumSquare", v, reduce_1<ReduceKind::kSumSquare>);
     registry.add("ReduceLogSum", v, reduce_1<ReduceKind::kLogSum>);
     registry.add("ReduceLogSumExp", v, reduce_1<ReduceKind::kLogSumExp>);
+  }
+  registry.add("ReduceProd", 18, reduce_axes_input<ReduceKind::kProd>);
+  registry.add("ReduceL1", 18, reduce_axes_input<ReduceKind::kL1>);
+  registry.add("ReduceL2", 18, reduce_axes_input<ReduceKind::kL2>);
+  registry.add("ReduceSumSquare", 18, reduce_axes_input<ReduceKind::kSumSquare>);
+  // Opset 28 only took the integer types out of ReduceLogSum and ReduceLogSumExp.
+  for (int64_t v : {18, 28}) {
+    registry.add("ReduceLogSum", v, reduce_axes_input<ReduceKind::kLogSum>);
+    registry.add("ReduceLogSumExp", v, reduce_axes_input<ReduceKind::kLogSumExp>);
   }
   // ArgMax-12 added select_last_index (read at every version; it is absent before 12).
   for (int64_t v : {1, 11, 12, 13}) {

@@ -256,9 +256,19 @@ Status cast_6(KernelContext& ctx) {
   return cast_to(ctx, ctx.input(0), *dtype);
 }
 
-// CastLike-15: the target type is that of input 1, whose values are not read.
+// Cast-19 and later: saturate (19) decides how float8 targets round out-of-range values and
+// round_mode (24) how float8e8m0 targets round; Vernier has neither type and refuses them as targets,
+// so for every target it casts to, neither attribute changes the result.
+Status cast_19(KernelContext& ctx) {
+  ctx.ignore_attrs({"saturate", "round_mode"});
+  return cast_6(ctx);
+}
+
+// CastLike-15: the target type is that of input 1, whose values are not read. From 19 on, as
+// cast_19 for saturate and round_mode.
 Status cast_like(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  ctx.ignore_attrs({"saturate", "round_mode"});
   return cast_to(ctx, ctx.input(0), ctx.input(1).dtype());
 }
 
@@ -267,7 +277,9 @@ Status cast_like(KernelContext& ctx) {
 void register_cast_ops(OpRegistry& registry) {
   registry.add("Cast", 1, cast_1);
   for (int64_t v : {6, 9, 13}) registry.add("Cast", v, cast_6);
-  registry.add("CastLike", 15, cast_like);
+  // 21, 23, 24 and 25 only added element types (int4, float4, float8e8m0, int2) Vernier refuses.
+  for (int64_t v : {19, 21, 23, 24, 25}) registry.add("Cast", v, cast_19);
+  for (int64_t v : {15, 19, 21, 23, 24, 25}) registry.add("CastLike", v, cast_like);
 }
 
 }  // namespace vn::ops

@@ -142,6 +142,27 @@ Status split_13(KernelContext& ctx) {
   return split_with(ctx, sizes);
 }
 
+// Split-18: without the split input, num_outputs parts of ceil(dim / num_outputs) elements, the
+// last one smaller when the axis does not divide evenly.
+Status split_18(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  VN_ASSIGN_OR_RETURN(auto sizes, optional_input_int64s(ctx, 1, "split"));
+  if (!ctx.has_attr("num_outputs")) return split_with(ctx, sizes);
+  const int64_t parts = ctx.attr_int("num_outputs", 0);
+  if (sizes) return ctx.fail(StatusCode::kInvalidModel, "split and num_outputs cannot both be given");
+  if (parts < 1 || parts != static_cast<int64_t>(ctx.output_count())) {
+    return ctx.fail(StatusCode::kInvalidModel, "num_outputs is {} but the node has {} outputs", parts,
+                    ctx.output_count());
+  }
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(const int64_t axis, normalize_axis(ctx, ctx.attr_int("axis", 0), x.rank()));
+  const int64_t dim = x.dim(axis);
+  const int64_t part = (dim + parts - 1) / parts;
+  std::vector<int64_t> even(static_cast<size_t>(parts));
+  for (int64_t i = 0; i < parts; ++i) even[static_cast<size_t>(i)] = std::clamp<int64_t>(dim - i * part, 0, part);
+  return split_with(ctx, even);
+}
+
 }  // namespace
 
 void register_concat_split_ops(OpRegistry& registry) {
@@ -151,6 +172,7 @@ void register_concat_split_ops(OpRegistry& registry) {
   registry.add("Split", 1, split_1);
   for (int64_t v : {2, 11}) registry.add("Split", v, split_2);
   registry.add("Split", 13, split_13);
+  registry.add("Split", 18, split_18);
 }
 
 }  // namespace vn::ops

@@ -100,7 +100,8 @@ Status compress(KernelContext& ctx) {
 }  // namespace
 
 void register_nonzero_ops(OpRegistry& registry) {
-  for (int64_t v : {9, 11}) registry.add("Compress", v, compress);
+  // Compress-28 only added bfloat16 to its (any-type) data.
+  for (int64_t v : {9, 11, 28}) registry.add("Compress", v, compress);
   for (int64_t v : {9, 13}) registry.add("NonZero", v, nonzero);
 }
 

@@ -65,7 +65,8 @@ Status one_hot(KernelContext& ctx) {
 }  // namespace
 
 void register_onehot_ops(OpRegistry& registry) {
-  for (int64_t v : {9, 11}) registry.add("OneHot", v, one_hot);
+  // OneHot-28 only added bfloat16.
+  for (int64_t v : {9, 11, 28}) registry.add("OneHot", v, one_hot);
 }
 
 }  // namespace vn::ops

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Pad in constant, reflect and edge modes. Pads come from the `paddings` (opset 1) or `pads`
-// (opset 2) attribute with a float `value`, or from inputs (opset 11+). Negative pads crop.
+// Pad in constant, reflect, edge and (from opset 19) wrap modes. Pads come from the `paddings`
+// (opset 1) or `pads` (opset 2) attribute with a float `value`, or from inputs (opset 11+), for the
+// axes named by the optional `axes` input (opset 18+) or all of them. Negative pads crop.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 namespace vn::ops {
 namespace {
 
-enum class PadMode { kConstant, kReflect, kEdge };
+enum class PadMode { kConstant, kReflect, kEdge, kWrap };
 
 /// For each output index along one axis, the input index it reads, or -1 for the constant value.
 std::vector<int64_t> axis_map(int64_t dim, int64_t begin, int64_t out_dim, PadMode mode) {
@@ -27,6 +28,9 @@ std::vector<int64_t> axis_map(int64_t dim, int64_t begin, int64_t out_dim, PadMo
           break;
         case PadMode::kEdge:
           m = src < 0 ? 0 : dim - 1;
+          break;
+        case PadMode::kWrap:
+          m = ((src % dim) + dim) % dim;
           break;
         case PadMode::kReflect: {
           // numpy 'reflect' (edge not repeated), folding repeatedly when the pad exceeds dim - 1.
@@ -49,7 +53,7 @@ std::vector<int64_t> axis_map(int64_t dim, int64_t begin, int64_t out_dim, PadMo
 /// Pads input 0 with `pads` ([x1_begin, x2_begin, ..., x1_end, x2_end, ...]); `value` is one
 /// element of the input's dtype (used in constant mode).
 Status pad_with(KernelContext& ctx, const std::vector<int64_t>& pads, const std::string& mode_name,
-                const Tensor& value) {
+                const Tensor& value, bool allow_wrap = false) {
   const Tensor& x = ctx.input(0);
   const auto rank = static_cast<size_t>(x.rank());
   PadMode mode = PadMode::kConstant;
@@ -57,8 +61,11 @@ Status pad_with(KernelContext& ctx, const std::vector<int64_t>& pads, const std:
     mode = PadMode::kReflect;
   } else if (mode_name == "edge") {
     mode = PadMode::kEdge;
+  } else if (mode_name == "wrap" && allow_wrap) {
+    mode = PadMode::kWrap;
   } else if (mode_name != "constant") {
-    return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not one of constant, reflect, edge", mode_name);
+    return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not one of constant, reflect, edge{}", mode_name,
+                    allow_wrap ? ", wrap" : "");
   }
   if (pads.size() != 2 * rank) {
     return ctx.fail(StatusCode::kShapeMismatch, "pads has {} entries but input {} needs 2 * rank = {}", pads.size(),
@@ -128,11 +135,38 @@ Status pad_2(KernelContext& ctx) {
   return pad_with(ctx, ctx.attr_ints(name), ctx.attr_string("mode", "constant"), *value);
 }
 
-// Pad-11+: pads and the optional constant_value are inputs.
+/// Pads given for `axes` only (Pad-18's axes input) spread over every axis of a rank-`rank` input.
+Result<std::vector<int64_t>> pads_for_axes(const KernelContext& ctx, const std::vector<int64_t>& pads,
+                                           const std::vector<int64_t>& axes, int64_t rank) {
+  if (pads.size() != 2 * axes.size()) {
+    return ctx.fail(StatusCode::kShapeMismatch, "pads has {} entries but axes names {} axes (2 per axis needed)",
+                    pads.size(), axes.size());
+  }
+  std::vector<int64_t> full(static_cast<size_t>(2 * rank), 0);
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    VN_ASSIGN_OR_RETURN(const int64_t a, normalize_axis(ctx, axes[i], rank));
+    if (seen[static_cast<size_t>(a)]) return ctx.fail(StatusCode::kInvalidModel, "axes names axis {} twice", a);
+    seen[static_cast<size_t>(a)] = true;
+    full[static_cast<size_t>(a)] = pads[i];
+    full[static_cast<size_t>(rank + a)] = pads[axes.size() + i];
+  }
+  return full;
+}
+
+// Pad-11+: pads and the optional constant_value are inputs; from 18 (kAxes) the optional axes
+// input, and from 19 (kWrap) the wrap mode.
+template <bool kAxes, bool kWrap>
 Status pad_11(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& x = ctx.input(0);
   VN_ASSIGN_OR_RETURN(std::vector<int64_t> pads, input_int64s(ctx, 1, "pads"));
+  if constexpr (kAxes) {
+    VN_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axes, optional_input_int64s(ctx, 3, "axes"));
+    if (axes) {
+      VN_ASSIGN_OR_RETURN(pads, pads_for_axes(ctx, pads, *axes, x.rank()));
+    }
+  }
   Tensor value;
   if (ctx.has_input(2)) {
     value = ctx.input(2);
@@ -143,7 +177,7 @@ Status pad_11(KernelContext& ctx) {
   } else {
     VN_ASSIGN_OR_RETURN(value, Tensor::create(x.dtype(), {}));
   }
-  return pad_with(ctx, pads, ctx.attr_string("mode", "constant"), value);
+  return pad_with(ctx, pads, ctx.attr_string("mode", "constant"), value, kWrap);
 }
 
 }  // namespace
@@ -151,7 +185,10 @@ Status pad_11(KernelContext& ctx) {
 void register_pad_ops(OpRegistry& registry) {
   registry.add("Pad", 1, pad_2<true>);
   registry.add("Pad", 2, pad_2<false>);
-  for (int64_t v : {11, 13}) registry.add("Pad", v, pad_11);
+  for (int64_t v : {11, 13}) registry.add("Pad", v, pad_11<false, false>);
+  registry.add("Pad", 18, pad_11<true, false>);
+  // 21, 23, 24 and 25 only added element types Vernier refuses when it reads them.
+  for (int64_t v : {19, 21, 23, 24, 25}) registry.add("Pad", v, pad_11<true, true>);
 }
 
 }  // namespace vn::ops

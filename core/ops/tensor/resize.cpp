@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Resize (opsets 10, 11, 13) and the deprecated Upsample (7, 9) on N-D tensors.
+// Resize (opsets 10, 11, 13, 18, 19) and the deprecated Upsample (7, 9) on N-D tensors. Resize-18
+// adds the axes and keep_aspect_ratio_policy attributes (implemented) and antialias (refused when
+// set), Resize-19 the half_pixel_symmetric transform.
 //
 // Every axis maps each output index to a set of input taps with weights (one tap for nearest, two
 // for linear, four for cubic), following the ONNX reference implementation (onnx/backend/test/
@@ -25,7 +27,15 @@ namespace vn::ops {
 namespace {
 
 enum class Mode { kNearest, kLinear, kCubic };
-enum class Coord { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kTfHalfPixelForNn, kTfCropAndResize };
+enum class Coord {
+  kHalfPixel,
+  kHalfPixelSymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNn,
+  kTfCropAndResize
+};
 enum class Nearest { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
 
 struct Params {
@@ -63,6 +73,11 @@ double original_coordinate(const Params& p, const AxisSpec& a, int64_t j) {
   switch (p.coord) {
     case Coord::kHalfPixel:
       return (x + 0.5) / a.scale - 0.5;
+    case Coord::kHalfPixelSymmetric: {
+      // Centres the sampled span when the output length was rounded from in * scale.
+      const double adjustment = static_cast<double>(a.out) / a.length_resized;
+      return in / 2 * (1 - adjustment) + (x + 0.5) / a.scale - 0.5;
+    }
     case Coord::kPytorchHalfPixel:
       return a.length_resized > 1 ? (x + 0.5) / a.scale - 0.5 : 0.0;
     case Coord::kAlignCorners:
@@ -281,7 +296,8 @@ Status resize_interpolate(KernelContext& ctx, const Tensor& x, const std::vector
   });
 }
 
-/// Runs a resize of input 0 given either per-axis scales or output sizes.
+/// Runs a resize of input 0 given per-axis scales or output sizes. Given both (Resize-18's
+/// keep_aspect_ratio_policy), the sizes are the output and the scales drive the transform.
 Status resize_with(KernelContext& ctx, const Params& p, const std::optional<std::vector<double>>& scales,
                    const std::optional<std::vector<int64_t>>& sizes, const std::vector<double>& roi) {
   const Tensor& x = ctx.input(0);
@@ -317,6 +333,10 @@ Status resize_with(KernelContext& ctx, const Params& p, const std::optional<std:
       }
       a.scale = a.in == 0 ? 1.0 : static_cast<double>(a.out) / static_cast<double>(a.in);
       a.length_resized = static_cast<double>(a.out);
+      if (scales) {
+        a.scale = (*scales)[d];
+        a.length_resized = static_cast<double>(a.in) * a.scale;
+      }
     } else {
       a.scale = (*scales)[d];
       if (!(a.scale > 0) || !std::isfinite(a.scale)) {
@@ -401,23 +421,58 @@ Status resize_10(KernelContext& ctx) {
   return resize_with(ctx, legacy_params(mode), scales, std::nullopt, {});
 }
 
+/// Resize-18's scales, sizes and roi given for the axes of the `axes` attribute only, spread over
+/// every axis: scale 1, the input's size and the whole extent [0, 1] elsewhere.
+Status spread_over_axes(const KernelContext& ctx, const std::vector<int64_t>& axes, const Tensor& x,
+                        std::vector<double>& scales, std::optional<std::vector<int64_t>>& sizes,
+                        std::vector<double>& roi) {
+  const int64_t rank = x.rank();
+  const size_t n = axes.size();
+  if ((!scales.empty() && scales.size() != n) || (sizes && sizes->size() != n) || (!roi.empty() && roi.size() != 2 * n)) {
+    return ctx.fail(StatusCode::kShapeMismatch, "scales, sizes and roi must give one value (roi: two) per axis of "
+                                                "axes {}",
+                    shape_to_string(axes));
+  }
+  std::vector<double> full_scales(static_cast<size_t>(rank), 1.0);
+  std::vector<int64_t> full_sizes(x.shape().begin(), x.shape().end());
+  std::vector<double> full_roi(static_cast<size_t>(2 * rank), 0.0);
+  for (int64_t d = 0; d < rank; ++d) full_roi[static_cast<size_t>(rank + d)] = 1.0;
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (size_t i = 0; i < n; ++i) {
+    VN_ASSIGN_OR_RETURN(const int64_t a, normalize_axis(ctx, axes[i], rank));
+    if (seen[static_cast<size_t>(a)]) return ctx.fail(StatusCode::kInvalidModel, "axes names axis {} twice", a);
+    seen[static_cast<size_t>(a)] = true;
+    if (!scales.empty()) full_scales[static_cast<size_t>(a)] = scales[i];
+    if (sizes) full_sizes[static_cast<size_t>(a)] = (*sizes)[i];
+    if (!roi.empty()) {
+      full_roi[static_cast<size_t>(a)] = roi[i];
+      full_roi[static_cast<size_t>(rank + a)] = roi[n + i];
+    }
+  }
+  if (!scales.empty()) scales = std::move(full_scales);
+  if (sizes) sizes = std::move(full_sizes);
+  if (!roi.empty()) roi = std::move(full_roi);
+  return Status::OK();
+}
+
 // Resize-11 and 13: roi, scales and sizes inputs; scales and sizes are exclusive (an empty
 // scales tensor counts as absent). Opset 13 made roi and scales optional and dropped
-// tf_half_pixel_for_nn, which this kernel still accepts.
+// tf_half_pixel_for_nn, which this kernel still accepts. From 18 (kVersion), axes and
+// keep_aspect_ratio_policy, and antialias refused when set; from 19, half_pixel_symmetric.
+template <int kVersion>
 Status resize_11(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   Params p;
   VN_ASSIGN_OR_RETURN(p.mode, read_mode(ctx, true));
   const std::string coord = ctx.attr_string("coordinate_transformation_mode", "half_pixel");
-  static constexpr std::pair<std::string_view, Coord> kCoords[] = {{"half_pixel", Coord::kHalfPixel},
-                                                                   {"pytorch_half_pixel", Coord::kPytorchHalfPixel},
-                                                                   {"align_corners", Coord::kAlignCorners},
-                                                                   {"asymmetric", Coord::kAsymmetric},
-                                                                   {"tf_half_pixel_for_nn", Coord::kTfHalfPixelForNn},
-                                                                   {"tf_crop_and_resize", Coord::kTfCropAndResize}};
+  static constexpr std::pair<std::string_view, Coord> kCoords[] = {
+      {"half_pixel", Coord::kHalfPixel},       {"pytorch_half_pixel", Coord::kPytorchHalfPixel},
+      {"align_corners", Coord::kAlignCorners}, {"asymmetric", Coord::kAsymmetric},
+      {"tf_half_pixel_for_nn", Coord::kTfHalfPixelForNn}, {"tf_crop_and_resize", Coord::kTfCropAndResize},
+      {"half_pixel_symmetric", Coord::kHalfPixelSymmetric}};
   bool found = false;
   for (const auto& [name, value] : kCoords) {
-    if (name == coord) {
+    if (name == coord && (value != Coord::kHalfPixelSymmetric || kVersion >= 19)) {
       p.coord = value;
       found = true;
     }
@@ -446,6 +501,40 @@ Status resize_11(KernelContext& ctx) {
   if (!scales.empty() && sizes) return ctx.fail(StatusCode::kInvalidModel, "only one of scales and sizes may be given");
   if (scales.empty() && !sizes) return ctx.fail(StatusCode::kInvalidModel, "one of scales and sizes must be given");
   std::optional<std::vector<double>> s;
+  if constexpr (kVersion >= 18) {
+    if (ctx.attr_int("antialias", 0) != 0) {
+      return ctx.fail(StatusCode::kUnsupportedAttr, "antialias=1 (an anti-aliasing filter when downsampling) is not "
+                                                    "implemented");
+    }
+    const Tensor& x = ctx.input(0);
+    std::vector<int64_t> axes;
+    for (int64_t d = 0; d < x.rank(); ++d) axes.push_back(d);
+    if (ctx.has_attr("axes")) {
+      axes = ctx.attr_ints("axes");
+      VN_RETURN_IF_ERROR(spread_over_axes(ctx, axes, x, scales, sizes, roi));
+    }
+    const std::string policy = ctx.attr_string("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
+      return ctx.fail(StatusCode::kInvalidModel,
+                      "keep_aspect_ratio_policy '{}' is not one of stretch, not_larger, not_smaller", policy);
+    }
+    if (sizes && policy != "stretch") {
+      // One scale for the named axes, the smallest (not_larger) or largest (not_smaller) of their
+      // size ratios; their sizes are then rounded half up from it.
+      double common = policy == "not_larger" ? INFINITY : 0.0;
+      for (int64_t a : axes) {
+        const int64_t d = a < 0 ? a + x.rank() : a;
+        const double ratio = static_cast<double>((*sizes)[d]) / static_cast<double>(x.dim(d));
+        common = policy == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
+      }
+      s = std::vector<double>(static_cast<size_t>(x.rank()), 1.0);
+      for (int64_t a : axes) {
+        const int64_t d = a < 0 ? a + x.rank() : a;
+        (*s)[d] = common;
+        (*sizes)[d] = static_cast<int64_t>(std::floor(common * static_cast<double>(x.dim(d)) + 0.5));
+      }
+    }
+  }
   if (!scales.empty()) s = scales;
   return resize_with(ctx, p, s, sizes, roi);
 }
@@ -454,7 +543,9 @@ Status resize_11(KernelContext& ctx) {
 
 void register_resize_ops(OpRegistry& registry) {
   registry.add("Resize", 10, resize_10);
-  for (int64_t v : {11, 13}) registry.add("Resize", v, resize_11);
+  for (int64_t v : {11, 13}) registry.add("Resize", v, resize_11<11>);
+  registry.add("Resize", 18, resize_11<18>);
+  registry.add("Resize", 19, resize_11<19>);
   registry.add("Upsample", 7, upsample_7);
   registry.add("Upsample", 9, upsample_9);
 }

@@ -55,6 +55,9 @@ Status reverse_sequence(KernelContext& ctx) {
 
 }  // namespace
 
-void register_reverse_sequence_ops(OpRegistry& registry) { registry.add("ReverseSequence", 10, reverse_sequence); }
+// ReverseSequence-28 only added bfloat16.
+void register_reverse_sequence_ops(OpRegistry& registry) {
+  for (int64_t v : {10, 28}) registry.add("ReverseSequence", v, reverse_sequence);
+}
 
 }  // namespace vn::ops

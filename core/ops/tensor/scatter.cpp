@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The scatter family: ScatterElements (and its deprecated form Scatter) writes one update per
 // index along an axis; ScatterND writes slices addressed by index tuples. From opset 16 both may
-// combine with the existing value (reduction "add" or "mul") instead of replacing it. Updates are
+// combine with the existing value (reduction "add" or "mul"; from 18 also "max" or "min", NaN
+// propagating as numpy's maximum and minimum do) instead of replacing it. Updates are
 // applied in row-major order of the indices, so with reduction "none" the last duplicate wins.
 #include <algorithm>
 #include <cstdint>
@@ -16,14 +17,18 @@
 namespace vn::ops {
 namespace {
 
-enum class Reduction { kNone, kAdd, kMul };
+enum class Reduction { kNone, kAdd, kMul, kMax, kMin };
 
-Result<Reduction> read_reduction(const KernelContext& ctx) {
+/// The reduction attribute; max and min exist from opset 18 (`max_min`).
+Result<Reduction> read_reduction(const KernelContext& ctx, bool max_min) {
   const std::string r = ctx.attr_string("reduction", "none");
   if (r == "none") return Reduction::kNone;
   if (r == "add") return Reduction::kAdd;
   if (r == "mul") return Reduction::kMul;
-  return ctx.fail(StatusCode::kInvalidModel, "reduction '{}' is not one of none, add, mul", r);
+  if (max_min && r == "max") return Reduction::kMax;
+  if (max_min && r == "min") return Reduction::kMin;
+  return ctx.fail(StatusCode::kInvalidModel, "reduction '{}' is not one of none, add, mul{}", r,
+                  max_min ? ", max, min" : "");
 }
 
 /// Copies `data` to output 0, then for each j sets (or combines) out[dst[j]] with the `len`
@@ -50,7 +55,11 @@ Status apply_updates(KernelContext& ctx, const Tensor& data, const Tensor& updat
       T* out = py + dst[j];
       const T* in = pu + static_cast<int64_t>(j) * len;
       for (int64_t i = 0; i < len; ++i) {
-        if constexpr (std::is_integral_v<T>) {
+        if (reduction == Reduction::kMax || reduction == Reduction::kMin) {
+          // NaN wins either way: a NaN update replaces, a NaN already there compares false and stays.
+          const bool take = reduction == Reduction::kMax ? in[i] > out[i] : in[i] < out[i];
+          if (take || in[i] != in[i]) out[i] = in[i];
+        } else if constexpr (std::is_integral_v<T>) {
           using W = WrapType<T>;  // integers wrap, as numpy's in-place add/multiply do
           out[i] = static_cast<T>(reduction == Reduction::kAdd ? static_cast<W>(out[i]) + static_cast<W>(in[i])
                                                                : static_cast<W>(out[i]) * static_cast<W>(in[i]));
@@ -122,8 +131,9 @@ Status scatter_elements_with(KernelContext& ctx, Reduction reduction) {
 }
 
 Status scatter_elements_11(KernelContext& ctx) { return scatter_elements_with(ctx, Reduction::kNone); }
+template <bool kMaxMin>
 Status scatter_elements_16(KernelContext& ctx) {
-  VN_ASSIGN_OR_RETURN(Reduction r, read_reduction(ctx));
+  VN_ASSIGN_OR_RETURN(Reduction r, read_reduction(ctx, kMaxMin));
   return scatter_elements_with(ctx, r);
 }
 
@@ -172,8 +182,9 @@ Status scatter_nd_with(KernelContext& ctx, Reduction reduction) {
 }
 
 Status scatter_nd_11(KernelContext& ctx) { return scatter_nd_with(ctx, Reduction::kNone); }
+template <bool kMaxMin>
 Status scatter_nd_16(KernelContext& ctx) {
-  VN_ASSIGN_OR_RETURN(Reduction r, read_reduction(ctx));
+  VN_ASSIGN_OR_RETURN(Reduction r, read_reduction(ctx, kMaxMin));
   return scatter_nd_with(ctx, r);
 }
 
@@ -183,9 +194,11 @@ void register_scatter_ops(OpRegistry& registry) {
   // Scatter-9/11 is ScatterElements without reduction under its pre-11 name (deprecated in 11).
   for (int64_t v : {9, 11}) registry.add("Scatter", v, scatter_elements_11);
   for (int64_t v : {11, 13}) registry.add("ScatterElements", v, scatter_elements_11);
-  registry.add("ScatterElements", 16, scatter_elements_16);
+  registry.add("ScatterElements", 16, scatter_elements_16<false>);
+  registry.add("ScatterElements", 18, scatter_elements_16<true>);
   for (int64_t v : {11, 13}) registry.add("ScatterND", v, scatter_nd_11);
-  registry.add("ScatterND", 16, scatter_nd_16);
+  registry.add("ScatterND", 16, scatter_nd_16<false>);
+  registry.add("ScatterND", 18, scatter_nd_16<true>);
 }
 
 }  // namespace vn::ops

@@ -206,19 +206,23 @@ Status size_kernel(KernelContext& ctx) {
 }  // namespace
 
 void register_shape_ops(OpRegistry& registry) {
+  // Versions 19, 21, 23, 24 and 25 of these ops only added element types (float8, int4, float4,
+  // float8e8m0, int2), which Vernier refuses when it reads a tensor of them.
   registry.add("Reshape", 1, reshape_1);
-  for (int64_t v : {5, 13, 14}) registry.add("Reshape", v, reshape_5);
+  for (int64_t v : {5, 13, 14, 19, 21, 23, 24, 25}) registry.add("Reshape", v, reshape_5);
   for (int64_t v : {1, 9}) registry.add("Flatten", v, flatten<false>);
-  for (int64_t v : {11, 13}) registry.add("Flatten", v, flatten<true>);
+  for (int64_t v : {11, 13, 21, 23, 24, 25}) registry.add("Flatten", v, flatten<true>);
   for (int64_t v : {1, 11}) {
     registry.add("Squeeze", v, squeeze_1);
     registry.add("Unsqueeze", v, unsqueeze_1);
   }
-  registry.add("Squeeze", 13, squeeze_13);
-  registry.add("Unsqueeze", 13, unsqueeze_13);
-  for (int64_t v : {1, 13, 14, 16}) registry.add("Identity", v, identity);
-  for (int64_t v : {1, 13, 15}) registry.add("Shape", v, shape_kernel);
-  for (int64_t v : {1, 13}) registry.add("Size", v, size_kernel);
+  for (int64_t v : {13, 21, 23, 24, 25}) {
+    registry.add("Squeeze", v, squeeze_13);
+    registry.add("Unsqueeze", v, unsqueeze_13);
+  }
+  for (int64_t v : {1, 13, 14, 16, 19, 21, 23, 24, 25}) registry.add("Identity", v, identity);
+  for (int64_t v : {1, 13, 15, 19, 21, 23, 24, 25}) registry.add("Shape", v, shape_kernel);
+  for (int64_t v : {1, 13, 19, 21, 23, 24, 25}) registry.add("Size", v, size_kernel);
 }
 
 }  // namespace vn::ops

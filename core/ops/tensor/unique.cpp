@@ -124,6 +124,9 @@ Status unique(KernelContext& ctx) {
 
 }  // namespace
 
-void register_unique_ops(OpRegistry& registry) { registry.add("Unique", 11, unique); }
+// Unique-28 only added bfloat16.
+void register_unique_ops(OpRegistry& registry) {
+  for (int64_t v : {11, 28}) registry.add("Unique", v, unique);
+}
 
 }  // namespace vn::ops

@@ -12,7 +12,7 @@ TEST(Dropout, InferenceIsIdentityAndSharesStorage) {
   for (int64_t opset : {1, 6, 7, 10, 12, 13}) {
     OpTester t("Dropout", opset);
     const Tensor x = Tensor::from_vector<float>({2, 2}, {1, -2, 3, 4});
-    t.attr("ratio", 0.5f);
+    if (opset < 12) t.attr("ratio", 0.5f);  // an input from opset 12
     t.input(x);
     t.output<float>({2, 2}, {1, -2, 3, 4});
     const std::vector<Tensor> out = t.run();
