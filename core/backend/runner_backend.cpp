@@ -97,17 +97,20 @@ Status RunnerBackend::prepare_impl(const Model& model, const PrepareOptions& opt
   for (const RunnerTensorInfo& in : loaded_.inputs) {
     const auto declared = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ValueInfo& v) { return v.name == in.name; });
     if (declared == g.inputs.end() || index.is_initializer(in.name)) {
-      return make_error(StatusCode::kExternalFailure, "{} reports an input '{}' that the model does not have", who, in.name);
+      return client_->reject("load", fmt::format("reported an input '{}' that the model does not have", in.name));
     }
     if (declared->dtype && *declared->dtype != in.dtype) {
-      return make_error(StatusCode::kExternalFailure, "{} takes input '{}' as {} but the model declares {}", who,
-                        in.name, dtype_name(in.dtype), dtype_name(*declared->dtype));
+      return client_->reject("load", fmt::format("takes input '{}' as {} but the model declares {}", in.name,
+                                                 dtype_name(in.dtype), dtype_name(*declared->dtype)));
     }
   }
-  for (const ValueInfo& out : g.outputs) {
+  // Every graph output of the model it was given, the added ones included: what was asked.
+  std::vector<std::string> asked = added;
+  for (const ValueInfo& out : g.outputs) asked.push_back(out.name);
+  for (const std::string& name : asked) {
     const bool present = std::any_of(loaded_.outputs.begin(), loaded_.outputs.end(),
-                                     [&](const RunnerTensorInfo& t) { return t.name == out.name; });
-    if (!present) return make_error(StatusCode::kExternalFailure, "{} does not return graph output '{}'", who, out.name);
+                                     [&](const RunnerTensorInfo& t) { return t.name == name; });
+    if (!present) return client_->reject("load", fmt::format("does not return graph output '{}'", name));
   }
   return Status::OK();
 }

@@ -32,7 +32,8 @@ struct RunnerBackendOptions {
 /// has `intermediate_tensors`; otherwise only the graph outputs come back and marked tensors are
 /// left out of results, as ExternalBackend leaves them), loads it, and checks the load reply
 /// against the model: the runner's inputs must be inputs of the model with their declared dtypes,
-/// and every graph output must be among its outputs (kExternalFailure otherwise). Marked graph
+/// and every graph output of the model it was given, added ones included, must be among its
+/// outputs (kExternalFailure otherwise). Marked graph
 /// inputs and initializers are returned by Vernier itself. run() returns the requested tensors the
 /// runner produced and calls the observer once per producing node, in node order, after the run.
 /// Runner failures are kExternalFailure (see RunnerClient: the next request restarts it).

@@ -178,7 +178,15 @@ Result<json> RunnerClient::request(json req, const char* op, double timeout_s, c
   if (!child_) return make_error(StatusCode::kInternal, "runner request '{}' without a runner process", op);
   const int64_t id = next_id_++;
   req["id"] = id;
-  if (Status s = child_->write_line(req.dump(), timeout_s); !s.ok()) return fail(op, s.message(), /*ended=*/true);
+  std::string text;
+  try {
+    text = req.dump();
+  } catch (const nlohmann::json::exception&) {
+    return make_error(StatusCode::kInvalidArgument,
+                      "runner '{}' {}: the request holds a path or name that is not UTF-8, which JSON cannot carry",
+                      clip(options_.command.spec, 80), op);
+  }
+  if (Status s = child_->write_line(text, timeout_s); !s.ok()) return fail(op, s.message(), /*ended=*/true);
   std::string line;
   switch (child_->read_line(line, timeout_s, cancel)) {
     case LineStatus::kLine: break;

@@ -143,6 +143,16 @@ class RunnerClient {
   /// (the runner is killed). kInvalidArgument when no model is loaded; kNotFound for a missing feed.
   Result<TensorMap> run(const TensorMap& feeds, const std::atomic<bool>* cancel = nullptr);
 
+  /// For a reply its caller finds wrong (a load reply that does not fit the model): kills the
+  /// runner as for any failure and returns the kExternalFailure for `what` during `op`, quoting
+  /// the runner's stderr. The next request restarts it.
+  Status reject(const char* op, const std::string& what) {
+    model_loaded_ = false;
+    last_load_.reset();
+    ++load_serial_;
+    return fail(op, what);
+  }
+
   /// The end of the runner's stderr so far (its current or last process).
   std::string stderr_tail() const;
   /// How many runner processes were started (1 + transparent restarts).

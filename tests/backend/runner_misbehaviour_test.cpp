@@ -91,6 +91,13 @@ TEST(RunnerMisbehaviour, ACrashAtLoadIsReportedAndTheNextLoadSucceeds) {
   f.expect_recovered();
 }
 
+TEST(RunnerMisbehaviour, ALoadReplyWithoutAnAskedTensorIsRefused) {
+  Fake f("hide_output_load");
+  expect_failure(f.prepare(), "runner 'fake' load: does not return graph output 'c'", "hide_output_load");
+  ASSERT_TRUE(f.prepare().ok());
+  f.expect_recovered();
+}
+
 TEST(RunnerMisbehaviour, HangsAreKilledAtTheTimeLimits) {
   {
     Fake f("hang_run", /*run_timeout=*/0.5);

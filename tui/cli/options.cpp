@@ -276,8 +276,12 @@ CLI::Option* RunnerFlags::add_to(CLI::App& app) {
       app.add_option("--engine-runner", engine_runners,
                      "Run an engine on a persistent runner process (repeatable): ort, ort-python, trt, or a command "
                      "line speaking the runner protocol (README: Engine runners)")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
           ->group(group);
   app.add_option("--runner-option", options, "KEY=VALUE passed to the runners' load (repeatable; runner-specific)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(group);
   app.add_option("--runner-timeout", timeout_s,
                  "Seconds a runner may take for one inference before it is killed and restarted (default 300; 0: "
