@@ -239,8 +239,11 @@ Status RunnerClient::start() {
     private_dir_ = pattern;
     std::error_code ec;
     private_dir_canonical_ = std::filesystem::canonical(private_dir_, ec);
-    for (const char* sub : {"engine", "io", "models"}) std::filesystem::create_directory(private_dir_ / sub, ec);
-    if (ec) return make_error(StatusCode::kIoError, "cannot create {}: {}", private_dir_.string(), ec.message());
+    for (const char* sub : {"engine", "io", "models"}) {
+      if (!std::filesystem::create_directory(private_dir_ / sub, ec) || ec) {
+        return make_error(StatusCode::kIoError, "cannot create {}: {}", (private_dir_ / sub).string(), ec.message());
+      }
+    }
   }
   if (child_) return Status::OK();
   return start_process();
