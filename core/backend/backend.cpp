@@ -52,6 +52,24 @@ Result<std::vector<std::string>> resolve_output_names(const Graph& graph, const 
   return names;
 }
 
+Status report_in_node_order(const Graph& graph, TensorMap& result, const RunOptions& options) {
+  if (!options.observer) return Status::OK();
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    TensorMap at_node;
+    for (const std::string& out : graph.nodes[i].outputs) {
+      if (const Tensor* t = result.find(out)) at_node.set(out, *t);
+    }
+    if (at_node.empty()) continue;
+    if (!options.observer(static_cast<int64_t>(i), graph.nodes[i], at_node)) {
+      return make_error(StatusCode::kCancelled, "run stopped by the observer after node '{}'", graph.nodes[i].name);
+    }
+    if (options.stream) {
+      for (const NamedTensor& t : at_node) result.erase(t.name);
+    }
+  }
+  return Status::OK();
+}
+
 Status validate_feeds(const Graph& graph, const TensorMap& feeds) {
   for (const ValueInfo* in : graph.runtime_inputs()) {
     const Tensor* t = feeds.find(in->name);

@@ -108,6 +108,12 @@ class Backend {
 /// tensor that no node, input or initializer defines.
 Result<std::vector<std::string>> resolve_output_names(const Graph& graph, const PrepareOptions& options);
 
+/// For backends that get all their tensors at once (external engines, runners): calls
+/// options.observer once per node of `graph` that produced a tensor of `result`, in node order,
+/// with those tensors, and with options.stream erases them from `result` afterwards. kCancelled
+/// when the observer returns false.
+Status report_in_node_order(const Graph& graph, TensorMap& result, const RunOptions& options);
+
 /// Checks `feeds` against the graph's runtime inputs: presence, dtype and static dims.
 Status validate_feeds(const Graph& graph, const TensorMap& feeds);
 

@@ -142,23 +142,8 @@ Result<TensorMap> ExternalBackend::run_impl(const TensorMap& feeds, const RunOpt
   for (const std::string& name : output_names_) {
     if (const Tensor* t = produced->find(name)) result.set(name, *t);
   }
-  if (options.observer) {
-    // Report in node order, one call per producing node, as a backend that ran the graph would.
-    const Graph& g = model()->graph;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      TensorMap at_node;
-      for (const std::string& out : g.nodes[i].outputs) {
-        if (const Tensor* t = result.find(out)) at_node.set(out, *t);
-      }
-      if (at_node.empty()) continue;
-      if (!options.observer(static_cast<int64_t>(i), g.nodes[i], at_node)) {
-        return make_error(StatusCode::kCancelled, "run stopped by the observer after node '{}'", g.nodes[i].name);
-      }
-      if (options.stream) {
-        for (const NamedTensor& t : at_node) result.erase(t.name);
-      }
-    }
-  }
+  // Reported in node order, one call per producing node, as a backend that ran the graph would.
+  VN_RETURN_IF_ERROR(report_in_node_order(model()->graph, result, options));
   return result;
 }
 

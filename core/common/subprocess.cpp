@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -67,23 +68,20 @@ std::string ProcessResult::describe(double timeout_s) const {
   return fmt::format("exit code {}", exit_code);
 }
 
-Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+Result<pid_t> spawn_process_group(const std::vector<std::string>& argv, const SpawnOptions& options) {
   if (argv.empty() || argv[0].empty()) return make_error(StatusCode::kInvalidArgument, "no command to run");
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return make_error(StatusCode::kExternalFailure, "pipe: {}", std::strerror(errno));
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return make_error(StatusCode::kExternalFailure, "pipe: {}", std::strerror(errno));
-  }
-
   // posix_spawn rather than fork: the caller has OpenMP and Eigen threads, and the child must not
   // run anything but exec.
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  const int fds[3] = {options.stdin_fd, options.stdout_fd, options.stderr_fd};
+  for (int target = 0; target < 3; ++target) {
+    if (fds[target] >= 0) {
+      posix_spawn_file_actions_adddup2(&actions, fds[target], target);
+    } else {
+      posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0);
+    }
+  }
   if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -99,18 +97,51 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The environment: the caller's, with options.env's variables replacing theirs.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view key = entry.substr(0, entry.find('='));
+    const bool replaced = std::any_of(options.env.begin(), options.env.end(),
+                                      [&](const auto& kv) { return kv.first == key; });
+    if (!replaced) env_strings.emplace_back(entry);
+  }
+  for (const auto& [key, value] : options.env) env_strings.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
   pid_t pid = -1;
-  const auto start = std::chrono::steady_clock::now();
-  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
+  if (rc != 0) return make_error(StatusCode::kExternalFailure, "cannot start '{}': {}", argv[0], std::strerror(rc));
+  return pid;
+}
+
+Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  if (argv.empty() || argv[0].empty()) return make_error(StatusCode::kInvalidArgument, "no command to run");
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return make_error(StatusCode::kExternalFailure, "pipe: {}", std::strerror(errno));
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return make_error(StatusCode::kExternalFailure, "pipe: {}", std::strerror(errno));
+  }
+  SpawnOptions spawn;
+  spawn.stdout_fd = out_pipe[1];
+  spawn.stderr_fd = err_pipe[1];
+  spawn.cwd = options.cwd;
+  const auto start = std::chrono::steady_clock::now();
+  Result<pid_t> spawned = spawn_process_group(argv, spawn);
   close(out_pipe[1]);
   close(err_pipe[1]);
-  if (rc != 0) {
+  if (!spawned.ok()) {
     close(out_pipe[0]);
     close(err_pipe[0]);
-    return make_error(StatusCode::kExternalFailure, "cannot start '{}': {}", argv[0], std::strerror(rc));
+    return spawned.status();
   }
+  const pid_t pid = *spawned;
 
   ProcessResult result;
   CappedBuffer out(options.output_cap), err(options.output_cap);

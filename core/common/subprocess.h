@@ -8,7 +8,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "core/common/status.h"
 
@@ -52,6 +55,23 @@ struct ProcessResult {
 /// process it left in its group is killed then. Errors: kInvalidArgument for an empty argv,
 /// kExternalFailure when the process cannot be started (missing program, not executable).
 Result<ProcessResult> run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+/// Where a spawned child's standard streams go and what it inherits.
+struct SpawnOptions {
+  int stdin_fd = -1;   ///< dup'ed to the child's stdin; -1 for /dev/null
+  int stdout_fd = -1;  ///< dup'ed to the child's stdout; -1 for /dev/null
+  int stderr_fd = -1;  ///< dup'ed to the child's stderr; -1 for /dev/null
+  /// Working directory of the child; empty for the current one.
+  std::filesystem::path cwd;
+  /// Variables set in the child's environment (replacing inherited ones of the same name).
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+/// Starts `argv` (argv[0] looked up on PATH, no shell) in a new process group whose id is its pid,
+/// with default signal handling and no blocked signal whatever the caller's, and returns its pid.
+/// The caller reaps it. Errors: kInvalidArgument for an empty argv, kExternalFailure when it cannot
+/// be started (missing program, not executable).
+Result<pid_t> spawn_process_group(const std::vector<std::string>& argv, const SpawnOptions& options);
 
 /// Runs `command` with /bin/sh -c (see run_process).
 Result<ProcessResult> run_shell(const std::string& command, const ProcessOptions& options = {});

@@ -248,6 +248,65 @@ void EngineOptions::add_to(CLI::App& app) {
       ->group(group);
 }
 
+Result<RunnerBuildFlags> EngineOptions::runner_build(int threads) const {
+  RunnerBuildFlags build;
+  build.fp16 = fp16;
+  build.bf16 = bf16;
+  build.tf32 = tf32;
+  build.int8 = int8;
+  build.builder_seed = builder_seed;
+  build.precision_constraints = precision_constraints;
+  build.threads = threads;
+  for (const std::string& item : layer_precisions) {
+    auto [name, value] = split_name_value(item);
+    if (name.empty() || (value != "fp32" && value != "tf32" && value != "fp16" && value != "bf16" && value != "int8")) {
+      return make_error(StatusCode::kInvalidArgument,
+                        "--layer-precisions '{}': an engine runner takes NAME:PREC with PREC fp32, tf32, fp16, bf16 "
+                        "or int8",
+                        item);
+    }
+    build.layer_precisions.emplace_back(name, value);
+  }
+  return build;
+}
+
+CLI::Option* RunnerFlags::add_to(CLI::App& app) {
+  const char* group = "Backends";
+  CLI::Option* runner =
+      app.add_option("--engine-runner", engine_runners,
+                     "Run an engine on a persistent runner process (repeatable): ort, ort-python, trt, or a command "
+                     "line speaking the runner protocol (README: Engine runners)")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->group(group);
+  app.add_option("--runner-option", options, "KEY=VALUE passed to the runners' load (repeatable; runner-specific)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(group);
+  app.add_option("--runner-timeout", timeout_s,
+                 "Seconds a runner may take for one inference before it is killed and restarted (default 300; 0: "
+                 "no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  app.add_option("--runner-load-timeout", load_timeout_s,
+                 "Seconds a runner may take to load (build) a model (default 600; 0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  return runner;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> RunnerFlags::parsed_options() const {
+  std::vector<std::pair<std::string, std::string>> parsed;
+  for (const std::string& item : options) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return make_error(StatusCode::kInvalidArgument, "--runner-option '{}': expected KEY=VALUE", item);
+    }
+    parsed.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return parsed;
+}
+
 Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<std::string>& input_shapes,
                                                             const data::SyntheticOptions& synthetic) const {
   engine::EngineOptions out;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/backend/runner_client.h"
 #include "core/compare/compare.h"
 #include "core/data/synthetic.h"
 #include "core/engine/engine_backend.h"
@@ -103,6 +104,23 @@ struct EngineOptions {
                                                const data::SyntheticOptions& synthetic = {}) const;
   /// Writes --save-engine and --save-tactics from a built plan, printing where.
   Status save_artifacts(const engine::Plan& plan) const;
+  /// The build flags an engine runner's load receives: the precisions, --layer-precisions (PREC
+  /// fp32|tf32|fp16|bf16|int8), --precision-constraints and --builder-seed; the other flags are the
+  /// built-in engine's. Fails naming a malformed --layer-precisions item.
+  Result<RunnerBuildFlags> runner_build(int threads) const;
+};
+
+/// The `--engine-runner` option group of `vernier run`: options and time limits of the runners.
+struct RunnerFlags {
+  std::vector<std::string> engine_runners;  ///< NAME or command line, one per runner
+  std::vector<std::string> options;         ///< KEY=VALUE
+  double timeout_s = 300;
+  double load_timeout_s = 600;
+
+  /// Adds the flags; returns the --engine-runner option, whose occurrences order the backends.
+  CLI::Option* add_to(CLI::App& app);
+  /// --runner-option KEY=VALUE pairs in order; fails naming an item without '=' or without a key.
+  Result<std::vector<std::pair<std::string, std::string>>> parsed_options() const;
 };
 
 /// One line about a plan: layers and the nodes fused or folded into them, layers per precision,

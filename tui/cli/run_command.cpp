@@ -12,6 +12,7 @@
 
 #include "core/common/logging.h"
 #include "core/backend/external_backend.h"
+#include "core/backend/runner_backend.h"
 #include "core/compare/compare_json.h"
 #include "core/compare/layerwise.h"
 #include "core/engine/engine_backend.h"
@@ -29,12 +30,12 @@ namespace vn::cli {
 namespace {
 
 /// Where the results of one runner come from, in command-line order.
-enum class Source { kRef, kEngine, kExternal, kLoaded };
+enum class Source { kRef, kEngine, kExternal, kRunner, kLoaded };
 
-/// One runner of the command line: its source and, for --external, which command.
+/// One runner of the command line: its source and, for --external and --engine-runner, which one.
 struct Runner {
   Source source = Source::kRef;
-  size_t external = 0;
+  size_t index = 0;
 };
 
 struct RunArgs {
@@ -44,6 +45,7 @@ struct RunArgs {
   bool engine = false;
   std::vector<std::string> external;
   double external_timeout = 0;
+  RunnerFlags runners;
   std::vector<std::string> load_outputs;
   std::vector<Runner> order;  // the backend flags as they appear on the command line
   int threads = 0;
@@ -229,6 +231,45 @@ int finish_report(const RunArgs& args, nlohmann::ordered_json& report, bool pass
   return passed ? kExitOk : kExitFailed;
 }
 
+// Starts an engine runner, loads the model on it and says what it built. A runner that lowers
+// precision itself sets the tolerance preset of the precisions it was allowed.
+Result<std::unique_ptr<Backend>> prepare_runner(const RunArgs& args, const std::string& spec, const Model& model,
+                                                CompareConfig& config) {
+  VN_ASSIGN_OR_RETURN(RunnerCommand command, resolve_runner(spec, assets_dir()));
+  RunnerOptions options;
+  options.command = std::move(command);
+  options.run_timeout_s = args.runners.timeout_s;
+  options.load_timeout_s = args.runners.load_timeout_s;
+  RunnerBackendOptions backend_options;
+  backend_options.model_path = args.model;
+  VN_ASSIGN_OR_RETURN(backend_options.build, args.engine_build.runner_build(args.threads));
+  VN_ASSIGN_OR_RETURN(backend_options.options, args.runners.parsed_options());
+  auto backend = std::make_unique<RunnerBackend>(std::make_shared<RunnerClient>(std::move(options)),
+                                                 std::move(backend_options));
+  const auto start = std::chrono::steady_clock::now();
+  VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string caps;
+  for (const auto& [key, member] : kRunnerCapabilityFields) {
+    if (backend->capabilities().*member) caps += (caps.empty() ? "" : ", ") + std::string(key);
+  }
+  const size_t layers = backend->loaded().layers.size();
+  fmt::print("[I] Loaded the model on runner {} ({} {}) in {:.3g} s: {}, capabilities: {}\n", backend->name(),
+             backend->hello().runner, backend->hello().version, seconds,
+             layers == 0 ? std::string("no layers reported") : fmt::format("{} layer(s)", layers),
+             caps.empty() ? "none" : caps);
+  for (const std::filesystem::path& artifact : backend->loaded().artifacts) {
+    fmt::print("[I]     artifact {}\n", artifact.string());
+  }
+  if (backend->capabilities().lowers_precision) {
+    const EngineOptions& e = args.engine_build;
+    const engine::PrecisionMask allowed = (e.fp16 ? engine::kFp16 : 0) | (e.bf16 ? engine::kBf16 : 0) |
+                                          (e.tf32 ? engine::kTf32 : 0) | (e.int8 ? engine::kInt8 : 0);
+    apply_tolerance_preset(loosest_allowed(allowed), config);
+  }
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
 // Builds and prepares the backend of a live runner. An engine sets the tolerance preset.
 Result<std::unique_ptr<Backend>> make_backend(const RunArgs& args, const Runner& runner, const Model& model,
                                               CompareConfig& config) {
@@ -240,13 +281,14 @@ Result<std::unique_ptr<Backend>> make_backend(const RunArgs& args, const Runner&
     }
     case Source::kExternal: {
       ExternalOptions options;
-      options.command = args.external[runner.external];
+      options.command = args.external[runner.index];
       options.model_path = args.model;
       options.timeout_s = args.external_timeout;
       auto backend = std::make_unique<ExternalBackend>(std::move(options));
       VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
       return std::unique_ptr<Backend>(std::move(backend));
     }
+    case Source::kRunner: return prepare_runner(args, args.runners.engine_runners[runner.index], model, config);
     case Source::kRef:
     case Source::kLoaded: break;
   }
@@ -316,7 +358,7 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
 int run(const RunArgs& args) {
   if (args.order.empty()) {
     return report_error(make_error(StatusCode::kInvalidArgument,
-                                   "choose a backend: --ref, --engine, --external CMD, or --load-outputs FILE"));
+                                   "choose a backend: --ref, --engine, --engine-runner NAME, --external CMD, or --load-outputs FILE"));
   }
   Result<CompareConfig> config = args.compare.config();
   if (!config.ok()) return report_error(config.status());
@@ -417,16 +459,19 @@ void add_run_command(CLI::App& app, Action& action) {
   args->data.add_to(*cmd);
   args->outputs.add_to(*cmd);
   args->compare.add_to(*cmd);
+  CLI::Option* engine_runner = args->runners.add_to(*cmd);
   args->engine_build.add_to(*cmd);
-  cmd->callback([args, cmd, ref, engine, external, loaded, &action] {
+  cmd->callback([args, cmd, ref, engine, external, engine_runner, loaded, &action] {
     // Backends run and compare in the order their flags appear: the first is the reference of
     // every comparison. Each --external is a runner of its own.
     args->order.clear();
-    size_t externals = 0;
+    size_t externals = 0, engine_runners = 0;
     bool seen_ref = false, seen_engine = false, seen_loaded = false;
     for (const CLI::Option* opt : cmd->parse_order()) {
       if (opt == external) {
         args->order.push_back({Source::kExternal, externals++});
+      } else if (opt == engine_runner) {
+        args->order.push_back({Source::kRunner, engine_runners++});
       } else if (opt == ref && !seen_ref) {
         seen_ref = true;
         args->order.push_back({Source::kRef});
