@@ -81,7 +81,7 @@ class Converter {
       const bool user_kept = keep.count(n.name) > 0 || keep.count(label) > 0;
       if (user_kept) {
         keep_node(i, "--keep-fp32");
-      } else if (!node_implicit_inputs(n).empty() || has_subgraph(n)) {
+      } else if (has_subgraph(n)) {
         keep_node(i, "has subgraphs: kept in float32 whole");
       } else if (!is_default_domain(n.domain)) {
         keep_node(i, fmt::format("custom domain '{}': its types are unknown", n.domain));
@@ -215,40 +215,55 @@ class Converter {
     }
   }
 
-  // The uses of value `name`: whether something reads it in float16, and in float32.
-  std::pair<bool, bool> uses(const std::string& name) const {
-    bool fp16 = false, fp32 = false;
+  // How value `name` is read: in float16, in float32, or to compute a shape or an integer (a
+  // reader without float computation: Shape, a Cast to an integer type).
+  struct Uses {
+    bool fp16 = false;
+    bool fp32 = false;
+    bool shape = false;
+  };
+
+  Uses uses(const std::string& name) const {
+    Uses u;
     if (const auto it = consumers_.find(name); it != consumers_.end()) {
       for (const auto& [node, pos] : it->second) {
-        const Use u = pos == SIZE_MAX ? Use::kFp32 : input_use(node, pos);
-        fp16 = fp16 || u == Use::kFp16;
-        fp32 = fp32 || u == Use::kFp32;
+        const Use use = pos == SIZE_MAX ? Use::kFp32 : input_use(node, pos);
+        u.fp16 = u.fp16 || use == Use::kFp16;
+        u.fp32 = u.fp32 || use == Use::kFp32;
+        u.shape = u.shape || state_[node].neutral;
       }
     }
     for (const ValueInfo& out : g_.outputs) {
       if (out.name != name) continue;
-      fp16 = fp16 || !options_.keep_io_types;
-      fp32 = fp32 || options_.keep_io_types;
+      u.fp16 = u.fp16 || !options_.keep_io_types;
+      u.fp32 = u.fp32 || options_.keep_io_types;
     }
-    return {fp16, fp32};
+    return u;
   }
 
-  // Static nodes whose float32 values nothing reads in float16 compute shapes or indices; and a
-  // static value read both ways stays float32 for its exact readers, the others get a Cast.
-  // Consumers come later in a sorted graph, so walking backwards decides them first.
+  // Static nodes whose float32 values nothing reads in float16 compute shapes or indices, or feed
+  // positions that take any float type; a static value read both ways stays float32 for its exact
+  // readers, the others get a Cast. Consumers come later in a sorted graph, so walking backwards
+  // decides them first.
   void keep_static_shape_arithmetic() {
     for (size_t i = g_.nodes.size(); i-- > 0;) {
       NodeState& s = state_[i];
       if (!s.has_f32 || s.kept || s.neutral || node_static_.count(i) == 0) continue;
-      bool fp16 = false, fp32 = false;
+      Uses all;
       for (const std::string& out : g_.nodes[i].outputs) {
         if (!is_f32(out)) continue;
-        const auto [a, b] = uses(out);
-        fp16 = fp16 || a;
-        fp32 = fp32 || b;
+        const Uses u = uses(out);
+        all.fp16 = all.fp16 || u.fp16;
+        all.fp32 = all.fp32 || u.fp32;
+        all.shape = all.shape || u.shape;
       }
-      if (!fp16) keep_node(i, "static shape or index arithmetic (its values do not depend on the inputs)");
-      if (fp16 && fp32) keep_node(i, "static value read in float32 too: kept exact, its float16 readers get a Cast");
+      if (!all.fp16 && (all.fp32 || all.shape)) {
+        keep_node(i, "static shape or index arithmetic (its values do not depend on the inputs)");
+      } else if (!all.fp16) {
+        keep_node(i, "static value read only where ONNX takes any float type (an exponent, Resize's roi): kept exact");
+      } else if (all.fp32) {
+        keep_node(i, "static value read in float32 too: kept exact, its float16 readers get a Cast");
+      }
     }
   }
 
@@ -257,8 +272,8 @@ class Converter {
   void choose_homes() {
     for (const Initializer& init : g_.initializers) {
       if (init.tensor.dtype() != DType::kFloat32) continue;
-      const auto [fp16, fp32] = uses(init.name);
-      home_[init.name] = fp16 && !fp32 ? DType::kFloat16 : DType::kFloat32;
+      const Uses u = uses(init.name);
+      home_[init.name] = u.fp16 && !u.fp32 ? DType::kFloat16 : DType::kFloat32;
     }
     for (const ValueInfo* in : g_.runtime_inputs()) {
       if (is_f32(in->name)) home_[in->name] = options_.keep_io_types ? DType::kFloat32 : DType::kFloat16;

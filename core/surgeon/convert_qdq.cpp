@@ -85,9 +85,11 @@ struct Plan {
   size_t node = 0;
   std::string input;
   std::string weight;
-  int64_t axis = 0;           // -1: a single scale
-  std::string bias;           // the 1-D bias quantized to int32, or ""
-  std::string output;         // the output quantized after the node, or ""
+  const Tensor* weight_values = nullptr;
+  int64_t axis = 0;                      // -1: a single scale
+  std::string bias;                      // the 1-D bias quantized to int32, or ""
+  const Tensor* bias_values = nullptr;
+  std::string output;                    // the output quantized after the node, or ""
 };
 
 class Quantizer {
@@ -122,9 +124,27 @@ class Quantizer {
   }
 
  private:
-  const Initializer* float_initializer(const std::string& name) const {
-    const Initializer* init = g_.find_initializer(name);
-    return init && init->tensor.dtype() == DType::kFloat32 ? init : nullptr;
+  // The float32 constant `name` holds: an initializer, or a Constant's value, through Identity
+  // nodes (exporters share a weight by an Identity of it); the nodes passed are added to `via`.
+  const Tensor* float_constant(const std::string& name, std::vector<int64_t>* via = nullptr) const {
+    std::string current = name;
+    for (size_t hops = 0; hops <= g_.nodes.size(); ++hops) {
+      if (const Initializer* init = g_.find_initializer(current)) {
+        return init->tensor.dtype() == DType::kFloat32 ? &init->tensor : nullptr;
+      }
+      const int64_t p = index_.producer(current);
+      if (p < 0) return nullptr;
+      const Node& n = g_.nodes[static_cast<size_t>(p)];
+      if (!is_default_domain(n.domain)) return nullptr;
+      if (via) via->push_back(p);
+      if (n.op_type == "Constant") {
+        const Attribute* value = n.attr("value");
+        return value && value->t.dtype() == DType::kFloat32 ? &value->t : nullptr;
+      }
+      if (n.op_type != "Identity" || n.inputs.empty()) return nullptr;
+      current = n.inputs[0];
+    }
+    return nullptr;
   }
 
   // Calibration observes float32 tensors only, so a scale also says the type.
@@ -141,14 +161,15 @@ class Quantizer {
     const Node& n = g_.nodes[i];
     if (!is_default_domain(n.domain) || (n.op_type != "Conv" && n.op_type != "MatMul" && n.op_type != "Gemm")) return;
     if (n.inputs.size() < 2 || !maybe_f32(n.inputs[0])) return skip(i, "its input is not float32");
-    const Initializer* w = float_initializer(n.inputs[1]);
-    if (!w) return skip(i, "its weight (input 1) is not a float32 initializer: both operands are computed");
-    if (g_.find_initializer(n.inputs[0])) return skip(i, "its input is a constant too");
+    std::vector<int64_t> via;
+    const Tensor* w = float_constant(n.inputs[1], &via);
+    if (!w) return skip(i, "its weight (input 1) is not a float32 constant: both operands are computed");
+    if (float_constant(n.inputs[0])) return skip(i, "its input is a constant too");
     if (scales_.count(n.inputs[0]) == 0) {
       return skip(i, fmt::format("no calibrated scale for its input '{}'", n.inputs[0]));
     }
-    Plan p{i, n.inputs[0], n.inputs[1], 0, "", ""};
-    const Shape& ws = w->tensor.shape();
+    Plan p{i, n.inputs[0], n.inputs[1], w, 0, "", nullptr, ""};
+    const Shape& ws = w->shape();
     if (n.op_type == "Conv") {
       if (ws.size() < 3) return skip(i, "its weight has rank below 3");
     } else if (n.op_type == "Gemm") {
@@ -159,14 +180,18 @@ class Quantizer {
     }
     const int64_t channels = p.axis >= 0 ? ws[static_cast<size_t>(p.axis)] : 1;
     if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
-      const Initializer* b = float_initializer(n.inputs[2]);
+      const Tensor* b = float_constant(n.inputs[2], &via);
       const bool unit = n.op_type != "Gemm" || (attr_float(n, "alpha", 1) == 1 && attr_float(n, "beta", 1) == 1);
-      if (b && unit && b->tensor.rank() == 1 && b->tensor.dim(0) == channels) p.bias = n.inputs[2];
+      if (b && unit && b->rank() == 1 && b->dim(0) == channels) {
+        p.bias = n.inputs[2];
+        p.bias_values = b;
+      }
     }
     if (n.op_type != "MatMul" && !n.outputs.empty() && scales_.count(n.outputs[0]) > 0 &&
         !index_.is_graph_output(n.outputs[0])) {
       p.output = n.outputs[0];
     }
+    bypassed_.insert(via.begin(), via.end());
     quantized_tensors_.insert(p.input);
     if (!p.output.empty()) quantized_tensors_.insert(p.output);
     plans_.push_back(std::move(p));
@@ -214,16 +239,16 @@ class Quantizer {
 
   // The int8 weight, its scales and its DequantizeLinear; returns the dequantized name.
   std::string emit_weight(const Plan& p, QuantizedNode& q, std::vector<float>& scales) {
-    if (const auto it = weights_.find(p.weight); it != weights_.end()) {
+    if (const auto it = weights_.find(p.weight_values); it != weights_.end()) {
       const QuantizedNode& seen = it->second.second;
       q.axis = seen.axis;
       q.channels = seen.channels;
       q.weight_scale_min = seen.weight_scale_min;
       q.weight_scale_max = seen.weight_scale_max;
-      scales = weight_scales_.at(p.weight);
+      scales = weight_scales_.at(p.weight_values);
       return it->second.first;
     }
-    const Tensor& w = g_.find_initializer(p.weight)->tensor;
+    const Tensor& w = *p.weight_values;
     const int64_t channels = p.axis >= 0 ? w.dim(p.axis) : 1;
     int64_t inner = 1;
     for (int64_t d = p.axis + 1; p.axis >= 0 && d < w.rank(); ++d) inner *= w.dim(d);
@@ -256,14 +281,14 @@ class Quantizer {
     q.channels = channels;
     q.weight_scale_min = *std::min_element(scales.begin(), scales.end());
     q.weight_scale_max = *std::max_element(scales.begin(), scales.end());
-    weights_[p.weight] = {dq, q};
-    weight_scales_[p.weight] = scales;
+    weights_[p.weight_values] = {dq, q};
+    weight_scales_[p.weight_values] = scales;
     return dq;
   }
 
   // The int32 bias (scale input scale x weight scale, as ORT's quantize_bias_static computes it).
   std::string emit_bias(const Plan& p, const std::vector<float>& weight_scales) {
-    const Tensor& b = g_.find_initializer(p.bias)->tensor;
+    const Tensor& b = *p.bias_values;
     const float input_scale = scales_.at(p.input);
     std::vector<float> scales;
     std::vector<int32_t> values;
@@ -337,14 +362,26 @@ class Quantizer {
     g.outputs = g_.outputs;
     g.value_info = g_.value_info;
     for (ValueInfo& v : value_info_) g.value_info.push_back(std::move(v));
-    // Float weights and biases that nothing reads any more go; the others stay.
-    std::unordered_set<std::string> read;
-    for (const Node& n : g.nodes) {
-      read.insert(n.inputs.begin(), n.inputs.end());
-      for (std::string& s : node_implicit_inputs(n)) read.insert(std::move(s));
+    // Float weights and biases that nothing reads any more go, with the Identity and Constant nodes
+    // they came through; the others stay. Readers come later, so one backward walk finds them.
+    std::unordered_set<std::string> bypassed;
+    for (int64_t i : bypassed_) {
+      for (const std::string& o : g_.nodes[static_cast<size_t>(i)].outputs) bypassed.insert(o);
     }
+    std::unordered_set<std::string> read;
     for (const ValueInfo& v : g.outputs) read.insert(v.name);
     for (const ValueInfo& v : g.inputs) read.insert(v.name);
+    std::vector<Node> kept;
+    for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+      const bool unread = std::none_of(it->outputs.begin(), it->outputs.end(),
+                                       [&](const std::string& o) { return read.count(o) > 0; });
+      if (unread && !it->outputs.empty() && bypassed.count(it->outputs[0]) > 0) continue;
+      read.insert(it->inputs.begin(), it->inputs.end());
+      for (std::string& name : node_implicit_inputs(*it)) read.insert(std::move(name));
+      kept.push_back(std::move(*it));
+    }
+    g.nodes.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
+    std::erase_if(g.value_info, [&](const ValueInfo& v) { return bypassed.count(v.name) > 0 && read.count(v.name) == 0; });
     for (const Initializer& init : g_.initializers) {
       if (read.count(init.name) > 0) g.initializers.push_back(init);
     }
@@ -364,11 +401,12 @@ class Quantizer {
   NameAllocator names_;
   std::vector<Plan> plans_;
   std::unordered_set<std::string> quantized_tensors_;
+  std::unordered_set<int64_t> bypassed_;  // Identity and Constant nodes a weight or bias came through
   std::unordered_map<std::string, std::string> dequantized_;
   // Weights already quantized (a weight read by several nodes is quantized once): the
   // DequantizeLinear output, and the report entry's weight fields.
-  std::unordered_map<std::string, std::pair<std::string, QuantizedNode>> weights_;
-  std::unordered_map<std::string, std::vector<float>> weight_scales_;
+  std::unordered_map<const Tensor*, std::pair<std::string, QuantizedNode>> weights_;
+  std::unordered_map<const Tensor*, std::vector<float>> weight_scales_;
   std::vector<Node> nodes_;
   std::vector<Initializer> initializers_;
   std::vector<ValueInfo> value_info_;

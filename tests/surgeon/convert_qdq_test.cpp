@@ -268,7 +268,8 @@ TEST(ConvertQdq, QuantizedModelsAndComputedWeightsAreNotQuantized) {
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[4,4] x, float[4,4] w) => (float[4,4] y, float[4,4] z) {
   a = MatMul(x, w)
-  b = MatMul(x, w)
+  wi = Identity(w)
+  b = MatMul(x, wi)
   z = MatMul(a, b)
   y = Add(a, b)
 }
@@ -278,16 +279,45 @@ g (float[4,4] x, float[4,4] w) => (float[4,4] y, float[4,4] z) {
   ASSERT_TRUE(r.ok()) << r.status().to_string();
   EXPECT_EQ(r->report.quantized.size(), 2u);
   ASSERT_EQ(r->report.skipped.size(), 1u);
-  EXPECT_EQ(r->report.skipped[0].node, "MatMul_2");
-  EXPECT_THAT(r->report.skipped[0].reason, HasSubstr("not a float32 initializer"));
-  // The weight both MatMuls read is quantized once.
-  size_t dq = 0;
-  for (const Node& n : r->model.graph.nodes) dq += n.op_type == "DequantizeLinear" ? 1 : 0;
+  EXPECT_EQ(r->report.skipped[0].node, "MatMul_3");
+  EXPECT_THAT(r->report.skipped[0].reason, HasSubstr("not a float32 constant: both operands are computed"));
+  // The weight both MatMuls read, one through an Identity as exporters share weights, is quantized
+  // once; the Identity nothing reads any more goes.
+  size_t dq = 0, identities = 0;
+  for (const Node& n : r->model.graph.nodes) {
+    dq += n.op_type == "DequantizeLinear" ? 1 : 0;
+    identities += n.op_type == "Identity" ? 1 : 0;
+  }
   EXPECT_EQ(dq, 2u);  // x's pair and the shared weight
+  EXPECT_EQ(identities, 0u);
+  EXPECT_EQ(r->model.graph.find_initializer("w"), nullptr);
 
   Result<QdqResult> again = insert_qdq(r->model, {{"x", 0.01f}});
   EXPECT_EQ(again.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(again.status().message(), HasSubstr("the model is already quantized"));
+}
+
+TEST(ConvertQdq, AConstantNodeWeightIsQuantizedAndTheConstantGoes) {
+  const Model model = make_model(R"ONNX(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[3,2] x) => (float[3,2] y) {
+  wc = Constant <value = float[2,2] {1, -2, 3, 0.5}> ()
+  y = MatMul(x, wc)
+}
+)ONNX");
+  Result<QdqResult> r = insert_qdq(model, {{"x", 0.05f}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  ASSERT_EQ(r->report.quantized.size(), 1u);
+  const Graph& g = r->model.graph;
+  EXPECT_EQ(g.producer_of("wc"), -1);
+  const Node* dq = producer(g, producer(g, "y")->inputs[1]);
+  ASSERT_NE(dq, nullptr);
+  // Columns {1, 3} and {-2, 0.5}: scales 3/127 and 2/127.
+  EXPECT_EQ(init(g, dq->inputs[1]).values<float>()[0], engine::scale_from_amax(3.0));
+  EXPECT_EQ(init(g, dq->inputs[1]).values<float>()[1], engine::scale_from_amax(2.0));
+  const std::vector<int8_t> q(init(g, dq->inputs[0]).values<int8_t>().begin(),
+                              init(g, dq->inputs[0]).values<int8_t>().end());
+  EXPECT_EQ(q, (std::vector<int8_t>{42, -127, 127, 32}));
 }
 
 }  // namespace
