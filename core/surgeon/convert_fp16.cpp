@@ -196,10 +196,9 @@ class Converter {
   // Constants, shapes, and what is computed from them alone.
   void find_static_values() {
     for (const Initializer& init : g_.initializers) static_.insert(init.name);
-    for (const ValueInfo* in : g_.runtime_inputs()) static_.erase(in->name);
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
-      bool is_static = !has_subgraph(n) && fp16_random_op(n.op_type) == false;
+      bool is_static = !has_subgraph(n) && !fp16_random_op(n.op_type);
       if (n.op_type != "Shape" && n.op_type != "Size") {
         for (const std::string& in : n.inputs) is_static = is_static && (in.empty() || static_.count(in) > 0);
       }
@@ -207,7 +206,6 @@ class Converter {
       node_static_.insert(i);
       for (const std::string& out : n.outputs) static_.insert(out);
     }
-    consumers_.clear();
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
       for (size_t p = 0; p < n.inputs.size(); ++p) consumers_[n.inputs[p]].push_back({i, p});

@@ -125,26 +125,34 @@ class Quantizer {
 
  private:
   // The float32 constant `name` holds: an initializer, or a Constant's value, through Identity
-  // nodes (exporters share a weight by an Identity of it); the nodes passed are added to `via`.
+  // nodes (exporters share a weight by an Identity of it); when there is one, the nodes passed are
+  // added to `via`.
   const Tensor* float_constant(const std::string& name, std::vector<int64_t>* via = nullptr) const {
     std::string current = name;
-    for (size_t hops = 0; hops <= g_.nodes.size(); ++hops) {
+    std::vector<int64_t> passed;
+    const Tensor* found = nullptr;
+    while (found == nullptr) {
       if (const Initializer* init = g_.find_initializer(current)) {
-        return init->tensor.dtype() == DType::kFloat32 ? &init->tensor : nullptr;
+        found = &init->tensor;
+        break;
       }
       const int64_t p = index_.producer(current);
-      if (p < 0) return nullptr;
+      if (p < 0 || !is_default_domain(g_.nodes[static_cast<size_t>(p)].domain)) return nullptr;
       const Node& n = g_.nodes[static_cast<size_t>(p)];
-      if (!is_default_domain(n.domain)) return nullptr;
-      if (via) via->push_back(p);
+      passed.push_back(p);
       if (n.op_type == "Constant") {
         const Attribute* value = n.attr("value");
-        return value && value->t.dtype() == DType::kFloat32 ? &value->t : nullptr;
+        if (!value) return nullptr;
+        found = &value->t;
+      } else if (n.op_type == "Identity" && !n.inputs.empty()) {
+        current = n.inputs[0];  // a sorted graph has no cycle: this walk ends
+      } else {
+        return nullptr;
       }
-      if (n.op_type != "Identity" || n.inputs.empty()) return nullptr;
-      current = n.inputs[0];
     }
-    return nullptr;
+    if (found->dtype() != DType::kFloat32) return nullptr;
+    if (via) via->insert(via->end(), passed.begin(), passed.end());
+    return found;
   }
 
   // Calibration observes float32 tensors only, so a scale also says the type.

@@ -51,7 +51,7 @@ struct QdqResult {
   QdqReport report;
 };
 
-/// Quantizes every Conv, MatMul and Gemm whose weight (input 1) is a float32 initializer and whose
+/// Quantizes every Conv, MatMul and Gemm whose weight (input 1) is a float32 constant and whose
 /// data input (input 0) has a scale in `scales`, as ORT's QDQ quantizer does with symmetric int8
 /// activations and per-channel weights:
 /// - the data input gets QuantizeLinear -> DequantizeLinear (int8, zero point 0, its scale from
@@ -67,8 +67,10 @@ struct QdqResult {
 /// results pair with the original's. Per-axis DequantizeLinear needs opset 13: an older model's
 /// import is raised to 13 when every node means the same there (onnx_opset_upgrade_blocker;
 /// Softmax-family nodes only over their last axis), else kInvalidArgument naming the node and the
-/// change. Errors: kInvalidArgument for a model that already has Q/DQ nodes; value_types' errors;
-/// kInternal when the result fails libonnx's type check (a bug).
+/// change. The weight and bias may be initializers or Constant values, also through Identity nodes
+/// (which go, with the float initializers, when nothing else reads them). Errors: kInvalidArgument
+/// for a model that already has Q/DQ nodes or cannot move to opset 13; kInternal when the result
+/// fails libonnx's type check (a bug).
 Result<QdqResult> insert_qdq(const Model& model, const engine::ScaleTable& scales);
 
 /// How convert_to_qdq obtains its scales.
