@@ -12,7 +12,6 @@
 #include <fmt/ranges.h>
 
 #include "core/common/logging.h"
-#include "core/data/feeds.h"
 #include "core/data/synthetic.h"
 
 namespace vn::engine {
@@ -74,13 +73,6 @@ bool has_bias(const Model& model, const LayerSpec& spec) {
     default:
       return false;
   }
-}
-
-/// True when the model quantizes explicitly: its QuantizeLinear/DequantizeLinear nodes say where.
-bool explicitly_quantized(const Model& model) {
-  return std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& n) {
-    return is_default_domain(n.domain) && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear");
-  });
 }
 
 /// Compiles a layer: kernel plus rounding and faults. bias-drop faults act inside the kernel. An
@@ -267,53 +259,11 @@ class Builder {
 
   /// Fills Plan::int8_scales and Plan::calibration (see Int8Options for the order of sources).
   Status obtain_int8_scales() {
-    Plan& plan = engine_.plan;
-    const Int8Options& o = options_.int8;
-    const std::string_view method = calibration_method_name(o.calibration.method);
-    if (explicitly_quantized(model_)) {
-      plan.calibration =
-          "none: the model is explicitly quantized; its QuantizeLinear/DequantizeLinear nodes run as given";
-      VN_LOG_INFO("int8: {}", plan.calibration);
-      return Status::OK();
-    }
-    std::error_code ec;
-    if (!o.cache.empty() && std::filesystem::exists(o.cache, ec)) {
-      VN_ASSIGN_OR_RETURN(CalibrationCache cache, load_calibration_cache(o.cache));
-      if (cache.model_hash != plan.model_hash) {
-        return make_error(StatusCode::kInvalidArgument,
-                          "--calibration-cache {} was calibrated on another model ('{}', hash {}); this model's hash "
-                          "is {}: delete the cache or name another file to calibrate again",
-                          o.cache.string(), cache.model_name, cache.model_hash, plan.model_hash);
-      }
-      plan.int8_scales = std::move(cache.scales);
-      plan.calibration = fmt::format("{} scales of {} tensor(s) read from the calibration cache {}",
-                                     calibration_method_name(cache.method), plan.int8_scales.size(), o.cache.string());
-      VN_LOG_INFO("int8: {}", plan.calibration);
-      return Status::OK();
-    }
-    std::vector<TensorMap> feeds = o.feeds;
-    std::string source = fmt::format("{} feed(s)", feeds.size());
-    if (!o.data.empty()) {
-      VN_ASSIGN_OR_RETURN(feeds, data::load_feeds(o.data, model_.graph));
-      std::string files;
-      for (const std::filesystem::path& p : o.data) files += (files.empty() ? "" : ", ") + p.string();
-      source = fmt::format("{} feed(s) of {}", feeds.size(), files);
-    } else if (feeds.empty()) {
-      data::SyntheticOptions synthetic = o.synthetic;
-      for (const auto& [name, shape] : options_.input_shapes) synthetic.input_shapes.try_emplace(name, shape);
-      VN_ASSIGN_OR_RETURN(feeds, data::generate_feeds(model_.graph, synthetic));
-      source = fmt::format("{} synthetic feed(s) (seed {})", feeds.size(), synthetic.seed);
-      VN_LOG_WARNING(
-          "int8: no --calibration-data, so calibrating on {}; scales from random data rarely fit real inputs", source);
-    }
-    VN_ASSIGN_OR_RETURN(plan.int8_scales, calibrate(model_, feeds, o.calibration, registry_, num_threads_));
-    plan.calibration = fmt::format("{} calibration over {}", method, source);
-    VN_LOG_INFO("int8: {}", plan.calibration);
-    if (!o.cache.empty()) {
-      VN_RETURN_IF_ERROR(
-          save_calibration_cache({plan.model_hash, plan.model_name, o.calibration.method, plan.int8_scales}, o.cache));
-      VN_LOG_INFO("int8: wrote the calibration cache {}", o.cache.string());
-    }
+    VN_ASSIGN_OR_RETURN(ObtainedScales obtained, engine::obtain_int8_scales(model_, options_.int8,
+                                                                           options_.input_shapes, registry_,
+                                                                           num_threads_));
+    engine_.plan.int8_scales = std::move(obtained.scales);
+    engine_.plan.calibration = std::move(obtained.description);
     return Status::OK();
   }
 

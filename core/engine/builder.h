@@ -27,23 +27,6 @@
 
 namespace vn::engine {
 
-/// Where an int8 build gets its activation scales, in this order of precedence: an existing
-/// `cache` file; else calibration over `feeds`, else over the files of `data`, else over synthetic
-/// feeds from `synthetic` (said with a warning), writing `cache` when one is named. A model with
-/// QuantizeLinear/DequantizeLinear nodes is explicitly quantized and is not calibrated.
-struct Int8Options {
-  CalibrationOptions calibration;
-  /// --calibration-data: files in the formats of data::load_feeds.
-  std::vector<std::filesystem::path> data;
-  /// Calibration feeds given directly (by a program or a test).
-  std::vector<TensorMap> feeds;
-  /// The synthetic inputs used without data (the run's data options); unset input shapes fall
-  /// back to BuildOptions::input_shapes.
-  data::SyntheticOptions synthetic;
-  /// --calibration-cache: read when it exists (no calibration), else written after calibrating.
-  std::filesystem::path cache;
-};
-
 /// The Engine build option group of the CLI.
 struct BuildOptions {
   /// Precisions the builder may use besides fp32 (always allowed): --fp16 allows kFp16 and

@@ -7,7 +7,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/common/logging.h"
+#include "core/data/feeds.h"
 #include "core/engine/engine_backend.h"
+#include "core/engine/plan.h"
 #include "core/ir/mapped_file.h"
 
 namespace vn::engine {
@@ -15,6 +18,13 @@ namespace {
 
 constexpr std::string_view kCacheFormat = "vernier-calibration-cache";
 constexpr int kCacheVersion = 1;
+
+/// True when the model quantizes explicitly: its QuantizeLinear/DequantizeLinear nodes say where.
+bool explicitly_quantized(const Model& model) {
+  return std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [](const Node& n) {
+    return is_default_domain(n.domain) && (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear");
+  });
+}
 
 }  // namespace
 
@@ -188,6 +198,59 @@ Result<ScaleTable> calibrate(const Model& model, const std::vector<TensorMap>& f
     }
   }
   return calibrator.scales();
+}
+
+Result<ObtainedScales> obtain_int8_scales(const Model& model, const Int8Options& o,
+                                          const std::map<std::string, Shape>& input_shapes,
+                                          const ops::OpRegistry& registry, int num_threads) {
+  ObtainedScales out;
+  const std::string_view method = calibration_method_name(o.calibration.method);
+  if (explicitly_quantized(model)) {
+    out.description =
+        "none: the model is explicitly quantized; its QuantizeLinear/DequantizeLinear nodes run as given";
+    VN_LOG_INFO("int8: {}", out.description);
+    return out;
+  }
+  const std::string hash = model_hash(model);
+  std::error_code ec;
+  if (!o.cache.empty() && std::filesystem::exists(o.cache, ec)) {
+    VN_ASSIGN_OR_RETURN(CalibrationCache cache, load_calibration_cache(o.cache));
+    if (cache.model_hash != hash) {
+      return make_error(StatusCode::kInvalidArgument,
+                        "--calibration-cache {} was calibrated on another model ('{}', hash {}); this model's hash "
+                        "is {}: delete the cache or name another file to calibrate again",
+                        o.cache.string(), cache.model_name, cache.model_hash, hash);
+    }
+    out.scales = std::move(cache.scales);
+    out.description = fmt::format("{} scales of {} tensor(s) read from the calibration cache {}",
+                                  calibration_method_name(cache.method), out.scales.size(), o.cache.string());
+    VN_LOG_INFO("int8: {}", out.description);
+    return out;
+  }
+  std::vector<TensorMap> feeds = o.feeds;
+  std::string source = fmt::format("{} feed(s)", feeds.size());
+  if (!o.data.empty()) {
+    VN_ASSIGN_OR_RETURN(feeds, data::load_feeds(o.data, model.graph));
+    std::string files;
+    for (const std::filesystem::path& p : o.data) files += (files.empty() ? "" : ", ") + p.string();
+    source = fmt::format("{} feed(s) of {}", feeds.size(), files);
+  } else if (feeds.empty()) {
+    data::SyntheticOptions synthetic = o.synthetic;
+    for (const auto& [name, shape] : input_shapes) synthetic.input_shapes.try_emplace(name, shape);
+    VN_ASSIGN_OR_RETURN(feeds, data::generate_feeds(model.graph, synthetic));
+    source = fmt::format("{} synthetic feed(s) (seed {})", feeds.size(), synthetic.seed);
+    out.synthetic = true;
+    VN_LOG_WARNING(
+        "int8: no --calibration-data, so calibrating on {}; scales from random data rarely fit real inputs", source);
+  }
+  VN_ASSIGN_OR_RETURN(out.scales, calibrate(model, feeds, o.calibration, registry, num_threads));
+  out.description = fmt::format("{} calibration over {}", method, source);
+  VN_LOG_INFO("int8: {}", out.description);
+  if (!o.cache.empty()) {
+    VN_RETURN_IF_ERROR(save_calibration_cache({hash, model.graph.name, o.calibration.method, out.scales}, o.cache));
+    VN_LOG_INFO("int8: wrote the calibration cache {}", o.cache.string());
+  }
+  return out;
 }
 
 Status save_calibration_cache(const CalibrationCache& cache, const std::filesystem::path& path) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/common/status.h"
+#include "core/data/synthetic.h"
 #include "core/engine/quantize.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
@@ -98,6 +100,42 @@ class Calibrator {
 /// the engine produces. Errors: kInvalidArgument for no feeds; the engine's build and run errors.
 Result<ScaleTable> calibrate(const Model& model, const std::vector<TensorMap>& feeds, const CalibrationOptions& options,
                              const ops::OpRegistry& registry, int num_threads);
+
+/// Where an int8 build gets its activation scales, in this order of precedence: an existing
+/// `cache` file; else calibration over `feeds`, else over the files of `data`, else over synthetic
+/// feeds from `synthetic` (said with a warning), writing `cache` when one is named. A model with
+/// QuantizeLinear/DequantizeLinear nodes is explicitly quantized and is not calibrated.
+struct Int8Options {
+  CalibrationOptions calibration;
+  /// --calibration-data: files in the formats of data::load_feeds.
+  std::vector<std::filesystem::path> data;
+  /// Calibration feeds given directly (by a program or a test).
+  std::vector<TensorMap> feeds;
+  /// The synthetic inputs used without data (the run's data options); unset input shapes fall
+  /// back to BuildOptions::input_shapes.
+  data::SyntheticOptions synthetic;
+  /// --calibration-cache: read when it exists (no calibration), else written after calibrating.
+  std::filesystem::path cache;
+};
+
+/// The activation scales of a model and where they came from.
+struct ObtainedScales {
+  ScaleTable scales;
+  /// For plans and reports: "entropy calibration over 16 feed(s) of calib.json", "... read from the
+  /// calibration cache c.json", or why nothing was calibrated.
+  std::string description;
+  bool synthetic = false;  ///< calibrated on synthetic feeds (a warning was logged)
+};
+
+/// Obtains the activation scales of `model` as `options` says (see Int8Options for the order of
+/// sources), synthetic feeds taking `input_shapes` for the dims their options leave unset, and
+/// writes the cache when one is named and calibration ran. A model with QuantizeLinear or
+/// DequantizeLinear nodes is explicitly quantized: no scales, and the description says so.
+/// Errors: kInvalidArgument for a cache written for another model (by model_hash) or no feeds;
+/// kIoError for unreadable data or cache files; calibrate's errors.
+Result<ObtainedScales> obtain_int8_scales(const Model& model, const Int8Options& options,
+                                          const std::map<std::string, Shape>& input_shapes,
+                                          const ops::OpRegistry& registry, int num_threads);
 
 /// The contents of a calibration cache (`--calibration-cache`).
 struct CalibrationCache {

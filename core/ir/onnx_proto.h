@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal to core/ir and core/io: conversions between Vernier's IR and ONNX protobuf messages, and
 // the libonnx calls (checker, shape inference, schema lookups) wrapped so that nothing they throw
-// escapes. The ONNX message types are only forward-declared here; onnx_proto.cpp, onnx_import.cpp
-// and onnx_export.cpp are the only files that include libonnx headers.
+// escapes. The ONNX message types are only forward-declared here; onnx_proto.cpp, onnx_fields.cpp,
+// onnx_import.cpp, onnx_export.cpp and onnx_signature.cpp are the only files that include libonnx
+// headers.
 #pragma once
 
 #include <cstdint>
@@ -158,6 +159,10 @@ Status external_location_check(std::string_view location, std::string_view what)
 /// to resolve it against is unknown). kInvalidModel; messages start with `source`.
 Status model_proto_check_external_locations(const onnx::ModelProto& proto, const std::filesystem::path& base_dir,
                                             std::string_view source);
+
+/// Why libonnx would judge `model` by older rules (IR version above 8, an opset above the newest it
+/// knows for the domain), or nullopt when it knows them all.
+std::optional<std::string> checker_blind_spot(const onnx::ModelProto& model);
 
 /// onnx::checker::check_model with the checker's model folder set to `model_dir` (where external data
 /// files must exist). kInvalidModel "<source>: ONNX checker: <message>" (one line) on failure.
