@@ -80,7 +80,7 @@ class Streamer {
                           "backend cannot",
                           test_.name());
       }
-      VN_ASSIGN_OR_RETURN(synthesized, graph_layers(test_.model()->graph));
+      VN_ASSIGN_OR_RETURN(synthesized, graph_layers(options_.layer_graph ? *options_.layer_graph : test_.model()->graph));
       layers = &synthesized;
     }
     // What the test returns without any layer producing it (its folded constants) is its own

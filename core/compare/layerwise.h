@@ -85,6 +85,9 @@ struct LayerwiseOptions {
   /// The threads the two runs share: the reference gets half (rounded up), the test the rest, at
   /// least one each, and neither more than it was prepared with. 0: the machine's cores.
   int threads = 0;
+  /// For a test backend without layers of its own: the graph whose nodes are its layers (the
+  /// original model, when the test runs a converted copy of it); null: the test's own model.
+  const Graph* layer_graph = nullptr;
 };
 
 /// Runs `ref` and `test` (both prepared on the same model, usually with PrepareOptions::mark_all)

@@ -42,11 +42,15 @@ struct EngineCheckSetup {
 /// One checked build.
 struct EngineCheck {
   CheckResult result;
-  /// The plan built (null when the build failed).
+  /// The plan built (null when the build failed or the engine under test is not the built-in one).
   std::shared_ptr<const engine::Plan> plan;
+  /// The build's tactic choices, when the engine tells them.
+  std::optional<engine::TacticReplay> tactic_replay;
 };
 
-/// Builds the engine with `build`, writes the plan and tactic replay where the setup says, and
+/// Builds the engine under test (`setup.builtin.under_test`, the built-in engine when null) with
+/// `build`, writes the plan (for another engine, the first file its build left) and tactic replay
+/// where the setup says, and
 /// checks it. A build that fails is a bad iteration whose reason is the builder's error (a build
 /// that fails for some seeds is a failure of the engine, as in Polygraphy's debug build); the
 /// built-in check's unresolved runs (the engine or reference cannot run) stay unresolved.

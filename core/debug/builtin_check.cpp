@@ -75,18 +75,22 @@ Result<BuiltinCheckDetail> run_builtin_check(const Model& model, const std::vect
     ref_outputs = &computed;
   }
 
-  engine::EngineOptions options = check.engine;
-  for (engine::FaultSpec& fault : options.build.faults) fault.ignore_if_absent = true;
-  engine::EngineBackend engine(std::move(options));
+  engine::BuildOptions build = check.engine.build;
+  for (engine::FaultSpec& fault : build.faults) fault.ignore_if_absent = true;
   PrepareOptions prep;
   prep.num_threads = check.threads;
-  if (Status s = engine.prepare(model, prep); !s.ok()) return unresolved(s, "the engine cannot build it");
-  if (engine.plan()) detail.plan = std::make_shared<const engine::Plan>(*engine.plan());
+  const std::shared_ptr<eut::EngineUnderTest> under_test = check.under_test ? check.under_test : eut::builtin_engine();
+  Result<std::unique_ptr<eut::Build>> built = under_test->build(model, build, prep);
+  if (!built.ok()) return unresolved(built.status(), "the engine cannot build it");
+  detail.plan = (*built)->plan();
+  detail.tactic_replay = (*built)->tactic_replay();
+  Backend* engine = &(*built)->backend();
+  detail.built = true;
   RunOptions run;
   run.cancel = cancel;
   bool passed = true;
   for (size_t i = 0; i < feeds.size(); ++i) {
-    Result<TensorMap> out = engine.run(feeds[i], run);
+    Result<TensorMap> out = engine->run(feeds[i], run);
     if (!out.ok()) return unresolved(out.status(), "the engine cannot run it");
     detail.comparisons.push_back(compare_results(*out, (*ref_outputs)[i], check.compare));
     passed = passed && detail.comparisons.back().passed();

@@ -11,6 +11,7 @@
 #include "core/compare/compare.h"
 #include "core/debug/check.h"
 #include "core/engine/engine_backend.h"
+#include "core/eut/engine_under_test.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
 
@@ -21,6 +22,9 @@ struct BuiltinCheck {
   engine::EngineOptions engine;  ///< build options: precisions, faults, seed, replay, ...
   CompareConfig compare;         ///< tolerances for the graph outputs
   int threads = 1;
+  /// The engine under test, built with `engine.build` (`engine.plan` is not used: every check
+  /// builds); null: Vernier's built-in engine.
+  std::shared_ptr<eut::EngineUnderTest> under_test;
 };
 
 /// Everything one built-in check produced besides its verdict.
@@ -28,8 +32,13 @@ struct BuiltinCheckDetail {
   CheckResult result;
   /// The comparison of each feed's graph outputs (empty when the engine could not be built).
   std::vector<ResultsComparison> comparisons;
-  /// The plan the engine was built with (null when it could not be built).
+  /// The plan the engine was built with (null when it could not be built, or the engine under test
+  /// is not the built-in one).
   std::shared_ptr<const engine::Plan> plan;
+  /// The build's tactic choices, when the engine under test tells them.
+  std::optional<engine::TacticReplay> tactic_replay;
+  /// Whether the engine under test built the model (false: unresolved because it could not).
+  bool built = false;
 };
 
 /// Builds the engine for `model` (faults on layers the model lacks are ignored: a reduced model holds

@@ -20,6 +20,7 @@
 #include "core/engine/engine_backend.h"
 #include "core/engine/plan.h"
 #include "core/engine/tactic_replay.h"
+#include "core/eut/local_errors.h"
 #include "core/io/polygraphy_json.h"
 #include "core/ir/onnx_export.h"
 #include "core/ir/onnx_import.h"
@@ -53,6 +54,9 @@ struct Walk {
   /// and what is told of every new one (the session records it).
   debug::DebugReplay reduce_replay;
   debug::ReduceObserver reduce_observer;
+  /// The engine under test (the config's, or the built-in engine) and what it can do.
+  std::shared_ptr<eut::EngineUnderTest> engine;
+  eut::Capabilities capabilities;
 };
 
 struct Answered {
@@ -71,6 +75,7 @@ Result<debug::CheckResult> check(Walk& w, const Model& model, const std::vector<
   builtin.engine.build = w.config.build;
   builtin.compare = w.config.compare;
   builtin.threads = w.config.threads;
+  builtin.under_test = w.engine;
   ++w.checks;
   ++w.builds;
   VN_ASSIGN_OR_RETURN(debug::BuiltinCheckDetail detail, debug::run_builtin_check(model, feeds, builtin, ref, w.cancel));
@@ -143,12 +148,23 @@ Result<Answered> probe_real_data(Walk& w) {
 std::filesystem::path builds_dir(const Walk& w) { return w.config.workdir / "builds"; }
 
 Result<Answered> probe_intermittent(Walk& w) {
+  if (!w.capabilities.builds_vary) {
+    // Rebuilding an engine whose builds are all alike would only repeat one check.
+    Answered a;
+    a.answer = false;
+    VN_ASSIGN_OR_RETURN(const std::string engine, w.engine->describe());
+    a.summary = fmt::format("{} builds a model the same way every time (it says so): not intermittent", engine);
+    a.evidence["skipped"] = "builds do not vary";
+    a.evidence["capabilities"] = eut::capabilities_json(w.capabilities);
+    return a;
+  }
   debug::EngineCheckSetup setup;
   setup.model = &w.config.model;
   setup.feeds = &w.feeds;
   setup.ref_outputs = &w.ref_outputs;
   setup.builtin.compare = w.config.compare;
   setup.builtin.threads = w.config.threads;
+  setup.builtin.under_test = w.engine;
   std::error_code ec;
   std::filesystem::remove_all(builds_dir(w), ec);
   for (const char* verdict : {"good", "bad", "unresolved"}) std::filesystem::create_directories(builds_dir(w) / verdict, ec);
@@ -160,7 +176,7 @@ Result<Answered> probe_intermittent(Walk& w) {
     engine::BuildOptions build = w.config.build;
     build.builder_seed = base + static_cast<uint64_t>(i);
     const std::filesystem::path replay = builds_dir(w) / fmt::format("build{}.json", i);
-    setup.save_tactics = replay;
+    if (w.capabilities.tactic_replays) setup.save_tactics = replay;
     ++w.checks;
     ++w.builds;
     VN_ASSIGN_OR_RETURN(debug::EngineCheck built, debug::check_engine_build(setup, build, w.cancel));
@@ -180,6 +196,14 @@ Result<Answered> probe_intermittent(Walk& w) {
 }
 
 Result<Answered> probe_debug_intermittent(Walk& w) {
+  if (!w.capabilities.tactic_replays) {
+    Answered a;
+    a.answer = false;
+    VN_ASSIGN_OR_RETURN(const std::string engine, w.engine->describe());
+    a.summary = fmt::format("{} does not tell its tactics, so no tactic diff can separate the builds", engine);
+    a.evidence["skipped"] = "no tactic replays";
+    return a;
+  }
   VN_ASSIGN_OR_RETURN(std::vector<debug::ReplayChoices> good, debug::load_tactic_replays(builds_dir(w) / "good"));
   VN_ASSIGN_OR_RETURN(std::vector<debug::ReplayChoices> bad, debug::load_tactic_replays(builds_dir(w) / "bad"));
   const debug::TacticDiff diff = debug::diff_tactics(good, bad);
@@ -261,22 +285,39 @@ Result<Answered> probe_debug_intermittent(Walk& w) {
 }
 
 Result<Answered> probe_layerwise(Walk& w) {
+  Answered a;
+  if (!w.capabilities.intermediate_tensors) {
+    VN_ASSIGN_OR_RETURN(const std::string engine, w.engine->describe());
+    a.answer = false;
+    a.summary = fmt::format("{} cannot return intermediate tensors, so no layer-wise comparison", engine);
+    a.evidence["skipped"] = "no intermediate tensors";
+    return a;
+  }
   ref::ReferenceBackend reference;
-  engine::EngineOptions options;
-  options.build = w.config.build;
-  engine::EngineBackend engine(options);
   PrepareOptions prep;
   prep.mark_all = true;
   prep.num_threads = w.config.threads;
   VN_RETURN_IF_ERROR(reference.prepare(w.config.model, prep));
-  VN_RETURN_IF_ERROR(engine.prepare(w.config.model, prep));
+  VN_ASSIGN_OR_RETURN(std::unique_ptr<eut::Build> build, w.engine->build(w.config.model, w.config.build, prep));
   ++w.builds;
   LayerwiseOptions lw;
   lw.config = w.config.compare;
-  lw.local_errors = true;
+  // An engine that cannot run its layers alone gets its local errors from an isolated-layers model
+  // afterwards; its layers are the model's nodes.
+  lw.local_errors = w.capabilities.layers_alone;
+  lw.layer_graph = &w.config.model.graph;
   lw.cancel = w.cancel;
-  VN_ASSIGN_OR_RETURN(LayerwiseComparison result, compare_layerwise(reference, engine, w.feeds.front(), lw));
-  Answered a;
+  VN_ASSIGN_OR_RETURN(LayerwiseComparison result, compare_layerwise(reference, build->backend(), w.feeds.front(), lw));
+  if (!w.capabilities.layers_alone) {
+    eut::IsolatedLocalErrors local;
+    local.build = w.config.build;
+    local.compare = w.config.compare;
+    local.threads = w.config.threads;
+    local.cancel = w.cancel;
+    VN_RETURN_IF_ERROR(eut::add_isolated_local_errors(result, w.config.model, w.feeds.front(), *w.engine, local));
+    ++w.builds;
+    a.evidence["local_errors"] = "from one run of an isolated-layers model";
+  }
   a.answer = !result.passed();
   size_t failed = 0;
   for (const TensorComparison& t : result.tensors) failed += t.passed ? 0 : 1;
@@ -719,7 +760,10 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
   VN_RETURN_IF_NOT(!ec, StatusCode::kIoError, "{}: cannot create the work folder: {}", config.workdir.string(),
                    ec.message());
   Walk w(config, cancel);
+  w.engine = config.engine ? config.engine : eut::builtin_engine();
+  VN_ASSIGN_OR_RETURN(w.capabilities, w.engine->capabilities());
   TriageResult result;
+  VN_ASSIGN_OR_RETURN(result.engine, w.engine->describe());
   TriageSession* session = config.session;
   std::string saved_model_hash;
   const FlowNode* node = chart.find(chart.start);
@@ -737,6 +781,7 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
       if (w.failing) {
         w.failing->compare = w.config.compare;
         w.failing->threads = w.config.threads;
+        w.failing->engine = w.engine;
         w.failing->culprit = w.culprit;
         w.failing->triage_path = path_markdown(result.path, chart);
         result.bundle = w.config.workdir / "bundle";
@@ -826,6 +871,7 @@ nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart
   nlohmann::ordered_json report;
   report["outcome"] = result.outcome;
   report["culprit"] = result.culprit;
+  report["engine"] = result.engine;
   report["bundle"] = result.bundle.string();
   for (const TriageStep& step : result.path) {
     const FlowNode* node = chart.find(step.node);

@@ -18,6 +18,7 @@
 #include "core/compare/compare.h"
 #include "core/debug/check.h"
 #include "core/engine/builder.h"
+#include "core/eut/engine_under_test.h"
 #include "core/flow/flowchart.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
@@ -47,6 +48,10 @@ struct TriageConfig {
   /// Synthetic inputs from the data options (always present).
   std::vector<TensorMap> synthetic_feeds;
   engine::BuildOptions build;  ///< the engine under test, as the user builds it
+  /// The engine under test (`--engine-runner`); null: Vernier's built-in engine. Probes that need
+  /// what it cannot do (rebuilds that differ, tactic replays, intermediate tensors) are answered
+  /// from its capabilities, with the reason in their evidence.
+  std::shared_ptr<eut::EngineUnderTest> engine;
   CompareConfig compare;       ///< tolerances of every check
   int threads = 0;
   /// Engine builds of the intermittency probe (each with its own builder seed).
@@ -79,6 +84,7 @@ struct TriageResult {
   std::string outcome;
   std::string culprit;  ///< the layer or tactic named, when one was
   std::filesystem::path bundle;  ///< the bug-report bundle (write_bundle) when localized
+  std::string engine;            ///< the engine triaged, as it describes itself
 };
 
 /// Called after every answered node, and first for every step a resumed session restores

@@ -8,6 +8,8 @@
 
 #include "core/data/feeds.h"
 #include "core/engine/tactic_replay.h"
+#include "core/backend/runner_registry.h"
+#include "core/eut/runner_engine.h"
 #include "core/io/polygraphy_json.h"
 
 namespace vn::cli {
@@ -305,6 +307,23 @@ Result<std::vector<std::pair<std::string, std::string>>> RunnerFlags::parsed_opt
     parsed.emplace_back(item.substr(0, eq), item.substr(eq + 1));
   }
   return parsed;
+}
+
+Result<std::shared_ptr<eut::EngineUnderTest>> RunnerFlags::engine_under_test(const std::string& spec) const {
+  eut::RunnerEngineOptions options;
+  VN_ASSIGN_OR_RETURN(options.runner.command, resolve_runner(spec, assets_dir()));
+  options.runner.run_timeout_s = timeout_s;
+  options.runner.load_timeout_s = load_timeout_s;
+  VN_ASSIGN_OR_RETURN(options.options, parsed_options());
+  options.spec = spec;
+  return eut::runner_engine(std::move(options));
+}
+
+Result<std::shared_ptr<eut::EngineUnderTest>> RunnerFlags::single_engine() const {
+  if (engine_runners.empty()) return std::shared_ptr<eut::EngineUnderTest>();
+  VN_RETURN_IF_NOT(engine_runners.size() == 1, StatusCode::kInvalidArgument,
+                   "--engine-runner: this command tests one engine; it was given {}", engine_runners.size());
+  return engine_under_test(engine_runners.front());
 }
 
 Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<std::string>& input_shapes,

@@ -10,6 +10,7 @@
 
 #include "core/common/status.h"
 #include "core/backend/runner_client.h"
+#include "core/eut/engine_under_test.h"
 #include "core/compare/compare.h"
 #include "core/data/synthetic.h"
 #include "core/engine/engine_backend.h"
@@ -121,6 +122,11 @@ struct RunnerFlags {
   CLI::Option* add_to(CLI::App& app);
   /// --runner-option KEY=VALUE pairs in order; fails naming an item without '=' or without a key.
   Result<std::vector<std::pair<std::string, std::string>>> parsed_options() const;
+  /// The engine under test run by the runner `spec` (one of engine_runners) with these options.
+  Result<std::shared_ptr<eut::EngineUnderTest>> engine_under_test(const std::string& spec) const;
+  /// For commands that test one engine: the runner given, or null (the built-in engine) when none
+  /// was; more than one --engine-runner is refused.
+  Result<std::shared_ptr<eut::EngineUnderTest>> single_engine() const;
 };
 
 /// One line about a plan: layers and the nodes fused or folded into them, layers per precision,

@@ -13,6 +13,7 @@
 #include "core/common/logging.h"
 #include "core/backend/external_backend.h"
 #include "core/backend/runner_backend.h"
+#include "core/eut/local_errors.h"
 #include "core/compare/compare_json.h"
 #include "core/compare/layerwise.h"
 #include "core/engine/engine_backend.h"
@@ -46,6 +47,7 @@ struct RunArgs {
   std::vector<std::string> external;
   double external_timeout = 0;
   RunnerFlags runners;
+  std::string engine_model;  // --engine-model: what --engine and --engine-runner run instead of the model
   std::vector<std::string> load_outputs;
   std::vector<Runner> order;  // the backend flags as they appear on the command line
   int threads = 0;
@@ -141,10 +143,14 @@ Result<io::RunnerResults> run_backend(Backend& backend, const RunArgs& args, con
 }
 
 // Builds (or loads) the engine, reports the build and saves its plan and tactics when asked.
-Result<std::unique_ptr<engine::EngineBackend>> prepare_engine(const RunArgs& args, const Model& model) {
+// The engine build flags of the command line, parsed.
+Result<engine::EngineOptions> engine_options(const RunArgs& args) {
   VN_ASSIGN_OR_RETURN(const data::SyntheticOptions synthetic, args.data.synthetic_options());
-  VN_ASSIGN_OR_RETURN(engine::EngineOptions options,
-                      args.engine_build.engine_options(args.data.input_shapes, synthetic));
+  return args.engine_build.engine_options(args.data.input_shapes, synthetic);
+}
+
+Result<std::unique_ptr<engine::EngineBackend>> prepare_engine(const RunArgs& args, const Model& model) {
+  VN_ASSIGN_OR_RETURN(engine::EngineOptions options, engine_options(args));
   const bool loaded = options.plan != nullptr;
   auto backend = std::make_unique<engine::EngineBackend>(std::move(options));
   const auto start = std::chrono::steady_clock::now();
@@ -231,53 +237,67 @@ int finish_report(const RunArgs& args, nlohmann::ordered_json& report, bool pass
   return passed ? kExitOk : kExitFailed;
 }
 
-// Starts an engine runner, loads the model on it and says what it built. A runner that lowers
-// precision itself sets the tolerance preset of the precisions it was allowed.
-Result<std::unique_ptr<Backend>> prepare_runner(const RunArgs& args, const std::string& spec, const Model& model,
-                                                CompareConfig& config) {
-  VN_ASSIGN_OR_RETURN(RunnerCommand command, resolve_runner(spec, assets_dir()));
-  RunnerOptions options;
-  options.command = std::move(command);
-  options.run_timeout_s = args.runners.timeout_s;
-  options.load_timeout_s = args.runners.load_timeout_s;
-  RunnerBackendOptions backend_options;
-  backend_options.model_path = args.model;
-  VN_ASSIGN_OR_RETURN(backend_options.build, args.engine_build.runner_build(args.threads));
-  VN_ASSIGN_OR_RETURN(backend_options.options, args.runners.parsed_options());
-  auto backend = std::make_unique<RunnerBackend>(std::make_shared<RunnerClient>(std::move(options)),
-                                                 std::move(backend_options));
+/// A live backend of the command line; a runner's is the build of its engine under test.
+struct LiveBackend {
+  std::unique_ptr<Model> engine_model;  // --engine-model, which the backend runs
+  std::unique_ptr<Backend> own;
+  std::shared_ptr<eut::EngineUnderTest> engine;
+  std::unique_ptr<eut::Build> build;
+  Backend& backend() { return build ? build->backend() : *own; }
+};
+
+// Starts an engine runner and builds the model on it (converted first when the runner does not
+// lower precision itself), and says what it built. The precisions allowed set the tolerance
+// preset.
+Result<LiveBackend> prepare_runner(const RunArgs& args, const std::string& spec, const Model& model,
+                                   CompareConfig& config) {
+  LiveBackend live;
+  VN_ASSIGN_OR_RETURN(live.engine, args.runners.engine_under_test(spec));
+  VN_ASSIGN_OR_RETURN(engine::EngineOptions options, engine_options(args));
+  VN_RETURN_IF_NOT(!options.plan, StatusCode::kInvalidArgument,
+                   "--load-engine: a plan of Vernier's built-in engine cannot run on --engine-runner {}", spec);
+  PrepareOptions prep;
+  prep.outputs = args.outputs.outputs;
+  prep.mark_all = args.outputs.mark_all;
+  prep.num_threads = args.threads;
   const auto start = std::chrono::steady_clock::now();
-  VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
+  Result<std::unique_ptr<eut::Build>> built = live.engine->build(model, options.build, prep);
+  if (!built.ok()) return built.status().with_context(args.model);
+  live.build = std::move(*built);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::string caps;
-  for (const auto& [key, member] : kRunnerCapabilityFields) {
-    if (backend->capabilities().*member) caps += (caps.empty() ? "" : ", ") + std::string(key);
+  VN_ASSIGN_OR_RETURN(const std::string described, live.engine->describe());
+  VN_ASSIGN_OR_RETURN(const eut::Capabilities caps, live.engine->capabilities());
+  std::string capabilities;
+  for (const auto& [key, value] : eut::capabilities_json(caps).items()) {
+    if (value.get<bool>()) capabilities += (capabilities.empty() ? "" : ", ") + key;
   }
-  const size_t layers = backend->loaded().layers.size();
-  fmt::print("[I] Loaded the model on runner {} ({} {}) in {:.3g} s: {}, capabilities: {}\n", backend->name(),
-             backend->hello().runner, backend->hello().version, seconds,
+  const size_t layers = live.build->layers().size();
+  fmt::print("[I] Built the model on {} in {:.3g} s{}: {}, capabilities: {}\n", described, seconds,
+             live.build->converted_model() ? " (converted by Vernier to the precision asked for)" : "",
              layers == 0 ? std::string("no layers reported") : fmt::format("{} layer(s)", layers),
-             caps.empty() ? "none" : caps);
-  for (const std::filesystem::path& artifact : backend->loaded().artifacts) {
+             capabilities.empty() ? "none" : capabilities);
+  for (const std::filesystem::path& artifact : live.build->artifacts()) {
     fmt::print("[I]     artifact {}\n", artifact.string());
   }
-  if (backend->capabilities().lowers_precision) {
-    const EngineOptions& e = args.engine_build;
-    const engine::PrecisionMask allowed = (e.fp16 ? engine::kFp16 : 0) | (e.bf16 ? engine::kBf16 : 0) |
-                                          (e.tf32 ? engine::kTf32 : 0) | (e.int8 ? engine::kInt8 : 0);
-    apply_tolerance_preset(loosest_allowed(allowed), config);
-  }
-  return std::unique_ptr<Backend>(std::move(backend));
+  apply_tolerance_preset(loosest_allowed(options.build.allowed), config);
+  return live;
 }
 
 // Builds and prepares the backend of a live runner. An engine sets the tolerance preset.
-Result<std::unique_ptr<Backend>> make_backend(const RunArgs& args, const Runner& runner, const Model& model,
-                                              CompareConfig& config) {
+Result<LiveBackend> make_backend(const RunArgs& args, const Runner& runner, const Model& model, CompareConfig& config) {
+  LiveBackend live;
+  const bool is_engine = runner.source == Source::kEngine || runner.source == Source::kRunner;
+  if (is_engine && !args.engine_model.empty()) {
+    VN_ASSIGN_OR_RETURN(Model engine_model, load_model(args.engine_model));
+    live.engine_model = std::make_unique<Model>(std::move(engine_model));
+  }
+  const Model& runs = live.engine_model ? *live.engine_model : model;
   switch (runner.source) {
     case Source::kEngine: {
-      VN_ASSIGN_OR_RETURN(std::unique_ptr<engine::EngineBackend> engine, prepare_engine(args, model));
+      VN_ASSIGN_OR_RETURN(std::unique_ptr<engine::EngineBackend> engine, prepare_engine(args, runs));
       apply_tolerance_preset(loosest_precision(*engine->plan()), config);
-      return std::unique_ptr<Backend>(std::move(engine));
+      live.own = std::move(engine);
+      return live;
     }
     case Source::kExternal: {
       ExternalOptions options;
@@ -286,40 +306,52 @@ Result<std::unique_ptr<Backend>> make_backend(const RunArgs& args, const Runner&
       options.timeout_s = args.external_timeout;
       auto backend = std::make_unique<ExternalBackend>(std::move(options));
       VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
-      return std::unique_ptr<Backend>(std::move(backend));
+      live.own = std::move(backend);
+      return live;
     }
-    case Source::kRunner: return prepare_runner(args, args.runners.engine_runners[runner.index], model, config);
+    case Source::kRunner: {
+      VN_ASSIGN_OR_RETURN(LiveBackend built, prepare_runner(args, args.runners.engine_runners[runner.index], runs, config));
+      built.engine_model = std::move(live.engine_model);
+      return built;
+    }
     case Source::kRef:
     case Source::kLoaded: break;
   }
   auto backend = std::make_unique<ref::ReferenceBackend>(ref::ReferenceOptions{args.ref_precision == "fp64"});
   VN_RETURN_IF_ERROR(prepare_backend(*backend, args, model));
-  return std::unique_ptr<Backend>(std::move(backend));
+  live.own = std::move(backend);
+  return live;
 }
 
 // Layer-wise comparison of live backends (--mark-all or --local-errors): each runner after the
 // first is streamed against the first, feed by feed, so no run keeps every tensor. The runs'
 // tensors are collected only when --save-outputs asks for them.
 int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, const std::vector<TensorMap>& feeds) {
-  std::vector<std::unique_ptr<Backend>> backends;
+  std::vector<LiveBackend> backends;
   for (const Runner& runner : args.order) {
-    Result<std::unique_ptr<Backend>> backend = make_backend(args, runner, model, config);
+    Result<LiveBackend> backend = make_backend(args, runner, model, config);
     if (!backend.ok()) return report_error(backend.status());
     backends.push_back(std::move(*backend));
   }
   const bool save = !args.outputs.save_outputs.empty();
   io::RunResults saved(backends.size());
-  for (size_t k = 0; k < backends.size(); ++k) saved[k].runner_name = runner_name(backends[k]->name(), static_cast<int>(k));
+  for (size_t k = 0; k < backends.size(); ++k) {
+    saved[k].runner_name = runner_name(backends[k].backend().name(), static_cast<int>(k));
+  }
 
   nlohmann::ordered_json report;
   report["comparisons"] = nlohmann::ordered_json::array();
   bool all_passed = true;
-  Backend& ref = *backends.front();
+  Backend& ref = backends.front().backend();
   for (size_t k = 1; k < backends.size(); ++k) {
     for (size_t it = 0; it < feeds.size(); ++it) {
       LayerwiseOptions options;
       options.config = config;
-      options.local_errors = args.compare.local_errors;
+      // A runner cannot run its layers alone: its local errors come from an isolated-layers model
+      // after the comparison, and its layers are the model's nodes.
+      const bool isolated = args.compare.local_errors && backends[k].engine;
+      options.local_errors = args.compare.local_errors && !isolated;
+      options.layer_graph = &model.graph;
       options.threads = args.threads;
       TensorMap ref_out, test_out;
       if (save) {
@@ -330,8 +362,18 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
       fmt::print("[I] {:<35} | Comparing layer-wise with {} on iteration {} of {}{}\n", saved[k].runner_name,
                  saved[0].runner_name, it, args.model, options.local_errors ? ", with local errors" : "");
       const auto start = std::chrono::steady_clock::now();
-      Result<LayerwiseComparison> cmp = compare_layerwise(ref, *backends[k], feeds[it], options);
+      Result<LayerwiseComparison> cmp = compare_layerwise(ref, backends[k].backend(), feeds[it], options);
       if (!cmp.ok()) return report_error(cmp.status().with_context(args.model));
+      if (isolated) {
+        Result<engine::EngineOptions> build = engine_options(args);
+        if (!build.ok()) return report_error(build.status());
+        eut::IsolatedLocalErrors local;
+        local.build = build->build;
+        local.compare = config;
+        local.threads = args.threads;
+        Status added = eut::add_isolated_local_errors(*cmp, model, feeds[it], *backends[k].engine, local);
+        if (!added.ok()) return report_error(added.with_context(args.model));
+      }
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       fmt::print("[I] {:<35} | Completed in {:.4g} ms | Tensors held at most: {:.1f} MiB | Peak memory: {:.1f} MiB\n",
                  saved[k].runner_name, ms, static_cast<double>(cmp->peak_held_bytes) / (1024.0 * 1024.0),
@@ -366,11 +408,12 @@ int run(const RunArgs& args) {
                                     [](const Runner& r) { return r.source != Source::kLoaded; });
   const bool any_loaded = std::any_of(args.order.begin(), args.order.end(),
                                       [](const Runner& r) { return r.source == Source::kLoaded; });
-  if (args.compare.local_errors && (any_loaded || args.order.size() < 2 || args.order[1].source != Source::kEngine)) {
+  if (args.compare.local_errors && (any_loaded || args.order.size() < 2 ||
+                                    (args.order[1].source != Source::kEngine && args.order[1].source != Source::kRunner))) {
     return report_error(make_error(StatusCode::kInvalidArgument,
                                    "--local-errors runs engine layers alone on the reference's inputs: give the "
-                                   "reference first and then --engine, e.g. `vernier run MODEL --ref --engine "
-                                   "--mark-all --local-errors`"));
+                                   "reference first and then --engine or --engine-runner, e.g. `vernier run MODEL "
+                                   "--ref --engine --mark-all --local-errors`"));
   }
   io::RunResults results;
   io::RunResults live;  // the runners of this run, which --save-outputs saves
@@ -401,12 +444,12 @@ int run(const RunArgs& args) {
       }
       continue;
     }
-    Result<std::unique_ptr<Backend>> backend = make_backend(args, runner, *model, *config);
+    Result<LiveBackend> backend = make_backend(args, runner, *model, *config);
     if (!backend.ok()) return report_error(backend.status());
     // A lone runner whose outputs are not saved has nothing to compare them with: holding every
     // iteration's outputs would only grow the run's memory (and fault in fresh pages each time).
     const bool keep = args.order.size() >= 2 || !args.outputs.save_outputs.empty();
-    Result<io::RunnerResults> ran = run_backend(**backend, args, *feeds, index++, keep);
+    Result<io::RunnerResults> ran = run_backend(backend->backend(), args, *feeds, index++, keep);
     if (!ran.ok()) return report_error(ran.status());
     live.push_back(*ran);
     results.push_back(std::move(*ran));
@@ -443,6 +486,11 @@ void add_run_command(CLI::App& app, Action& action) {
                       "Run another engine as a command (repeatable): 'CMD {model} {inputs} {outputs} {mark}' "
                       "(see assets/runners/)")
           ->group("Backends");
+  cmd->add_option("--engine-model", args->engine_model,
+                  "The engine (--engine, --engine-runner) runs this model instead of MODEL, e.g. one you converted "
+                  "to float16 yourself; the reference runs MODEL, and tensors are paired by name")
+      ->check(CLI::ExistingFile)
+      ->group("Backends");
   cmd->add_option("--external-timeout", args->external_timeout,
                   "Seconds an --external command may run per inference before it is killed (default: no limit)")
       ->check(CLI::NonNegativeNumber)
