@@ -24,6 +24,21 @@ Result<io::RunnerResults> run_all(Backend& backend, const std::string& name, con
   return runner;
 }
 
+// `text` quoted for /bin/sh: in single quotes, each ' written as '\''.
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The vernier that writes the bundle, by absolute path ("vernier" from PATH when the system
+// cannot tell).
+std::string this_vernier() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec || self.empty() ? std::string("vernier") : self.string();
+}
+
 std::string tolerance_flags(const CompareConfig& compare) {
   const Tolerance t = compare.tolerance_for("");
   return fmt::format("--atol {:g} --rtol {:g}", t.atol, t.rtol);
@@ -84,12 +99,21 @@ Status write_bundle(const std::filesystem::path& dir, const BundleContents& c) {
   VN_RETURN_IF_ERROR(file_write_atomic(
       dir / "reproduce.sh",
       fmt::format("#!/bin/sh\n"
-                  "# Reproduces the failure: exits 1 while the engine plan still disagrees with the reference.\n"
-                  "# VERNIER names the vernier program when it is not on PATH.\n"
+                  "# Reproduces the failure: exits 1 while the engine plan still disagrees with the reference, 0\n"
+                  "# once it agrees, 2 when it cannot run. It runs the vernier that wrote it; VERNIER=/path/to/vernier\n"
+                  "# runs another.\n"
                   "cd \"$(dirname \"$0\")\" || exit 2\n"
-                  "exec \"${{VERNIER:-vernier}}\" run model.onnx --ref --engine --load-engine plan.json "
-                  "--load-inputs inputs.json {}\n",
-                  tolerances)));
+                  "vernier=$VERNIER\n"
+                  "[ -n \"$vernier\" ] || vernier={}\n"
+                  "case \"$vernier\" in\n"
+                  "  */*) [ -x \"$vernier\" ] ;;\n"
+                  "  *) command -v \"$vernier\" >/dev/null 2>&1 ;;\n"
+                  "esac || {{\n"
+                  "  echo \"reproduce.sh: no vernier at '$vernier'; set VERNIER=/path/to/vernier\" >&2\n"
+                  "  exit 2\n"
+                  "}}\n"
+                  "exec \"$vernier\" run model.onnx --ref --engine --load-engine plan.json --load-inputs inputs.json {}\n",
+                  shell_quote(this_vernier()), tolerances)));
   std::filesystem::permissions(dir / "reproduce.sh", std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
                                std::filesystem::perm_options::add, ec);
 
