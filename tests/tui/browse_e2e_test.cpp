@@ -137,6 +137,49 @@ TEST_P(BrowseTerminal, WorstNodeSortFilterDetailMouseAndView) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, BrowseTerminal, ::testing::Values(std::pair{80, 24}, std::pair{120, 40}));
 
+TEST(RunTui, BrowsesTheComparisonItRanAndComparesAgain) {
+  auto term = start({"run", std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx", "--ref", "--engine", "--mark-all",
+                     "--threads", "1", "--inject-fault", kDemoFault, "--tui", "--no-mouse"},
+                    100, 30);
+  ASSERT_NE(term, nullptr);
+  ASSERT_TRUE(term->wait_for_text("Err/tol", kLoad)) << term->screen();
+  // The Log says where the session comes from; :set reruns the prepared backends.
+  term->send(":set atol 10\r");
+  ASSERT_TRUE(term->wait_for_text("comparing again", kKey)) << term->screen();
+  term->send("4");
+  ASSERT_TRUE(term->wait_for_text("with atol 10 rtol", kKey)) << term->screen();
+  EXPECT_TRUE(shows(*term, "Iteration 0")) << term->screen();
+  term->send("q");
+  const std::optional<int> status = term->wait_exit(kKey);
+  ASSERT_TRUE(status.has_value()) << term->screen();
+  EXPECT_EQ(WEXITSTATUS(*status), 1);  // the run's verdict: the planted fault fails
+  EXPECT_TRUE(shows(*term, "FAILED | 1 comparison(s)")) << term->screen();
+}
+
+TEST(BrowseCommand, OpensATriageReportThroughItsSession) {
+  char tmpl[] = "/tmp/vn_e2e_browse_triage_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  auto triage = PtySession::spawn({VN_VERNIER_BIN, "triage", std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx",
+                                   "--headless", "--threads", "1", "--deterministic", "--builds", "2", "--inject-fault",
+                                   kDemoFault, "--workdir", dir + "/t"},
+                                  200, 60, {"TERM=dumb", "LANG=C.UTF-8"});
+  ASSERT_NE(triage, nullptr);
+  ASSERT_TRUE(triage->wait_exit(std::chrono::seconds(120)).has_value()) << triage->screen();
+  auto term = start({"browse", dir + "/t/report.json"}, 80, 24);
+  ASSERT_NE(term, nullptr);
+  ASSERT_TRUE(term->wait_for_text("Err/tol", kLoad)) << term->screen();
+  // The layers carry the triage's errors and ranks; the tensors' statistics were not kept.
+  term->send("2s");
+  ASSERT_TRUE(term->wait_until([&] { return term->line(2).find("conv2") != std::string::npos; }, kKey)) << term->screen();
+  term->send("\r");
+  ASSERT_TRUE(term->wait_for_text("no tensor statistics", kKey)) << term->screen();
+  term->send("q");
+  term->send("q");
+  ASSERT_TRUE(term->wait_exit(kKey).has_value()) << term->screen();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(BrowseCommand, RefusesAReportWithoutItsModelOrALayerwiseComparison) {
   char tmpl[] = "/tmp/vn_e2e_browse_bad_XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);

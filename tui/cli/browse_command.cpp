@@ -6,6 +6,7 @@
 
 #include "core/common/json_file.h"
 #include "core/compare/compare_json.h"
+#include "core/flow/scenario.h"
 #include "core/ir/onnx_import.h"
 #include "tui/cli/browser.h"
 #include "tui/cli/commands.h"
@@ -93,8 +94,23 @@ Result<Found> from_triage_report(const BrowseArgs& args) {
       *field = it->get<size_t>();
     }
   }
+  // The model the comparison ran on: the sanitized one the session kept, or (sanitizing changed
+  // nothing) the one the triage was started on, named on its command line or by its scenario.
   if (walk->contains("model") && (*walk)["model"].is_string()) {
     found.model = (dir / (*walk)["model"].get<std::string>()).string();
+  } else if (state.contains("command") && state["command"].is_object()) {
+    const Json& command = state["command"];
+    const std::filesystem::path cwd = command.value("cwd", std::string());
+    const Json args = command.value("args", Json::array());
+    for (size_t i = 0; i < args.size() && found.model.empty(); ++i) {
+      if (!args[i].is_string()) continue;
+      const std::string arg = args[i].get<std::string>();
+      if (arg.ends_with(".onnx")) found.model = (cwd / arg).string();
+      if (arg == "--scenario" && i + 1 < args.size() && args[i + 1].is_string()) {
+        Result<flow::Scenario> scenario = flow::load_scenario(cwd / args[i + 1].get<std::string>());
+        if (scenario.ok()) found.model = scenario->model.string();
+      }
+    }
   }
   found.title = fmt::format("{}: the triage's layer-wise comparison (errors and ranks; no tensor statistics)", args.report);
   return found;

@@ -96,11 +96,16 @@ void TensorView::draw_content(tui::Canvas& canvas) const {
   if (detail_) {
     draw_tensor_detail(canvas, area_, *detail_);
   } else if (!area_.empty()) {
-    canvas.put_text(area_, area_.x, area_.y,
-                    tui::truncate_to_width(tui::tr("No compared tensor here: select a node on the Graph or Layers "
-                                                   "screen, Enter opens its tensor"),
-                                           area_.w, canvas.glyphs().ellipsis),
-                    tui::ColorRole::kDim);
+    // A result without tensor comparisons (a triage's keeps the layers' errors only) has none to show.
+    const std::string_view why =
+        shown().comparison.tensors.empty()
+            ? tui::tr("This result keeps the layers' errors only, no tensor statistics (a triage's does)")
+            : tui::tr("No compared tensor here: select a node on the Graph or Layers screen, Enter opens its tensor");
+    int y = area_.y;
+    for (const std::string& line : tui::wrap_text(why, area_.w)) {
+      if (y >= area_.y + area_.h) break;
+      canvas.put_text(area_, area_.x, y++, line, tui::ColorRole::kDim);
+    }
   }
 }
 
