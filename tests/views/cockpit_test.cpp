@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "core/flow/flowchart.h"
 #include "screen_fixture.h"
@@ -19,6 +21,7 @@
 #include "views/screens/layers_view.h"
 #include "views/screens/reduce_view.h"
 #include "views/screens/screens.h"
+#include "views/screens/tactics_view.h"
 #include "views/screens/tensor_view.h"
 #include "views/screens/text_views.h"
 
@@ -270,6 +273,57 @@ TEST(Cockpit, ViewOpensEveryScreenOfTheListByName) {
   }
   b.app.execute_command("view nowhere");
   EXPECT_EQ(b.app.status_line().message(), "no screen named 'nowhere'");
+}
+
+// One row of the README's key table: a screen (or "everywhere") and its keys, from the action
+// table as the help screens show them.
+std::string key_row(const std::string& where, const tui::Bindings& bindings, const std::vector<Action>& actions) {
+  std::string keys;
+  for (Action a : actions) {
+    std::string names;
+    for (const tui::Key& k : bindings.keys_for(a)) names += (names.empty() ? "`" : " `") + tui::key_name(k) + "`";
+    keys += (keys.empty() ? "" : ", ") + names + " " + std::string(tui::action_name(a));
+  }
+  return "| " + where + " | " + keys + " |\n";
+}
+
+TEST(Cockpit, ReadmeListsTheKeysOfEveryScreenAsGenerated) {
+  Browser b(100, 30, testing::small_session());
+  tui::Bindings bindings;
+  FlowchartView flowchart;
+  flowchart.set_model(asking("en"));
+  ReduceView reduce;
+  ReduceModel m;
+  m.asking = true;
+  reduce.set_model(m);
+  TacticsView tactics;
+  std::string table = "| screen | keys (action names, as `:bind` takes them) |\n|---|---|\n";
+  const auto with_filter = [](const tui::View& v) {
+    std::vector<Action> a = v.help_actions();
+    if (v.filterable()) a.push_back(Action::kFilter);
+    return a;
+  };
+  table += key_row("Flowchart (a question open)", bindings, with_filter(flowchart));
+  for (const tui::View* v : std::initializer_list<const tui::View*>{b.graph, b.layers, b.tensor}) {
+    table += key_row(v->title(), bindings, with_filter(*v));
+  }
+  table += key_row("Reduce (a question open)", bindings, with_filter(reduce));
+  table += key_row("Tactics", bindings, with_filter(tactics));
+  table += key_row("Log, Help", bindings, with_filter(*b.app.find_view("log")));
+  table += key_row("everywhere", bindings,
+                   {Action::kHelp, Action::kCommandLine, Action::kBack, Action::kNextPane, Action::kPrevPane,
+                    Action::kScreen1, Action::kRefresh, Action::kQuit});
+  std::vector<Action> editing;
+  for (const tui::ActionInfo& info : tui::action_table()) {
+    if (info.context == tui::KeyContext::kEdit) editing.push_back(info.action);
+  }
+  table += key_row("the `:` and `/` lines", bindings, editing);
+  expect_golden("readme_keys", table);
+  std::ifstream readme(std::string(VN_SOURCE_DIR) + "/README.md");
+  std::stringstream text;
+  text << readme.rdbuf();
+  EXPECT_NE(text.str().find(table), std::string::npos)
+      << "README.md does not hold the key table as generated (tests/tui/golden/readme_keys.txt):\n" << table;
 }
 
 }  // namespace
