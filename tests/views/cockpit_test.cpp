@@ -16,6 +16,7 @@
 #include "tui/app.h"
 #include "tui/i18n.h"
 #include "tui/script_terminal.h"
+#include "tui/widgets/tab_bar.h"
 #include "views/screens/flowchart_view.h"
 #include "views/screens/graph_view.h"
 #include "views/screens/layers_view.h"
@@ -254,6 +255,24 @@ TEST(Cockpit, EscOverAQuestionNeverQuits) {
   app.run(4);
   EXPECT_TRUE(app.quit_requested());
   EXPECT_EQ(answers, std::vector<bool>{true});
+}
+
+TEST(Cockpit, EightyColumnsHoldEveryTabNameWhole) {
+  // All eight screens of the list, as the cockpit will show them, in both languages.
+  for (const auto& [language, suffix] : testing::kLanguages) {
+    const testing::LanguageScope scope(language);
+    tui::TabBar bar;
+    std::vector<std::string> titles;
+    for (const ScreenInfo& s : screen_catalog()) titles.push_back(screen_title(s.id));
+    bar.set_tabs(titles);
+    tui::Canvas canvas(80, 1);
+    bar.draw(canvas, canvas.bounds());
+    const std::string row = canvas.dump();
+    for (size_t i = 0; i < titles.size(); ++i) {
+      EXPECT_NE(row.find(std::to_string(i + 1) + " " + titles[i]), std::string::npos) << row;
+    }
+    EXPECT_EQ(row.find("~"), std::string::npos) << row;
+  }
 }
 
 TEST(Cockpit, ViewOpensEveryScreenOfTheListByName) {
