@@ -19,6 +19,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// `j[key]` when it is a string (never throws, whatever the file holds), else `fallback`.
+std::string string_or(const Json& j, const char* key, std::string fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 struct BrowseArgs {
   std::string report;
   std::string model;
@@ -53,7 +59,8 @@ Result<Found> from_run_report(const Json& report, const BrowseArgs& args) {
     pick = static_cast<size_t>(args.comparison - 1);
   } else {
     for (size_t i = 0; i < layerwise.size(); ++i) {
-      if ((*layerwise[i])["comparison"].value("passed", true) == false) {
+      const Json& comparison = (*layerwise[i])["comparison"];
+      if (comparison.contains("passed") && comparison["passed"].is_boolean() && !comparison["passed"].get<bool>()) {
         pick = i;
         break;
       }
@@ -62,10 +69,11 @@ Result<Found> from_run_report(const Json& report, const BrowseArgs& args) {
   const Json& entry = *layerwise[pick];
   Found found;
   VN_ASSIGN_OR_RETURN(found.comparison, layerwise_comparison_from_json(entry["comparison"], args.report));
-  if (report.contains("model") && report["model"].is_string()) found.model = report["model"].get<std::string>();
+  found.model = string_or(report, "model", "");
+  const auto iteration = entry.find("iteration");
   found.title = fmt::format("{}: comparison {} of {} ({} vs. {}, iteration {})", args.report, pick + 1, layerwise.size(),
-                            entry.value("test", std::string("?")), entry.value("reference", std::string("?")),
-                            entry.value("iteration", 0));
+                            string_or(entry, "test", "?"), string_or(entry, "reference", "?"),
+                            iteration != entry.end() && iteration->is_number_integer() ? iteration->dump() : "?");
   return found;
 }
 
@@ -83,8 +91,8 @@ Result<Found> from_triage_report(const BrowseArgs& args) {
                    args.report);
   // The session keeps the culprits by index and no tensors: the comparison format keeps them by name.
   Json layerwise = (*walk)["layerwise"];
-  Json comparison = {{"local_errors", layerwise.value("local_errors", false)}, {"tensors", Json::array()},
-                     {"layers", layerwise.value("layers", Json::array())}};
+  Json comparison = {{"tensors", Json::array()}, {"layers", layerwise.value("layers", Json::array())}};
+  if (layerwise.contains("local_errors")) comparison["local_errors"] = layerwise["local_errors"];
   Found found;
   VN_ASSIGN_OR_RETURN(found.comparison, layerwise_comparison_from_json(comparison, (dir / "session.json").string()));
   for (const auto& [key, field] : {std::pair{"first_culprit", &found.comparison.first_culprit},
@@ -100,9 +108,9 @@ Result<Found> from_triage_report(const BrowseArgs& args) {
     found.model = (dir / (*walk)["model"].get<std::string>()).string();
   } else if (state.contains("command") && state["command"].is_object()) {
     const Json& command = state["command"];
-    const std::filesystem::path cwd = command.value("cwd", std::string());
+    const std::filesystem::path cwd = string_or(command, "cwd", "");
     const Json args = command.value("args", Json::array());
-    for (size_t i = 0; i < args.size() && found.model.empty(); ++i) {
+    for (size_t i = 0; args.is_array() && i < args.size() && found.model.empty(); ++i) {
       if (!args[i].is_string()) continue;
       const std::string arg = args[i].get<std::string>();
       if (arg.ends_with(".onnx")) found.model = (cwd / arg).string();
