@@ -165,11 +165,12 @@ TEST_F(TriageTerminal, EscOverAQuestionNeverQuitsAndQuitAsksWithItsOwnKey) {
     // Esc does nothing here; the help (then Esc) proves the keys were read. A key sent within
     // curses' Esc delay (25 ms) after Esc would read as Alt-key: the pause is a person's typing.
     term->send("\x1b");
-    term->wait_until([] { return false; }, std::chrono::milliseconds(150));
+    term->wait_until([] { return false; }, std::chrono::milliseconds(500));
     term->send("?");
     ASSERT_TRUE(term->wait_for_text("Flowchart: keys on this screen", kKey)) << term->screen();
     term->send("\x1b");
-    ASSERT_TRUE(term->wait_until([&] { return shows(*term, kPrompt); }, kKey)) << term->screen();
+    ASSERT_TRUE(term->wait_until([&] { return !shows(*term, "keys on this screen") && shows(*term, kPrompt); }, kKey))
+        << term->screen();
     // q asks in the status line; y (the question's key) only stays: nothing is answered.
     term->send("q");
     ASSERT_TRUE(term->wait_for_text("Quitting cancels the triage: Q quits", kKey)) << term->screen();
