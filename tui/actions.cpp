@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "tui/i18n.h"
 #include "tui/text.h"
 
 namespace vn::tui {
@@ -19,7 +20,7 @@ static_assert(static_cast<size_t>(Action::kScreen9) - static_cast<size_t>(Action
               "screen_1..screen_9 must be consecutive rows of actions.inc");
 
 // Column widths of the help screen: keys, then the action name.
-constexpr int kHelpKeysWidth = 20;
+constexpr int kHelpKeysWidth = 16;
 constexpr int kHelpNameWidth = 16;
 
 std::vector<std::string_view> split_words(std::string_view text) {
@@ -133,6 +134,16 @@ std::string Bindings::keys_text(Action action) const {
   return text.empty() ? "(unbound)" : text;
 }
 
+HelpLine action_help_line(const Bindings& bindings, Action action) {
+  const ActionInfo* info = action_info(action);
+  if (info == nullptr) return {};
+  const std::string keys = bindings.keys_text(action);
+  const std::string rest = fit_to_width(info->name, kHelpNameWidth - 1) + " " + std::string(tr(info->help));
+  // Keys longer than their column push the rest right rather than being cut.
+  if (display_width(keys) >= kHelpKeysWidth) return {"  " + keys + " " + rest, ColorRole::kDefault};
+  return {"  " + fit_to_width(keys, kHelpKeysWidth - 1) + " " + rest, ColorRole::kDefault};
+}
+
 std::vector<HelpLine> help_lines(const Bindings& bindings) {
   std::vector<HelpLine> lines;
   std::vector<std::string_view> groups;
@@ -141,17 +152,9 @@ std::vector<HelpLine> help_lines(const Bindings& bindings) {
   }
   for (std::string_view group : groups) {
     if (!lines.empty()) lines.push_back({});
-    lines.push_back({std::string(group), ColorRole::kHeader});
+    lines.push_back({std::string(tr(group)), ColorRole::kHeader});
     for (const ActionInfo& info : kTable) {
-      if (info.group != group) continue;
-      std::string keys = bindings.keys_text(info.action);
-      std::string line = "  " + fit_to_width(keys, kHelpKeysWidth - 1) + " " +
-                         fit_to_width(info.name, kHelpNameWidth - 1) + " " + std::string(info.help);
-      // Keys longer than their column push the rest right rather than being cut.
-      if (display_width(keys) >= kHelpKeysWidth) {
-        line = "  " + keys + " " + fit_to_width(info.name, kHelpNameWidth - 1) + " " + std::string(info.help);
-      }
-      lines.push_back({std::move(line), ColorRole::kDefault});
+      if (info.group == group) lines.push_back(action_help_line(bindings, info.action));
     }
   }
   return lines;

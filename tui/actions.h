@@ -126,9 +126,13 @@ struct HelpLine {
   ColorRole role = ColorRole::kDefault;
 };
 
+/// The help line of one action: its keys, its name (what `:bind` takes) and its help text in the
+/// UI's language, in aligned columns.
+HelpLine action_help_line(const Bindings& bindings, Action action);
+
 /// The help screen generated from actions.inc with the current bindings: one section per group
-/// (a kHeader line with the group name), one line per action with its keys, name and help text,
-/// and a blank line between sections.
+/// (a kHeader line with the group name), one line per action (action_help_line), and a blank line
+/// between sections.
 std::vector<HelpLine> help_lines(const Bindings& bindings);
 
 /// help_lines() as plain text, one line per entry, each ending in '\n'.

@@ -22,8 +22,8 @@ namespace vn::tui {
 
 /// Settings of an App.
 struct AppOptions {
-  /// Report mouse clicks (tabs, views) and wheel turns (scrolling). Off by default because
-  /// capturing the mouse breaks the terminal's own copy and paste.
+  /// Report mouse clicks (tabs, rows) and wheel turns (scrolling). Off by default in the toolkit
+  /// because capturing the mouse takes over the terminal's own selection; programs turn it on.
   bool mouse = false;
   /// Longest wait for a key before views are polled again with tick().
   std::chrono::milliseconds poll_interval{100};
@@ -31,12 +31,15 @@ struct AppOptions {
   bool back_quits = true;
   /// The clock passed to View::tick(); steady_clock::now when empty. Tests inject a fake one.
   std::function<std::chrono::steady_clock::time_point()> clock;
+  /// Asked whenever a key or a command would quit: a non-empty answer ("Quitting cancels the
+  /// triage") makes the App ask first, in the status line, with keys no question uses: a key bound
+  /// to `quit` (Q) quits, any other key stays (and does nothing else). Ctrl-C always quits.
+  std::function<std::string()> quit_warning;
 };
 
-/// What a command handler did with a `:` command line.
+/// What a `:` command did.
 struct CommandResult {
-  /// HandlerResult flags; kIgnored means "not my command" and the App reports it as unknown,
-  /// kQuit leaves the application.
+  /// HandlerResult flags; kQuit leaves the application (through the quit warning, if any).
   unsigned flags = kHandled | kRedraw;
   /// Shown in the status line when not empty.
   std::string message;
@@ -44,24 +47,35 @@ struct CommandResult {
   bool error = false;
 };
 
-/// Runs the program's own `:` commands; receives the whole line without the colon.
-using CommandHandler = std::function<CommandResult(std::string_view command)>;
+/// One `:` command: its name, the form of its arguments, its help line (English; shown through
+/// tr()), what it does with the rest of the line, and the candidates Tab completes its argument
+/// from (none when empty).
+struct Command {
+  std::string name;
+  std::string usage;
+  std::string help;
+  std::function<CommandResult(std::string_view args)> run;
+  std::function<std::vector<std::string>()> complete = {};
+};
 
 /// The application shell: views as tabs, a tab bar on top, a status line at the bottom that
-/// doubles as the `:` command line and the `/` filter line, a help overlay generated from
-/// actions.inc, and the event loop.
+/// doubles as the `:` command line and the `/` filter line, a help overlay for the screen shown,
+/// and the event loop.
 ///
 /// Screen layout: row 0 the tab bar (when the terminal has at least 3 rows), the last row the
-/// status line, the rows between the active view.
+/// status line, the rows between the active view. While Tab completion offers several
+/// candidates, they are listed on the row above the status line.
 ///
-/// Key routing: the help overlay first (while shown), then the line editor (while a line is
-/// open), then the active view with the key resolved in its key_context(), then the App's own
-/// meaning of the action: quit, help, command_line, filter (for filterable views), refresh,
-/// next/prev_pane (cycle screens), screen_1..9, back (quits, see AppOptions::back_quits).
+/// Key routing: a pending quit confirmation first (see AppOptions::quit_warning), then the help
+/// overlay (while shown), then the line editor (while a line is open), then the active view with
+/// the key resolved in its key_context(), then the App's own meaning of the action: quit, help,
+/// command_line, filter (for filterable views), refresh, next/prev_pane (cycle screens),
+/// screen_1..9, back (clears the view's filter, else quits: see AppOptions::back_quits). The
+/// status line shows a view's filter while it is set.
 ///
-/// Built-in commands: `quit` (or `q`), `help`, `view ID`, `bind ACTION KEY`, `unbind ACTION KEY`,
-/// any action name (runs that action, so every key has a command), and any view id (shows it).
-/// Other lines go to the CommandHandler.
+/// Commands: one list (commands()), built in: `quit`, `help`, `view NAME`, `bind ACTION KEY`,
+/// `unbind ACTION KEY`; programs add theirs with add_command(). Besides the list, a view id alone
+/// shows that view and an action name alone runs that action, so every key has a command.
 ///
 /// Single-threaded: the UI thread calls everything; background work reports through View::tick().
 class App {
@@ -85,11 +99,17 @@ class App {
   bool show_view(size_t index);
   /// Shows the view with `id`; false when there is none.
   bool show_view(std::string_view id);
+  /// Every screen id the program family knows (`:view` explains that one of them is not part of
+  /// this program rather than calling it unknown); the views' own ids need not be listed.
+  void set_screen_catalog(std::vector<std::string> ids) { catalog_ = std::move(ids); }
 
   /// The key bindings (defaults from actions.inc); changes apply from the next key.
   Bindings& bindings() { return bindings_; }
-  /// Sets the handler for commands the App does not know.
-  void set_command_handler(CommandHandler handler) { command_handler_ = std::move(handler); }
+  const Bindings& bindings() const { return bindings_; }
+  /// Adds a `:` command (replacing one of the same name).
+  void add_command(Command command);
+  /// The `:` commands, built-in first, in the order they were added.
+  const std::vector<Command>& commands() const { return commands_; }
   /// Runs `command` as if typed after `:` (without adding it to the history), e.g. from a script.
   void execute_command(std::string_view command);
   /// Shows a message in the status line until the next key.
@@ -97,16 +117,26 @@ class App {
   /// The status line (its message is the outcome of the last command).
   const StatusLine& status_line() const { return status_; }
 
-  /// Shows or hides the help overlay.
+  /// Shows or hides the help overlay of the screen shown.
   void toggle_help();
   /// True while the help overlay is shown.
   bool help_visible() const { return help_visible_; }
+  /// The help of `view`: the keys acting on it, the keys acting everywhere, the screens and the
+  /// `:` commands, in the UI's language.
+  std::vector<HelpLine> screen_help(const View& view) const;
+  /// The whole help: the screens, the commands, then the keys of every screen and those acting
+  /// everywhere and in the : and / lines.
+  std::vector<HelpLine> help_document() const;
   /// True while the `:` command line is open.
   bool command_line_open() const { return line_mode_ == LineMode::kCommand; }
   /// True while the `/` filter line is open.
   bool filter_line_open() const { return line_mode_ == LineMode::kFilter; }
+  /// True while a quit waits for its confirmation.
+  bool quit_pending() const { return quit_pending_; }
   /// The text of the open command or filter line ("" when none is open).
   std::string line_text() const;
+  /// The candidates Tab offered last while they are listed (empty otherwise).
+  const std::vector<std::string>& completions() const { return completion_.candidates; }
   /// The `:` lines entered so far.
   const History& command_history() const { return command_history_; }
 
@@ -114,7 +144,7 @@ class App {
   /// when something changed (and on the first call). Returns after quit, a termination signal, or
   /// `max_iterations` waits (negative: no limit); the return value is the number of waits.
   long run(long max_iterations = -1);
-  /// Makes run() return after the current iteration.
+  /// Makes run() return after the current iteration, without asking.
   void request_quit() { quit_ = true; }
   /// True once quit was asked for (by a key, a command, a view or request_quit()).
   bool quit_requested() const { return quit_; }
@@ -125,7 +155,13 @@ class App {
 
  private:
   enum class LineMode { kNone, kCommand, kFilter };
+  struct Completion {
+    std::string stem;  // the line up to the word being completed
+    std::vector<std::string> candidates;
+    size_t next = 0;
+  };
 
+  void add_builtin_commands();
   void layout();
   void present();
   bool dispatch_key(const Key& key);
@@ -135,9 +171,14 @@ class App {
   bool dispatch_action(Action action, const Key* key);
   bool apply_view_result(unsigned result);
   bool app_action(Action action, const Key* key);
+  void quit_asking_first();
+  void complete_line();
   void open_line(LineMode mode);
   void close_line();
   void open_help();
+  std::vector<std::string> view_ids() const;
+  std::vector<HelpLine> global_help() const;
+  std::vector<HelpLine> screens_and_commands_help() const;
   LineEditor& editor() { return line_mode_ == LineMode::kFilter ? filter_editor_ : command_editor_; }
   const LineEditor& editor() const { return line_mode_ == LineMode::kFilter ? filter_editor_ : command_editor_; }
 
@@ -146,7 +187,8 @@ class App {
   Bindings bindings_;
   std::vector<std::unique_ptr<View>> views_;
   size_t active_ = 0;
-  CommandHandler command_handler_;
+  std::vector<Command> commands_;
+  std::vector<std::string> catalog_;
 
   Size size_;
   Rect tab_area_;
@@ -165,10 +207,12 @@ class App {
   LineEditor filter_editor_{&filter_history_};
   // The view's filter when the filter line opened, restored by cancel.
   std::string filter_before_;
+  Completion completion_;
 
   bool started_ = false;
   bool dirty_ = true;
   bool quit_ = false;
+  bool quit_pending_ = false;
   bool interrupted_ = false;
   long frames_ = 0;
 };

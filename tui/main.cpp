@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   vn::cli::add_inspect_command(app, action);
   vn::cli::add_convert_command(app, action);
   vn::cli::add_demo_command(app, action);
+  vn::cli::add_browse_command(app, action);
   vn::cli::add_surgeon_command(app, action);
   vn::cli::add_debug_command(app, action);
   vn::cli::add_triage_command(app, action);

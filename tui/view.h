@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tui/actions.h"
 #include "tui/canvas.h"
@@ -23,8 +24,13 @@ class View {
 
   /// Stable identifier, also the name of the `:view <id>` command (e.g. "layers").
   virtual std::string_view id() const = 0;
-  /// Shown in the tab bar.
+  /// Shown in the tab bar, in the UI's language.
   virtual std::string title() const = 0;
+  /// One line for the help's list of screens, in the UI's language; may be empty.
+  virtual std::string description() const { return {}; }
+  /// The actions that do something on this screen in its current state, for its help (the App
+  /// adds its own: screens, help, the command line, filter for filterable views, quit).
+  virtual std::vector<Action> help_actions() const { return {}; }
   /// Called before the first draw and whenever the terminal size changes.
   virtual void resize(Rect area) = 0;
   /// Draws the current state into the area of the last resize(); no terminal access.
@@ -51,6 +57,7 @@ class View {
   /// Short state for the right side of the status line (e.g. "row 3/120"); may be empty.
   virtual std::string status_text() const { return {}; }
   /// A mouse click or wheel turn inside the view's area (mouse mode only); HandlerResult flags.
+  /// A wheel turn the view ignores scrolls it as Up/Down would.
   virtual unsigned handle_mouse(const Key& event) {
     (void)event;
     return kIgnored;

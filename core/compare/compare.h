@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,8 @@
 #include "core/ir/tensor_map.h"
 
 namespace vn {
+
+struct TensorDigest;
 
 /// Which statistic of the error is checked against the tolerances (Polygraphy's
 /// --check-error-stat). kElemwise checks every element.
@@ -74,6 +77,10 @@ struct TensorComparison {
   /// For failed numeric comparisons only: element counts per bin of the absolute error (see
   /// error_histogram_bin_label); empty otherwise.
   std::vector<int64_t> abs_error_histogram;
+
+  /// What a tensor detail shows of the pair (core/compare/tensor_digest.h), when the comparison
+  /// was asked to keep it (LayerwiseOptions::digest); null otherwise.
+  std::shared_ptr<const TensorDigest> digest;
 };
 
 /// Bins of TensorComparison::abs_error_histogram: exact (0), below 1e-9, one per decade from

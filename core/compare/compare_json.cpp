@@ -2,6 +2,11 @@
 #include "core/compare/compare_json.h"
 
 #include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/compare/tensor_digest.h"
 
 namespace vn {
 namespace {
@@ -12,7 +17,38 @@ nlohmann::ordered_json number(double v) {
   return v;
 }
 
+// Three significant digits: what a heatmap cell shows, in a third of the characters.
+nlohmann::ordered_json short_number(double v) {
+  if (!std::isfinite(v)) return number(v);
+  return std::strtod(fmt::format("{:.3g}", v).c_str(), nullptr);
+}
+
 }  // namespace
+
+nlohmann::ordered_json tensor_digest_json(const TensorDigest& d) {
+  nlohmann::ordered_json j;
+  j["shape"] = d.shape;
+  j["slice"] = {{"rows", d.slice_rows}, {"cols", d.slice_cols}, {"count", d.slice_count}};
+  nlohmann::ordered_json maxima = nlohmann::ordered_json::array();
+  for (float v : d.slice_max) maxima.push_back(short_number(v));
+  j["slice_max"] = std::move(maxima);
+  j["worst"] = nlohmann::ordered_json::array();
+  for (const TensorDigest::Element& e : d.worst) {
+    j["worst"].push_back({{"index", e.index}, {"test", number(e.test)}, {"ref", number(e.ref)}, {"abs_error", number(e.abs_error)}});
+  }
+  j["heatmaps"] = nlohmann::ordered_json::array();
+  for (const TensorDigest::Heatmap& h : d.heatmaps) {
+    nlohmann::ordered_json values = nlohmann::ordered_json::array();
+    for (float v : h.values) values.push_back(short_number(v));
+    j["heatmaps"].push_back({{"slice", h.slice},
+                             {"rows", h.rows},
+                             {"cols", h.cols},
+                             {"block_rows", h.block_rows},
+                             {"block_cols", h.block_cols},
+                             {"values", std::move(values)}});
+  }
+  return j;
+}
 
 nlohmann::ordered_json tensor_comparison_json(const TensorComparison& c) {
   nlohmann::ordered_json j;
@@ -47,6 +83,7 @@ nlohmann::ordered_json tensor_comparison_json(const TensorComparison& c) {
     }
     j["histogram"] = std::move(bins);
   }
+  if (c.digest) j["digest"] = tensor_digest_json(*c.digest);
   return j;
 }
 

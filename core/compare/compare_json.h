@@ -22,4 +22,15 @@ nlohmann::ordered_json results_comparison_json(const ResultsComparison& comparis
 /// or null), "ranking" (layer names, likeliest first), the unpaired lists and "peak_held_bytes".
 nlohmann::ordered_json layerwise_comparison_json(const LayerwiseComparison& comparison);
 
+/// A tensor's digest as JSON ("shape", "slice": {"rows", "cols", "count"}, "slice_max", "worst":
+/// [{"index", "test", "ref", "abs_error"}], "heatmaps": [{"slice", "rows", "cols", "block_rows",
+/// "block_cols", "values"}]); the maps' values rounded to three significant digits, which is all a
+/// heatmap shows. tensor_comparison_json writes it as "digest" when the comparison has one.
+nlohmann::ordered_json tensor_digest_json(const TensorDigest& digest);
+
+/// Reads layerwise_comparison_json's output back (digests included), checking every field's type
+/// and every index: a hostile file is one error naming `where` and the field, never a crash.
+/// Fields a reader can do without (statistics, local comparisons) default when absent.
+Result<LayerwiseComparison> layerwise_comparison_from_json(const nlohmann::ordered_json& json, std::string_view where);
+
 }  // namespace vn

@@ -306,8 +306,10 @@ class Streamer {
   size_t pair_cost(const Pair& p) const { return cost(p.name, p.test, true) + cost(p.name, p.ref, false); }
 
   TensorComparison compare_pair(const Pair& p) const {
-    return compare_tensors(p.name, p.test, p.ref, options_.config.tolerance_for(p.name),
-                           options_.config.infinities_compare_equal);
+    TensorComparison c = compare_tensors(p.name, p.test, p.ref, options_.config.tolerance_for(p.name),
+                                         options_.config.infinities_compare_equal);
+    if (options_.digest) c.digest = std::make_shared<const TensorDigest>(digest_tensors(p.test, p.ref, *options_.digest));
+    return c;
   }
 
   void record(TensorComparison comparison, size_t order) {
@@ -665,11 +667,19 @@ Result<LayerwiseComparison> compare_layerwise(Backend& ref, Backend& test, const
 }
 
 Result<LayerwiseComparison> compare_layerwise_results(const TensorMap& test, const TensorMap& ref, const Graph& graph,
-                                                      const CompareConfig& config) {
+                                                      const CompareConfig& config,
+                                                      const std::optional<DigestLimits>& digest) {
   LayerwiseComparison result;
   VN_ASSIGN_OR_RETURN(std::vector<LayerInfo> layers, graph_layers(graph));
   const ResultsComparison plain = compare_results(test, ref, config);
   result.tensors = plain.tensors;
+  if (digest) {
+    for (TensorComparison& c : result.tensors) {
+      const Tensor* t = test.find(c.name);
+      const Tensor* r = ref.find(c.name);
+      if (t != nullptr && r != nullptr) c.digest = std::make_shared<const TensorDigest>(digest_tensors(*t, *r, *digest));
+    }
+  }
   result.only_in_test = plain.only_in_test;
   result.only_in_ref = plain.only_in_ref;
   for (LayerInfo& info : layers) {

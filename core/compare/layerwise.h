@@ -14,6 +14,7 @@
 
 #include "core/backend/backend.h"
 #include "core/compare/compare.h"
+#include "core/compare/tensor_digest.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
 
@@ -82,6 +83,9 @@ struct LayerwiseOptions {
   /// order each side produced them, one call at a time but from either side's thread: how a
   /// caller that must save the outputs keeps them while the comparison streams.
   std::function<void(bool test, const std::string& name, const Tensor& tensor)> on_tensor;
+  /// When set, every accumulated comparison keeps the digest of its pair (TensorComparison::digest),
+  /// computed by the thread that compares it: what a browser needs of the tensors, which are freed.
+  std::optional<DigestLimits> digest;
   /// The threads the two runs share: the reference gets half (rounded up), the test the rest, at
   /// least one each, and neither more than it was prepared with. 0: the machine's cores.
   int threads = 0;
@@ -108,9 +112,11 @@ Result<LayerwiseComparison> compare_layerwise(Backend& ref, Backend& test, const
 
 /// Builds a layer-wise comparison from two complete sets of results (saved or loaded files): the
 /// layers are the nodes of `graph` in topological order, each reporting its outputs. Without local
-/// errors, the culprits come from accumulated errors alone. Errors: kInvalidModel for a cyclic graph.
+/// errors, the culprits come from accumulated errors alone; with `digest`, each comparison keeps its
+/// pair's digest. Errors: kInvalidModel for a cyclic graph.
 Result<LayerwiseComparison> compare_layerwise_results(const TensorMap& test, const TensorMap& ref, const Graph& graph,
-                                                      const CompareConfig& config);
+                                                      const CompareConfig& config,
+                                                      const std::optional<DigestLimits>& digest = std::nullopt);
 
 /// The layers of `graph` as a backend without fusion would report them: one per node (Constant
 /// nodes excepted), in topological order, inputs without initializers.

@@ -8,49 +8,64 @@
 
 namespace vn::session {
 
-Result<LayerwiseSession> run_layerwise_session(Model model, const TensorMap& feeds,
-                                               const LayerwiseSessionOptions& options, JobContext& context) {
-  LayerwiseSession session;
-  session.model = std::move(model);
-  const Model& m = session.model;
-  context.progress(0, "building the engine");
-  context.log(fmt::format("Model {}: {} node(s)", m.graph.name, m.graph.nodes.size()));
-
-  PrepareOptions prep;
-  prep.mark_all = true;
-  prep.num_threads = options.threads;
-  ref::ReferenceBackend ref;
-  VN_RETURN_IF_ERROR(ref.prepare(m, prep));
-  engine::EngineBackend test(options.engine);
-  VN_RETURN_IF_ERROR(test.prepare(m, prep));
-  if (context.cancelled()) return Status(StatusCode::kCancelled, "cancelled");
-  const engine::Plan* plan = test.plan();
-  context.log(fmt::format("Built the engine: {} layer(s)", plan != nullptr ? plan->layers.size() : 0));
-
-  size_t expected = 0;
-  for (const Node& node : m.graph.nodes) expected += node.outputs.size();
-  size_t produced = 0;
-  LayerwiseOptions lw;
-  lw.config = options.config;
-  lw.local_errors = options.local_errors;
-  lw.cancel = context.cancel_flag();
-  lw.on_tensor = [&](bool is_test, const std::string& name, const Tensor& tensor) {
-    (is_test ? session.test : session.ref).set(name, tensor.clone());
-    if (is_test) {
-      ++produced;
-      context.progress(expected == 0 ? 0.0 : static_cast<double>(produced) / static_cast<double>(expected),
-                       "comparing " + name);
-    }
-  };
-  VN_ASSIGN_OR_RETURN(session.comparison, compare_layerwise(ref, test, feeds, lw));
-
+void describe_layers(const engine::Plan* plan, LayerwiseSession& session) {
+  session.layer_precision.clear();
+  session.layer_tactic.clear();
   for (const LayerComparison& layer : session.comparison.layers) {
     const engine::PlanLayer* pl = plan != nullptr ? plan->find_layer(layer.layer.name) : nullptr;
     session.layer_precision.emplace_back(pl != nullptr ? engine::precision_name(pl->precision) : "");
     session.layer_tactic.emplace_back(pl != nullptr ? engine::tactic_info(pl->tactic).name : "");
   }
+}
+
+Result<std::unique_ptr<LayerwiseRunner>> LayerwiseRunner::build(Model model, TensorMap feeds,
+                                                                 LayerwiseSessionOptions options) {
+  // The backends are prepared on the model the runner keeps.
+  auto shared = std::make_shared<const Model>(std::move(model));
+  PrepareOptions prep;
+  prep.mark_all = true;
+  prep.num_threads = options.threads;
+  auto ref = std::make_unique<ref::ReferenceBackend>();
+  VN_RETURN_IF_ERROR(ref->prepare(*shared, prep));
+  auto test = std::make_unique<engine::EngineBackend>(options.engine);
+  VN_RETURN_IF_ERROR(test->prepare(*shared, prep));
+  return std::make_unique<LayerwiseRunner>(std::move(shared), std::move(feeds), std::move(ref), std::move(test),
+                                           std::move(options));
+}
+
+LayerwiseRunner::LayerwiseRunner(std::shared_ptr<const Model> model, TensorMap feeds, std::unique_ptr<Backend> ref,
+                                 std::unique_ptr<Backend> test, LayerwiseSessionOptions options)
+    : model_(std::move(model)),
+      feeds_(std::move(feeds)),
+      ref_(std::move(ref)),
+      test_(std::move(test)),
+      options_(std::move(options)) {}
+
+Result<LayerwiseSession> LayerwiseRunner::run(const CompareConfig& config, JobContext& context) {
+  LayerwiseSession session;
+  session.model = *model_;
+  size_t expected = 0;
+  for (const Node& node : model_->graph.nodes) expected += node.outputs.size();
+  size_t produced = 0;
+  LayerwiseOptions lw;
+  lw.config = config;
+  lw.local_errors = options_.local_errors;
+  lw.cancel = context.cancel_flag();
+  lw.threads = options_.threads;
+  lw.digest = options_.digest;
+  lw.on_tensor = [&](bool is_test, const std::string& name, const Tensor&) {
+    if (!is_test) return;
+    ++produced;
+    context.progress(expected == 0 ? 0.0 : static_cast<double>(produced) / static_cast<double>(expected),
+                     "comparing " + name);
+  };
+  VN_ASSIGN_OR_RETURN(session.comparison, compare_layerwise(*ref_, *test_, feeds_, lw));
+  const auto* engine = dynamic_cast<const engine::EngineBackend*>(test_.get());
+  describe_layers(engine != nullptr ? engine->plan() : nullptr, session);
   const LayerwiseComparison& c = session.comparison;
-  context.log(fmt::format("Compared {} tensor(s): {}", c.tensors.size(), c.passed() ? "PASSED" : "FAILED"));
+  context.log(fmt::format("Compared {} tensor(s) with atol {:g} rtol {:g}: {}", c.tensors.size(),
+                          config.tolerance_for("").atol, config.tolerance_for("").rtol,
+                          c.passed() ? "PASSED" : "FAILED"));
   if (c.first_culprit) {
     context.log(fmt::format("First layer introducing the error: {}", c.layers[*c.first_culprit].layer.name));
   }

@@ -57,11 +57,19 @@ def main():
             for name in ("model.onnx", "inputs.json", "plan.json", "report.md", "reproduce.sh"):
                 if not os.path.isfile(os.path.join(bundle, name)):
                     fail(f"bundle/{name} missing", log)
-            # The bundle alone reproduces the failure: reproduce.sh exits 1 while it does.
-            rep = subprocess.run(["sh", os.path.join(bundle, "reproduce.sh")], cwd=tmp,
-                                 env=dict(env, VERNIER=vernier), capture_output=True, text=True, timeout=120)
-            if rep.returncode != 1:
-                fail(f"reproduce.sh exited {rep.returncode}, expected 1", rep.stdout + rep.stderr)
+            # The bundle alone reproduces the failure: reproduce.sh exits 1 while it does, with
+            # the vernier that wrote it (no VERNIER, no vernier on PATH) or the one VERNIER names.
+            script = os.path.join(bundle, "reproduce.sh")
+            for extra in ({"VERNIER": vernier}, {"PATH": "/usr/bin:/bin"}):
+                rep = subprocess.run(["sh", script], cwd=tmp, env=dict(env, **extra), capture_output=True, text=True,
+                                     timeout=120)
+                if rep.returncode != 1:
+                    fail(f"reproduce.sh ({extra}) exited {rep.returncode}, expected 1", rep.stdout + rep.stderr)
+            # Without a vernier to run it says so and exits 2, never 127 (which reads as "reproduces").
+            rep = subprocess.run(["sh", script], cwd=tmp, env=dict(env, VERNIER="/nonexistent/vernier"),
+                                 capture_output=True, text=True, timeout=120)
+            if rep.returncode != 2 or "set VERNIER=" not in rep.stderr:
+                fail(f"reproduce.sh with no vernier exited {rep.returncode}, expected 2", rep.stdout + rep.stderr)
             with open(os.path.join(bundle, "report.md")) as f:
                 if f"**Culprit:** {expect['culprit']}" not in f.read():
                     fail("report.md does not name the culprit")

@@ -598,10 +598,16 @@ subprocess.run([VERNIER, "-q", "convert", DEMO, "-o", os.path.join(work, "timed_
                check=True, stdout=subprocess.DEVNULL)
 subprocess.run([VERNIER, "-q", "run", DEMO, "--engine", "--int8", "--calibration-cache", cache_path, "--deterministic"],
                check=True, stdout=subprocess.DEVNULL)
+# A layer-wise report with its digests (exit code 1: the planted fault fails it).
+report_path = os.path.join(work, "report.json")
+subprocess.run([VERNIER, "-q", "run", DEMO, "--ref", "--engine", "--mark-all", "--deterministic", "--threads", "1",
+                "--inject-fault", "layer=conv2,kind=scale,factor=1.5", "--report-json", report_path],
+               check=False, stdout=subprocess.DEVNULL)
 RUN_PLAN = ["run", "{model}", "--engine", "--load-engine", "{file}"]
 RUN_TACTICS = ["run", "{model}", "--engine", "--load-tactics", "{file}"]
 RUN_CACHE = ["run", "{model}", "--engine", "--int8", "--calibration-cache", "{file}"]
 CONVERT_TIMING = ["convert", "{model}", "-o", "plan.json", "--timing-cache", "{file}"]
+BROWSE = ["browse", "{file}", "--model", "{model}"]
 REDUCE_REPLAY = ["debug", "reduce", "{model}", "-o", "reduced.onnx", "--builtin-check", "--load-debug-replay", "{file}"]
 replay = {f"_N{i}": {"state": {"num_nodes": 10 - i}, "iteration_info": {"iteration": i}, "success": i % 2 == 0,
                      "polygraphy_class": "IterationContext"} for i in range(3)}
@@ -657,6 +663,11 @@ vernier_files = {
     # One entry stands for all: the keys are long layer signatures.
     "timing": (timing, [CONVERT_TIMING], lambda p: p[0] in ("format", "version") or p in (("entries",), ("entries", first_key))),
     "replay": (replay, [REDUCE_REPLAY], lambda p: len(p) == 1 or (len(p) == 2 and p[-1] in ("success", "state", "verdict"))),
+    # Fields the browser reads: the comparisons, each tensor's verdict and digest, each layer's.
+    "report": (json.load(open(report_path)), [BROWSE],
+               lambda p: p[:1] == ("comparisons",) and (len(p) <= 3 or (len(p) >= 5 and p[3] in ("tensors", "layers") and
+                         p[-1] in ("name", "passed", "digest", "shape", "slice", "rows", "cols", "count", "worst",
+                                   "heatmaps", "values", "index", "accumulated", "rank")))),
 }
 for fmt, (doc, cmds, required) in vernier_files.items():
     text = json.dumps(doc, indent=4)

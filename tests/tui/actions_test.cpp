@@ -156,7 +156,7 @@ TEST(HelpText, ListsEveryActionGroupedWithItsKeys) {
     EXPECT_NE(text.find(std::string(info.name)), std::string::npos) << info.name;
     EXPECT_NE(text.find(std::string(info.help)), std::string::npos) << info.help;
   }
-  EXPECT_NE(text.find("  Down, j             down            Move down one row\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  Down, j         down            Move down one row\n"), std::string::npos) << text;
   EXPECT_EQ(text.rfind("General\n", 0), 0u);
   // Groups appear once each, in table order.
   const size_t general = text.find("General\n");

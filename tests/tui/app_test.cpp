@@ -58,6 +58,7 @@ class LayersView : public View {
   void apply_filter(std::string_view text) override { table_.set_filter(text); }
   std::string switch_target() const override { return target_; }
   std::string status_text() const override { return table_.position_text(); }
+  std::vector<Action> help_actions() const override { return {Action::kUp, Action::kDown, Action::kEnter}; }
   unsigned handle_mouse(const Key& event) override {
     if (event.code != Key::kMouseClick) return kIgnored;
     clicks.push_back({event.x, event.y});
@@ -255,15 +256,13 @@ TEST(App, CommandLineEditingHistoryAndDispatch) {
   EXPECT_EQ(f.app.status_line().message(), "");
 }
 
-TEST(App, BuiltInCommandsAndTheHandler) {
+TEST(App, BuiltInCommandsAndAddedOnes) {
   Fixture f;
   std::vector<std::string> seen;
-  f.app.set_command_handler([&](std::string_view command) {
-    seen.emplace_back(command);
-    if (command.substr(0, 4) == "save") return CommandResult{kHandled | kRedraw, "saved", false};
-    if (command == "stop") return CommandResult{kQuit, "", false};
-    return CommandResult{kIgnored, "", false};
-  });
+  f.app.add_command({"save", "FILE", "Save the table", [&](std::string_view args) {
+                       seen.emplace_back(args);
+                       return CommandResult{kHandled | kRedraw, "saved", false};
+                     }});
   f.app.run(0);
   f.app.execute_command("log");
   EXPECT_EQ(f.app.active_index(), 1u);
@@ -271,10 +270,14 @@ TEST(App, BuiltInCommandsAndTheHandler) {
   EXPECT_EQ(f.app.active_index(), 0u);
   f.app.execute_command("view nowhere");
   EXPECT_EQ(f.app.status_line().message(), "no screen named 'nowhere'");
+  // A screen the program family has but this program does not.
+  f.app.set_screen_catalog({"layers", "log", "reduce"});
+  f.app.execute_command("view reduce");
+  EXPECT_EQ(f.app.status_line().message(), "the reduce screen is not part of this command");
   f.app.execute_command("down");  // an action name runs the action
   EXPECT_EQ(f.layers->table().selected_row(), 1u);
   f.app.execute_command("  save  out.json ");
-  EXPECT_EQ(seen, (std::vector<std::string>{"save  out.json"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"out.json"}));
   EXPECT_EQ(f.app.status_line().message(), "saved");
   EXPECT_EQ(f.app.status_line().message_role(), ColorRole::kOk);
   f.app.execute_command("frobnicate");
@@ -294,14 +297,117 @@ TEST(App, BuiltInCommandsAndTheHandler) {
   f.app.run(1);
   EXPECT_TRUE(f.app.quit_requested());
   Fixture g;
-  g.app.set_command_handler([&](std::string_view command) {
-    return command == "stop" ? CommandResult{kQuit, "", false} : CommandResult{kIgnored, "", false};
-  });
+  g.app.add_command({"stop", "", "Stop", [](std::string_view) { return CommandResult{kQuit, "", false}; }});
   g.app.execute_command("stop");
   EXPECT_TRUE(g.app.quit_requested());
   Fixture h;
   h.app.execute_command("q");
   EXPECT_TRUE(h.app.quit_requested());
+}
+
+TEST(App, OneListOfCommandsEachWithItsHelpLine) {
+  Fixture f;
+  f.app.add_command({"save", "FILE", "Save the table", [](std::string_view) { return CommandResult{}; }});
+  std::vector<std::string> names;
+  for (const Command& c : f.app.commands()) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"quit", "help", "view", "bind", "unbind", "save"}));
+  std::string help;
+  for (const HelpLine& line : f.app.help_document()) help += line.text + "\n";
+  for (const Command& c : f.app.commands()) {
+    EXPECT_FALSE(c.help.empty()) << c.name;
+    EXPECT_NE(help.find(":" + c.name), std::string::npos) << c.name;
+    EXPECT_NE(help.find(c.help), std::string::npos) << c.name;
+  }
+}
+
+TEST(App, TabCompletesCommandsAndTheirArguments) {
+  Fixture f;
+  f.terminal.push_keys(": v i Tab");
+  f.app.run(4);
+  EXPECT_EQ(f.app.line_text(), "view ");
+  // Two screens start with l: the first Tab goes as far as they agree, then cycles them.
+  f.terminal.push_keys("l Tab");
+  f.app.run(2);
+  EXPECT_EQ(f.app.line_text(), "view layers");
+  EXPECT_EQ(f.app.completions(), (std::vector<std::string>{"layers", "log"}));
+  EXPECT_NE(f.terminal.dump().find("layers  log"), std::string::npos) << f.terminal.dump();
+  f.terminal.push_keys("Tab");
+  f.app.run(1);
+  EXPECT_EQ(f.app.line_text(), "view log");
+  f.terminal.push_keys("Enter");
+  f.app.run(1);
+  EXPECT_EQ(f.app.active_index(), 1u);
+  EXPECT_TRUE(f.app.completions().empty());
+  // bind completes action names; an unknown word completes to nothing.
+  f.terminal.push_keys(": b i Tab w o r Tab");
+  f.app.run(8);
+  EXPECT_EQ(f.app.line_text(), "bind worst");
+  f.terminal.push_keys("Ctrl-U z z Tab");
+  f.app.run(4);
+  EXPECT_EQ(f.app.line_text(), "zz");
+}
+
+TEST(App, QuitAsksFirstWithKeysNoQuestionUses) {
+  AppOptions options;
+  bool running = true;
+  options.quit_warning = [&] { return running ? std::string("Quitting cancels the work") : std::string(); };
+  Fixture f(80, 24, options);
+  // q at the top asks; y (a question's answer) only stays, and reaches nothing.
+  f.terminal.push_keys("q");
+  f.app.run(1);
+  EXPECT_TRUE(f.app.quit_pending());
+  EXPECT_EQ(f.app.status_line().message(), "Quitting cancels the work: Q quits, Ctrl-C too; any other key stays");
+  f.terminal.push_keys("Enter y");
+  f.app.run(2);
+  EXPECT_FALSE(f.app.quit_requested());
+  EXPECT_FALSE(f.app.quit_pending());
+  EXPECT_TRUE(f.layers->answers.empty());  // Enter was the confirmation's, not a drill-in
+  // Esc never quits, asked or not; Q asks too, and Q again quits.
+  f.terminal.push_keys("Esc Esc Q");
+  f.app.run(3);
+  EXPECT_TRUE(f.app.quit_pending());
+  EXPECT_FALSE(f.app.quit_requested());
+  f.terminal.push_keys("Q");
+  f.app.run(1);
+  EXPECT_TRUE(f.app.quit_requested());
+  // Once the work ended, q quits at once.
+  running = false;
+  Fixture g(80, 24, options);
+  g.terminal.push_keys("q");
+  g.app.run(1);
+  EXPECT_TRUE(g.app.quit_requested());
+}
+
+TEST(App, HelpIsPerScreenFromTheActionTable) {
+  Fixture f;
+  const std::vector<HelpLine> lines = f.app.screen_help(*f.layers);
+  std::string text;
+  for (const HelpLine& line : lines) text += line.text + "\n";
+  EXPECT_EQ(lines.front().text, "Layers: keys on this screen");
+  // The screen's own actions, filter (it is filterable), the App's; nothing the screen ignores.
+  for (const char* name : {"down", "enter", "filter", "help", "command_line", "quit", "screen_1", "screen_2"}) {
+    EXPECT_NE(text.find(std::string(" ") + name + " "), std::string::npos) << name;
+  }
+  for (const char* name : {"worst", "sort", "good", "screen_3", "cancel_job"}) {
+    EXPECT_EQ(text.find(std::string(" ") + name + " "), std::string::npos) << name;
+  }
+  // The screens that exist, and only those.
+  EXPECT_NE(text.find("  1 Layers     layers"), std::string::npos) << text;
+  EXPECT_NE(text.find("  2 Reduce (r~ log"), std::string::npos) << text;
+  EXPECT_EQ(text.find("  3 "), std::string::npos);
+}
+
+TEST(App, FilterShowsInTheStatusLineAndEscClearsIt) {
+  Fixture f;
+  f.terminal.push_keys("/ n o d e 4 Enter");
+  f.app.run(7);
+  EXPECT_EQ(f.layers->table().filter(), "node4");
+  EXPECT_NE(f.terminal.screen().dump().find("/node4  (Esc clears)"), std::string::npos) << f.terminal.dump();
+  f.terminal.push_keys("Esc");
+  f.app.run(1);
+  EXPECT_EQ(f.layers->table().filter(), "");
+  EXPECT_EQ(f.terminal.screen().dump().find("Esc clears"), std::string::npos);
+  EXPECT_FALSE(f.app.quit_requested());
 }
 
 TEST(App, FilterLineAppliesLiveAndEscRestores) {

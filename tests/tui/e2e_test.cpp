@@ -34,7 +34,8 @@ TEST(EndToEnd, DemoBrowsesGraphLayersAndTensorDetail) {
   // A frame can arrive in pieces: every check waits until it holds.
   ASSERT_TRUE(term->wait_for_text("conv2", kKey)) << term->screen();
 
-  // Layers, sorted by culprit rank (s: Layer, marker, Rank): the planted fault comes first.
+  // Layers, sorted by culprit rank (s: accumulated, local error, then Rank): the planted fault
+  // comes first.
   term->send("2");
   ASSERT_TRUE(term->wait_for_text("Min atol", kKey)) << term->screen();
   term->send("sss");
@@ -88,14 +89,14 @@ TEST(EndToEnd, CommandLineGotoHelpAndTinyTerminalWithoutColour) {
   ASSERT_TRUE(term->wait_for_text("at fc", kKey)) << term->screen();
   ASSERT_TRUE(term->wait_until([&] { return term->line(27).find("node ") != std::string::npos; }, kKey))
       << term->screen();
-  // A new tolerance compares the kept tensors again on the worker; the Log says how it went.
+  // A new tolerance runs the prepared backends again on the worker; the Log says how it went.
   term->send(":set atol 1\r");
   ASSERT_TRUE(term->wait_for_text("comparing again", kKey)) << term->screen();
-  term->send("3");
-  ASSERT_TRUE(term->wait_for_text("Compared again with atol 1 ", kKey)) << term->screen();
+  term->send("4");
+  ASSERT_TRUE(term->wait_for_text("with atol 1 rtol", kKey)) << term->screen();
   term->send(":set atol x\r");
   ASSERT_TRUE(term->wait_for_text("usage: set atol|rtol VALUE", kKey)) << term->screen();
-  term->send("4");
+  term->send("5");
   ASSERT_TRUE(term->wait_for_text("Commands (:)", kKey)) << term->screen();
   // Down to 20x8 the screens still draw: the tab bar on top, the status line at the bottom.
   term->resize(20, 8);

@@ -59,16 +59,18 @@ TEST(StatusLine, MessageReplacesLeftAndRightGivesWayFirst) {
   EXPECT_EQ(draw_status(s, 0), "\n");
 }
 
-TEST(TabBar, ShortensTitlesThenScrollsToTheActiveTab) {
+TEST(TabBar, DropsPaddingThenShortensTitlesThenScrollsToTheActiveTab) {
   TabBar t = screens();
   EXPECT_EQ(draw_tabs(t, 80), " 1 Flowchart │ 2 Graph │ 3 Layers │ 4 Reduce │ 5 Tactics │ 6 Log │ 7 Help\n");
-  EXPECT_EQ(draw_tabs(t, 50), " 1 Flo~ │ 2 Gra~ │ 3 Lay~ │ 4 Red~ │ 5 Tac~      →\n");
+  // Whole titles without their padding before any is cut.
+  EXPECT_EQ(draw_tabs(t, 60), "1 Flowchart│2 Graph│3 Layers│4 Reduce│5 Tactics│6 Log│7 Help\n");
+  EXPECT_EQ(draw_tabs(t, 50), "1 Flo~│2 Gra~│3 Lay~│4 Red~│5 Tac~│6 Log│7 Help\n");
   t.set_active(6);
-  EXPECT_EQ(draw_tabs(t, 20), "← 6 Log │ 7 Help\n");
-  EXPECT_EQ(draw_tabs(t, 20, ascii_glyphs()), "< 6 Log | 7 Help\n");
+  EXPECT_EQ(draw_tabs(t, 20), "←5 Tac~│6 Log│7 Help\n");
+  EXPECT_EQ(draw_tabs(t, 20, ascii_glyphs()), "<5 Tac~|6 Log|7 Help\n");
   t.set_active(3);
-  EXPECT_EQ(draw_tabs(t, 20), "← 3 Lay~ │ 4 Red~  →\n");
-  EXPECT_EQ(draw_tabs(t, 5), " 4 R→\n");  // the active tab alone, cut
+  EXPECT_EQ(draw_tabs(t, 20), "←3 Lay~│4 Red~     →\n");
+  EXPECT_EQ(draw_tabs(t, 5), "4 Re→\n");  // the active tab alone, cut
   EXPECT_EQ(draw_tabs(t, 1), "→\n");
   EXPECT_EQ(draw_tabs(t, 0), "\n");
   t.set_active(99);  // out of range: ignored

@@ -91,7 +91,7 @@ TEST(Table, SelectionScrollsIntoView) {
   EXPECT_EQ(t.handle(Action::kHelp), kIgnored);
 }
 
-TEST(Table, SortsNumericallyWithNaNAboveNumbersAndTextInNaturalOrder) {
+TEST(Table, SortsNumericallyWithNaNAboveNumbersAndTextBelowInNaturalOrder) {
   Table t({{"name", 8}, {"err", 8}});
   t.set_rows({{{"conv10", "1e-3"}}, {{"conv9", "nan"}}, {{"conv2", "25"}}, {{"relu", "3"}}, {{"add", "-"}}});
   t.resize({0, 0, 17, 6});
@@ -105,13 +105,14 @@ TEST(Table, SortsNumericallyWithNaNAboveNumbersAndTextInNaturalOrder) {
             "add      -\n");
   t.handle(Action::kReverseSort);
   EXPECT_TRUE(t.sort_descending());
+  // Text ("-": nothing measured) stays below the numbers either way: never the worst.
   EXPECT_EQ(draw(t, 17, 6),
             "name     err▼\n"
-            "add      -\n"
             "conv9    nan\n"
             "conv2    25\n"
             "relu     3\n"
-            "conv10   1e-3\n");
+            "conv10   1e-3\n"
+            "add      -\n");
   t.sort_by(0);
   EXPECT_EQ(draw(t, 17, 6),
             "name▲    err\n"

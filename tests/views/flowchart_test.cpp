@@ -77,7 +77,8 @@ TEST(FlowchartView, GoldenAtEverySize) {
 }
 
 TEST(FlowchartView, ChineseGoldenLaysOutByDisplayWidth) {
-  for (const ScreenSize size : {ScreenSize{80, 24}, ScreenSize{60, 20}}) {
+  const testing::LanguageScope chinese(tui::Language::kChinese);
+  for (const ScreenSize size : kSizes) {
     FlowchartView view;
     view.set_model(asking_model("zh"));
     const std::string screen = render(view, size);
@@ -96,13 +97,53 @@ TEST(FlowchartView, ChineseGoldenLaysOutByDisplayWidth) {
 }
 
 TEST(FlowchartView, DoneShowsOutcomeCulpritAndBundle) {
-  FlowchartView view;
-  view.set_model(done_model());
-  const std::string screen = render(view, {80, 24});
-  expect_golden("views_flowchart_done_80x24", screen);
-  EXPECT_NE(screen.find("Outcome: localized"), std::string::npos);
-  EXPECT_NE(screen.find("Culprit: layer 'conv2'"), std::string::npos);
-  EXPECT_NE(screen.find("Bug-report bundle: work/bundle"), std::string::npos);
+  for (const auto& [language, suffix] : testing::kLanguages) {
+    const testing::LanguageScope scope(language);
+    for (const ScreenSize size : {ScreenSize{80, 24}, ScreenSize{160, 48}}) {
+      FlowchartView view;
+      view.set_model(done_model());
+      const std::string screen = render(view, size);
+      expect_golden("views_flowchart_done" + std::string(suffix) + "_" + size.suffix(), screen);
+      if (language == tui::Language::kEnglish) {
+        EXPECT_NE(screen.find("Outcome: localized"), std::string::npos);
+        EXPECT_NE(screen.find("Culprit: layer 'conv2'"), std::string::npos);
+        EXPECT_NE(screen.find("Bug-report bundle: work/bundle"), std::string::npos);
+      } else {
+        EXPECT_NE(screen.find("结果: 已定位"), std::string::npos) << screen;
+        EXPECT_NE(screen.find("错误报告包: work/bundle"), std::string::npos) << screen;
+      }
+    }
+  }
+}
+
+TEST(FlowchartView, ChartLabelsAreNeverCutAt80Columns) {
+  // Every title of the chart shows whole at 80 columns, wrapped where it must be.
+  for (const auto& [language, suffix] : testing::kLanguages) {
+    const testing::LanguageScope scope(language);
+    const std::string lang = language == tui::Language::kChinese ? "zh" : "en";
+    FlowchartView view;
+    view.set_model(asking_model(lang));
+    const std::string screen = render(view, {80, 24});
+    std::string chart;
+    for (size_t start = 0; start < screen.find("-- roles"); start = screen.find('\n', start) + 1) {
+      const std::string row = screen.substr(start, screen.find('\n', start) - start);
+      const size_t bar = row.find("│");
+      chart += (bar == std::string::npos ? row : row.substr(0, bar)) + " ";
+    }
+    std::string squeezed;  // the column's words, wrapped rows joined
+    for (char c : chart) {
+      if (c != ' ' || (!squeezed.empty() && squeezed.back() != ' ')) squeezed += c;
+    }
+    const std::shared_ptr<const flow::Flowchart> nodes = asking_model(lang).chart;
+    for (const flow::FlowNode& node : nodes->nodes) {
+      std::string title;
+      for (char c : node.title) {
+        if (c != ' ' || (!title.empty() && title.back() != ' ')) title += c;
+      }
+      EXPECT_NE(squeezed.find(title), std::string::npos) << node.title << "\n" << screen;
+    }
+    EXPECT_EQ(chart.find("…"), std::string::npos) << screen;
+  }
 }
 
 TEST(FlowchartView, ProbingShowsTheNodeAndItsRunningTime) {
@@ -157,23 +198,26 @@ TEST(FlowchartView, AnswersOnceWithYNOrEnter) {
   EXPECT_EQ(view.key_context(), tui::KeyContext::kNormal);
 }
 
-TEST(FlowchartView, CancelAndQuitAskFirst) {
+TEST(FlowchartView, CancelAsksWithItsOwnKeyAndLeavingNeverAnswers) {
   int cancels = 0;
   std::vector<bool> answers;
   FlowchartView view([&](bool yes) { answers.push_back(yes); }, {}, [&] { ++cancels; });
   view.resize({0, 0, 80, 22});
   view.set_model(asking_model("en"));
-  // x asks; n keeps going and the question is still open.
+  // x asks; y (the question's answer) only withdraws the confirmation, answering nothing.
   EXPECT_EQ(view.handle(Action::kCancelJob), tui::kHandled | tui::kRedraw);
-  EXPECT_NE(render(view, {80, 22}).find("Cancel the triage?"), std::string::npos);
-  view.handle(Action::kNo);
+  EXPECT_NE(render(view, {80, 22}).find("Press x again to cancel it"), std::string::npos);
+  EXPECT_EQ(view.handle(Action::kYes), tui::kHandled | tui::kRedraw);
   EXPECT_EQ(cancels, 0);
   EXPECT_TRUE(answers.empty());
   EXPECT_EQ(view.key_context(), tui::KeyContext::kPrompt);
-  // q asks to cancel and quit; y does both.
-  view.handle(Action::kBack);
-  EXPECT_NE(render(view, {80, 22}).find("Cancel the triage and quit?"), std::string::npos);
-  EXPECT_EQ(view.handle(Action::kYes), tui::kHandled | tui::kRedraw | tui::kQuit);
+  // Esc, q and Q go to the App (which asks before quitting): none answers the question.
+  EXPECT_EQ(view.handle(Action::kBack), tui::kIgnored);
+  EXPECT_EQ(view.handle(Action::kQuit), tui::kIgnored);
+  EXPECT_TRUE(answers.empty());
+  // x twice cancels.
+  view.handle(Action::kCancelJob);
+  view.handle(Action::kCancelJob);
   EXPECT_EQ(cancels, 1);
   EXPECT_TRUE(answers.empty());
 
@@ -252,6 +296,12 @@ TEST(TacticsView, GoldenAtEverySize) {
     TacticsView view;
     view.set_model(sample_tactics());
     expect_golden("views_tactics_" + size.suffix(), render(view, size));
+  }
+  for (const ScreenSize size : {ScreenSize{80, 24}, ScreenSize{160, 48}}) {
+    const testing::LanguageScope chinese(tui::Language::kChinese);
+    TacticsView view;
+    view.set_model(sample_tactics());
+    expect_golden("views_tactics_zh_" + size.suffix(), render(view, size));
   }
   TacticsView empty;
   EXPECT_NE(render(empty, {80, 24}).find("No tactic replays"), std::string::npos);

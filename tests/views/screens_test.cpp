@@ -7,9 +7,12 @@
 #include "tests/tui/golden.h"
 #include "tests/views/screen_render.h"
 #include "tui/actions.h"
+#include "tui/app.h"
+#include "tui/script_terminal.h"
 #include "views/screens/graph_view.h"
 #include "views/screens/layers_view.h"
 #include "views/screens/reduce_view.h"
+#include "views/screens/tensor_view.h"
 #include "views/screens/text_views.h"
 
 namespace vn::views {
@@ -52,14 +55,14 @@ TEST(Screens, GoldenAtEverySize) {
     expect_golden("views_graph_" + size.suffix(), render(graph, size));
     LayersView layers(small_feed());
     expect_golden("views_layers_" + size.suffix(), render(layers, size));
-    LayersView detail(small_feed());
-    detail.resize({0, 0, size.w, size.h});
-    detail.tick({});
     // The fault's layer: its tensor detail shows errors in every panel.
-    while (detail.table().selected_row() && *detail.table().selected_row() != 4) detail.handle(Action::kDown);
-    detail.handle(Action::kEnter);
+    auto feed = small_feed();
+    feed->select(4);
+    TensorView detail(feed);
+    const std::string screen = render(detail, size);
     ASSERT_NE(detail.detail(), nullptr);
-    expect_golden("views_tensor_" + size.suffix(), render(detail, size));
+    EXPECT_EQ(detail.detail()->name, "branch_relu");
+    expect_golden("views_tensor_" + size.suffix(), screen);
   }
 }
 
@@ -88,13 +91,19 @@ TEST(Screens, ReduceGoldenAtEverySize) {
 }
 
 TEST(Screens, LogAndHelpGolden) {
-  tui::Bindings bindings;
   for (const ScreenSize size : kSizes) {
     auto feed = small_feed();
     LogView log(feed);
     log.add("Compared 12 tensor(s): FAILED", tui::ColorRole::kError);
     expect_golden("views_log_" + size.suffix(), render(log, size));
-    HelpView help(bindings);
+    // The browser's help: its screens, its commands and each screen's keys.
+    tui::ScriptTerminal terminal(size.w, size.h);
+    tui::App app(terminal);
+    app.add_view(std::make_unique<GraphView>(feed));
+    app.add_view(std::make_unique<LayersView>(feed));
+    app.add_view(std::make_unique<TensorView>(feed));
+    app.add_view(std::make_unique<LogView>(feed));
+    HelpView help([&app] { return app.help_document(); });
     expect_golden("views_help_" + size.suffix(), render(help, size));
   }
 }
@@ -105,14 +114,16 @@ TEST(Screens, GraphAsciiGolden) {
 }
 
 TEST(Screens, TinyTerminalsDoNotCrash) {
-  tui::Bindings bindings;
   for (const ScreenSize size : {ScreenSize{20, 8}, ScreenSize{1, 1}, ScreenSize{0, 0}}) {
-    GraphView graph(small_feed());
-    LayersView layers(small_feed());
+    auto feed = small_feed();
+    feed->select(4);
+    GraphView graph(feed);
+    LayersView layers(feed);
+    TensorView tensor(feed);
     ReduceView reduce;
     reduce.set_model(sample_reduce(true));
-    HelpView help(bindings);
-    for (tui::View* v : std::initializer_list<tui::View*>{&graph, &layers, &reduce, &help}) {
+    HelpView help([] { return tui::help_lines(tui::Bindings()); });
+    for (tui::View* v : std::initializer_list<tui::View*>{&graph, &layers, &tensor, &reduce, &help}) {
       render(*v, size, tui::ascii_glyphs());
       v->handle(Action::kEnter);
       render(*v, size, tui::ascii_glyphs());
@@ -120,52 +131,74 @@ TEST(Screens, TinyTerminalsDoNotCrash) {
   }
 }
 
-TEST(LayersView, SortsFiltersAndDrillsIn) {
-  LayersView view(small_feed());
+TEST(LayersView, SortsWorstFirstFiltersAndDrillsIn) {
+  auto feed = small_feed();
+  LayersView view(feed);
+  TensorView tensor(feed);
   view.resize({0, 0, 80, 24});
+  tensor.resize({0, 0, 80, 24});
   view.tick({});
+  tensor.tick({});
   ASSERT_EQ(view.table().visible_count(), 12u);
-  // s cycles the sort column: Layer, marker, Rank.
+  // The first s puts the worst accumulated error on top: head_b's NaN, then the fault's layers.
   view.handle(Action::kSort);
+  EXPECT_EQ(view.table().sort_column(), 4);
+  EXPECT_TRUE(view.table().sort_descending());
+  view.handle(Action::kHome);
+  EXPECT_EQ(view.table().rows()[*view.table().selected_row()].cells[0], "head_b");
+  // Then the local error, then the culprit rank (1 first), then execution order again.
   view.handle(Action::kSort);
   view.handle(Action::kSort);
   EXPECT_EQ(view.table().sort_column(), 2);
   view.handle(Action::kHome);
-  const size_t first = *view.table().selected_row();
-  EXPECT_EQ(view.table().rows()[first].cells[2], "1");
+  EXPECT_EQ(view.table().rows()[*view.table().selected_row()].cells[2], "1");
+  view.handle(Action::kSort);
+  EXPECT_EQ(view.table().sort_column(), -1);
   view.apply_filter("head");
   EXPECT_EQ(view.table().visible_count(), 2u);
   view.apply_filter("");
-  view.handle(Action::kEnter);
-  ASSERT_NE(view.detail(), nullptr);
-  EXPECT_FALSE(view.detail()->worst.empty());
-  EXPECT_EQ(view.detail()->slice_count, 2);
-  view.handle(Action::kRight);
-  EXPECT_NE(view.detail()->slice_label.find("2 of 2"), std::string::npos);
-  EXPECT_EQ(view.handle(Action::kBack), tui::kHandled | tui::kRedraw);
-  EXPECT_EQ(view.detail(), nullptr);
+  // Enter opens the Tensor screen on the selected layer; back returns to the Layers screen.
+  view.handle(Action::kHome);
+  view.handle(Action::kDown);
+  view.handle(Action::kDown);
+  view.handle(Action::kDown);
+  view.handle(Action::kDown);
+  EXPECT_EQ(view.handle(Action::kEnter) & tui::kSwitchView, tui::kSwitchView);
+  EXPECT_EQ(view.switch_target(), "tensor");
+  tensor.tick({});
+  ASSERT_NE(tensor.detail(), nullptr);
+  EXPECT_EQ(tensor.detail()->name, "branch_relu");
+  EXPECT_FALSE(tensor.detail()->worst.empty());
+  EXPECT_EQ(tensor.detail()->slice_count, 2);
+  EXPECT_EQ(tensor.detail()->heatmap_count, 2u);
+  const std::string first = tensor.detail()->slice_index;
+  tensor.handle(Action::kRight);
+  EXPECT_NE(tensor.detail()->slice_index, first);
+  EXPECT_EQ(tensor.handle(Action::kBack), tui::kHandled | tui::kSwitchView);
+  EXPECT_EQ(tensor.switch_target(), "layers");
 }
 
 TEST(Screens, SelectionFollowsAcrossScreens) {
   auto feed = small_feed();
   GraphView graph(feed);
   LayersView layers(feed);
-  graph.resize({0, 0, 80, 24});
-  layers.resize({0, 0, 80, 24});
-  graph.tick({});
-  layers.tick({});
+  TensorView tensor(feed);
+  for (tui::View* v : std::initializer_list<tui::View*>{&graph, &layers, &tensor}) {
+    v->resize({0, 0, 80, 24});
+    v->tick({});
+  }
   for (int i = 0; i < 5; ++i) graph.handle(Action::kDown);
   EXPECT_TRUE(layers.tick({}));
   const size_t row = *layers.table().selected_row();
   EXPECT_EQ(layers.table().rows()[row].cells[0], "add");
-  // Enter on the graph opens that node's tensor detail in the Layers screen.
+  // Enter on the graph opens that node's tensor; back goes to the graph.
   EXPECT_EQ(graph.handle(Action::kEnter) & tui::kSwitchView, tui::kSwitchView);
-  EXPECT_EQ(graph.switch_target(), "layers");
-  layers.tick({});
-  ASSERT_NE(layers.detail(), nullptr);
-  EXPECT_EQ(layers.detail()->name, "add");
+  EXPECT_EQ(graph.switch_target(), "tensor");
+  tensor.tick({});
+  ASSERT_NE(tensor.detail(), nullptr);
+  EXPECT_EQ(tensor.detail()->name, "add");
+  EXPECT_EQ(tensor.switch_target(), "graph");
   // And the layer table moves the graph.
-  layers.handle(Action::kBack);
   layers.handle(Action::kHome);
   graph.tick({});
   EXPECT_EQ(graph.selected(), 0u);
@@ -184,13 +217,13 @@ TEST(Screens, RunningJobShowsProgressAndCancelsAfterConfirmation) {
   const std::string screen = render(view, {60, 10});
   EXPECT_NE(screen.find("comparing conv1"), std::string::npos);
   EXPECT_NE(screen.find("x cancels"), std::string::npos);
+  // x asks; the next key decides: anything but x (here y, which answers questions) goes on.
   EXPECT_EQ(view.handle(Action::kCancelJob), tui::kHandled | tui::kRedraw);
-  EXPECT_EQ(view.key_context(), tui::KeyContext::kPrompt);
-  EXPECT_NE(render(view, {60, 10}).find("Cancel the running comparison?"), std::string::npos);
-  view.handle(Action::kNo);
+  EXPECT_NE(render(view, {60, 10}).find("Press x again to cancel"), std::string::npos);
+  EXPECT_EQ(view.handle(Action::kYes), tui::kHandled | tui::kRedraw);
   EXPECT_TRUE(feed->running());
   view.handle(Action::kCancelJob);
-  view.handle(Action::kYes);
+  view.handle(Action::kCancelJob);
   while (feed->running()) std::this_thread::yield();
   EXPECT_EQ(feed->progress()->state, session::JobState::kCancelled);
   EXPECT_NE(render(view, {60, 10}).find("cancelled"), std::string::npos);
@@ -210,8 +243,11 @@ TEST(ReduceView, PromptAnswersOnce) {
   ReduceModel next = sample_reduce(true);
   next.checks_done = 4;
   view.set_model(next);
-  view.handle(Action::kBack);  // q quits
-  EXPECT_EQ(answers, (std::vector<Action>{Action::kBad, Action::kQuit}));
+  // Esc and q never answer: leaving is the App's (q asks before quitting).
+  EXPECT_EQ(view.handle(Action::kBack), tui::kIgnored);
+  EXPECT_EQ(view.handle(Action::kQuit), tui::kIgnored);
+  view.handle(Action::kUndo);
+  EXPECT_EQ(answers, (std::vector<Action>{Action::kBad, Action::kUndo}));
 }
 
 }  // namespace

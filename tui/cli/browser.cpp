@@ -11,9 +11,13 @@
 
 #include "tui/app.h"
 #include "tui/cli/commands.h"
+#include "tui/cli/ui_options.h"
 #include "tui/curses_terminal.h"
+#include "tui/i18n.h"
 #include "views/screens/graph_view.h"
 #include "views/screens/layers_view.h"
+#include "views/screens/screens.h"
+#include "views/screens/tensor_view.h"
 #include "views/screens/text_views.h"
 
 namespace vn::cli {
@@ -27,46 +31,6 @@ std::pair<std::string_view, std::string_view> split_word(std::string_view s) {
   return {s.substr(0, space), rest};
 }
 
-std::unique_ptr<views::LayerwiseJob> start_comparison(Model model, TensorMap feeds,
-                                                      session::LayerwiseSessionOptions options) {
-  return views::LayerwiseJob::start(
-      [model = std::move(model), feeds = std::move(feeds), options](session::JobContext& ctx) mutable {
-        return session::run_layerwise_session(std::move(model), feeds, options, ctx);
-      });
-}
-
-// The same session compared again from its kept tensors under a new tolerance: no backend runs.
-std::unique_ptr<views::LayerwiseJob> recompare(std::shared_ptr<const session::LayerwiseSession> done,
-                                               CompareConfig config) {
-  return views::LayerwiseJob::start(
-      [done = std::move(done), config](session::JobContext& ctx) -> Result<session::LayerwiseSession> {
-        ctx.progress(0, "comparing again");
-        session::LayerwiseSession next = *done;
-        VN_ASSIGN_OR_RETURN(LayerwiseComparison c,
-                            compare_layerwise_results(next.test, next.ref, next.model.graph, config));
-        // Results carry graph layers, not engine layers; keep the engine's names where they match.
-        std::vector<std::string> precision, tactic;
-        for (const LayerComparison& l : c.layers) {
-          std::string p, t;
-          for (size_t k = 0; k < done->comparison.layers.size(); ++k) {
-            if (done->comparison.layers[k].layer.node == l.layer.node) {
-              p = done->layer_precision[k];
-              t = done->layer_tactic[k];
-            }
-          }
-          precision.push_back(p);
-          tactic.push_back(t);
-        }
-        next.comparison = std::move(c);
-        next.layer_precision = std::move(precision);
-        next.layer_tactic = std::move(tactic);
-        ctx.log(fmt::format("Compared again with atol {} rtol {}: {}", config.tolerance_for("").atol,
-                            config.tolerance_for("").rtol,
-                            next.comparison.passed() ? "PASSED" : "FAILED"));
-        return next;
-      });
-}
-
 Status export_layers(const session::LayerwiseSession& s, const std::string& path) {
   std::ofstream out(path);
   if (!out) return make_error(StatusCode::kIoError, "{}: cannot write", path);
@@ -78,7 +42,81 @@ Status export_layers(const session::LayerwiseSession& s, const std::string& path
   return Status::OK();
 }
 
+// The `:` commands of the browser, added to `app`.
+void add_commands(tui::App& app, views::SessionFeed& feed, views::LogView& log, BrowseSource& source) {
+  app.add_command(
+      {"goto", "NODE", "Select a node by its name or index",
+       [&app, &feed](std::string_view name) -> tui::CommandResult {
+         const auto done = feed.result();
+         if (!done) return {tui::kHandled, std::string(tui::tr("no session yet")), true};
+         const Graph& g = done->model.graph;
+         for (size_t i = 0; i < g.nodes.size(); ++i) {
+           if (node_label(g, static_cast<int64_t>(i)) == name || std::to_string(i) == name) {
+             feed.select(static_cast<int64_t>(i));
+             app.show_view(std::string_view("graph"));
+             return {tui::kHandled | tui::kRedraw, tui::trf("at {}", name)};
+           }
+         }
+         return {tui::kHandled, tui::trf("no node named '{}'", name), true};
+       },
+       [&feed] {
+         std::vector<std::string> names;
+         if (const auto done = feed.result()) {
+           const Graph& g = done->model.graph;
+           for (size_t i = 0; i < g.nodes.size(); ++i) names.push_back(node_label(g, static_cast<int64_t>(i)));
+         }
+         return names;
+       }});
+  app.add_command(
+      {"set", "atol|rtol X", "Compare again with another tolerance",
+       [&feed, &source](std::string_view args) -> tui::CommandResult {
+         const auto [key, value] = split_word(args);
+         char* end = nullptr;
+         const std::string v(value);
+         const double x = std::strtod(v.c_str(), &end);
+         if ((key != "atol" && key != "rtol") || v.empty() || *end != '\0' || !(x >= 0)) {
+           return {tui::kHandled, std::string(tui::tr("usage: set atol|rtol VALUE (a number >= 0)")), true};
+         }
+         if (!source.rerun) return {tui::kHandled, source.no_rerun, true};
+         if (!feed.result()) return {tui::kHandled, std::string(tui::tr("wait for the comparison to finish")), true};
+         (key == "atol" ? source.config.atol : source.config.rtol)[""] = x;
+         feed.restart(views::LayerwiseJob::start(
+             [rerun = source.rerun, config = source.config](session::JobContext& ctx) { return rerun(config, ctx); }));
+         return {tui::kHandled | tui::kRedraw, tui::trf("{} = {}; comparing again", key, v)};
+       },
+       [] { return std::vector<std::string>{"atol", "rtol"}; }});
+  app.add_command({"export", "FILE", "Write the layer table (TSV)", [&feed, &log](std::string_view file) -> tui::CommandResult {
+                     const auto done = feed.result();
+                     if (!done) return {tui::kHandled, std::string(tui::tr("no session yet")), true};
+                     const std::string path = file.empty() ? "vernier_layers.tsv" : std::string(file);
+                     if (Status s = export_layers(*done, path); !s.ok()) return {tui::kHandled, s.message(), true};
+                     log.add(tui::trf("Exported the layer table to {}", path));
+                     return {tui::kHandled | tui::kRedraw, tui::trf("wrote {}", path)};
+                   }});
+}
+
 }  // namespace
+
+BrowseSource live_source(Model model, TensorMap feeds, session::LayerwiseSessionOptions options) {
+  // The runner the first job builds, for the comparisons after it (which start only once it ended).
+  auto runner = std::make_shared<std::shared_ptr<session::LayerwiseRunner>>();
+  BrowseSource source;
+  source.config = options.config;
+  source.job = [runner, model = std::move(model), feeds = std::move(feeds),
+                options](session::JobContext& ctx) mutable -> Result<session::LayerwiseSession> {
+    ctx.progress(0, "building the engine");
+    ctx.log(fmt::format("Model {}: {} node(s)", model.graph.name, model.graph.nodes.size()));
+    VN_ASSIGN_OR_RETURN(std::unique_ptr<session::LayerwiseRunner> built,
+                        session::LayerwiseRunner::build(std::move(model), std::move(feeds), options));
+    *runner = std::move(built);
+    return (*runner)->run(options.config, ctx);
+  };
+  source.rerun = [runner](const CompareConfig& config, session::JobContext& ctx) -> Result<session::LayerwiseSession> {
+    if (!*runner) return make_error(StatusCode::kInternal, "no comparison ran yet");
+    return (*runner)->run(config, ctx);
+  };
+  return source;
+}
 
 bool on_terminal() {
   const char* term = std::getenv("TERM");
@@ -86,57 +124,25 @@ bool on_terminal() {
          std::string_view(term) != "dumb";
 }
 
-std::optional<int> browse_layerwise(Model model, TensorMap feeds, session::LayerwiseSessionOptions options,
-                                    std::string& error) {
+std::optional<int> browse(BrowseSource source, std::string& error) {
   std::unique_ptr<tui::CursesTerminal> terminal = tui::CursesTerminal::open({}, error);
   if (!terminal) return std::nullopt;
-  CompareConfig config = options.config;
-  auto feed = std::make_shared<views::SessionFeed>(start_comparison(std::move(model), std::move(feeds), options));
-
-  tui::App app(*terminal);
-  app.add_view(std::make_unique<views::GraphView>(feed));
-  app.add_view(std::make_unique<views::LayersView>(feed));
-  auto& log = static_cast<views::LogView&>(app.add_view(std::make_unique<views::LogView>(feed)));
-  app.add_view(std::make_unique<views::HelpView>(app.bindings()));
-
-  app.set_command_handler([&](std::string_view line) -> tui::CommandResult {
-    const auto [word, rest] = split_word(line);
-    const auto done = feed->result();
-    if (word == "goto") {
-      if (!done) return {tui::kHandled, "no session yet", true};
-      const Graph& g = done->model.graph;
-      for (size_t i = 0; i < g.nodes.size(); ++i) {
-        if (node_label(g, static_cast<int64_t>(i)) == rest || std::to_string(i) == rest) {
-          feed->select(static_cast<int64_t>(i));
-          app.show_view(std::string_view("graph"));
-          return {tui::kHandled | tui::kRedraw, "at " + std::string(rest)};
-        }
-      }
-      return {tui::kHandled, "no node named '" + std::string(rest) + "'", true};
-    }
-    if (word == "set") {
-      const auto [key, value] = split_word(rest);
-      char* end = nullptr;
-      const std::string v(value);
-      const double x = std::strtod(v.c_str(), &end);
-      if ((key != "atol" && key != "rtol") || v.empty() || *end != '\0' || !(x >= 0)) {
-        return {tui::kHandled, "usage: set atol|rtol VALUE (a number >= 0)", true};
-      }
-      if (!done) return {tui::kHandled, "wait for the comparison to finish", true};
-      (key == "atol" ? config.atol : config.rtol)[""] = x;
-      feed->restart(recompare(done, config));
-      return {tui::kHandled | tui::kRedraw, fmt::format("{} = {}; comparing again", key, v)};
-    }
-    if (word == "export") {
-      if (!done) return {tui::kHandled, "no session yet", true};
-      const std::string path = rest.empty() ? "vernier_layers.tsv" : std::string(rest);
-      if (Status s = export_layers(*done, path); !s.ok()) return {tui::kHandled, s.message(), true};
-      log.add("Exported the layer table to " + path);
-      return {tui::kHandled | tui::kRedraw, "wrote " + path};
-    }
-    return {tui::kIgnored, {}, false};
-  });
-  app.run();
+  auto feed = source.done ? std::make_shared<views::SessionFeed>(source.done)
+                          : std::make_shared<views::SessionFeed>(views::LayerwiseJob::start(source.job));
+  {
+    tui::App app(*terminal, app_options([&feed] {
+                   return feed->running() ? std::string(tui::tr("Quitting stops the comparison")) : std::string();
+                 }));
+    app.set_screen_catalog(views::screen_ids());
+    app.add_view(std::make_unique<views::GraphView>(feed));
+    app.add_view(std::make_unique<views::LayersView>(feed));
+    app.add_view(std::make_unique<views::TensorView>(feed));
+    auto& log = static_cast<views::LogView&>(app.add_view(std::make_unique<views::LogView>(feed)));
+    if (!source.origin.empty()) log.add(source.origin);
+    app.add_view(std::make_unique<views::HelpView>([&app] { return app.help_document(); }));
+    add_commands(app, *feed, log, source);
+    app.run();
+  }
   const int signal = terminal->caught_signal();
   terminal->close();
   if (signal != 0) std::raise(signal);

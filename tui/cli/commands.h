@@ -28,11 +28,17 @@ using Action = std::function<int()>;
 void set_command_line(std::vector<std::string> args);
 const std::vector<std::string>& command_line();
 
+/// Adds --no-mouse to a full-screen command (ui_options.h).
+void add_no_mouse_flag(CLI::App& cmd);
+/// Adds --no-mouse and --lang (the screens' language) to a full-screen command without a --lang.
+void add_ui_flags(CLI::App& cmd);
+
 /// Each adds its subcommand to `app`; when the user chooses it, `action` is set to its work.
 void add_run_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);
 void add_convert_command(CLI::App& app, Action& action);
 void add_demo_command(CLI::App& app, Action& action);
+void add_browse_command(CLI::App& app, Action& action);
 void add_surgeon_command(CLI::App& app, Action& action);
 void add_triage_command(CLI::App& app, Action& action);
 

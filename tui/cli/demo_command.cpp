@@ -14,6 +14,7 @@
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
 #include "tui/cli/triage_command.h"
+#include "tui/cli/ui_options.h"
 
 namespace vn::cli {
 namespace {
@@ -25,6 +26,7 @@ struct DemoArgs {
   bool browse = false;
   std::string workdir = kDefaultWorkdir;
   bool force = false;
+  std::string lang;
 };
 
 // The browser's exit code, or nullopt when this terminal cannot show it (then the caller walks
@@ -44,8 +46,10 @@ std::optional<int> demo_tui(const flow::Scenario& scenario) {
   options.engine.build.builder_seed = scenario.builder_seed;
   options.local_errors = true;
   options.threads = 1;
+  BrowseSource source = live_source(std::move(*model), std::move(feeds->front()), std::move(options));
+  source.origin = fmt::format("The demo scenario: {}", scenario.model.string());
   std::string error;
-  std::optional<int> code = browse_layerwise(std::move(*model), std::move(feeds->front()), std::move(options), error);
+  std::optional<int> code = browse(std::move(source), error);
   if (!code) fmt::print(stderr, "[W] {}; walking the flowchart headless instead\n", error);
   return code;
 }
@@ -58,6 +62,8 @@ int demo(const DemoArgs& demo_args) {
                                    "{}: demo scenario not found; set VERNIER_ASSETS to the assets/ folder of Vernier",
                                    scenario_path.string()));
   }
+  // The chart and the screens speak the same language.
+  if (Status s = set_ui_language(demo_args.lang); !s.ok()) return report_error(s);
   if (demo_args.browse && !demo_args.headless && on_terminal()) {
     Result<flow::Scenario> scenario = flow::load_scenario(scenario_path);
     if (!scenario.ok()) return report_error(scenario.status());
@@ -67,6 +73,7 @@ int demo(const DemoArgs& demo_args) {
   args.scenario = scenario_path.string();
   args.headless = demo_args.headless;
   args.workdir = demo_args.workdir;
+  args.lang = demo_args.lang;
   // The demo model is tiny: one thread beats several on a busy machine.
   args.threads = 1;
   // The default folder holds nothing but earlier demos; another one is kept unless --force.
@@ -74,6 +81,7 @@ int demo(const DemoArgs& demo_args) {
   // What `vernier triage --resume` needs to start this triage again.
   std::error_code abs_ec;
   args.command = {"--scenario", std::filesystem::absolute(scenario_path, abs_ec).string(), "--threads", "1"};
+  if (!demo_args.lang.empty()) args.command.insert(args.command.end(), {"--lang", demo_args.lang});
   const int code = run_triage(std::move(args));
   // Triage exits 1 when it pins a failure down: for the demo, finding the planted fault is success.
   return code == kExitFailed ? kExitOk : code;
@@ -91,6 +99,8 @@ void add_demo_command(CLI::App& app, Action& action) {
   cmd->add_option("--workdir", args->workdir, "Work folder: report.json and the bug-report bundle")
       ->capture_default_str();
   cmd->add_flag("--force", args->force, "Reuse a work folder other than the default that holds an earlier triage");
+  cmd->add_option("--lang", args->lang, "Language of the chart and the screens: en or zh (default: from LANG)");
+  add_no_mouse_flag(*cmd);
   cmd->callback([&action, args] { action = [args] { return demo(*args); }; });
 }
 

@@ -397,6 +397,7 @@ void add_debug_reduce(CLI::App& debug, Action& action) {
   cmd->add_flag("--tui", args->tui,
                 "Without a check, ask good/bad on the full-screen Reduce screen (when on a terminal) instead of a "
                 "readline prompt");
+  add_ui_flags(*cmd);
   cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")->check(CLI::Range(0, 1024));
   args->data.add_to(*cmd);
   args->compare.add_to(*cmd);

@@ -4,8 +4,11 @@
 #include <csignal>
 
 #include "tui/app.h"
+#include "tui/cli/ui_options.h"
 #include "tui/curses_terminal.h"
+#include "tui/i18n.h"
 #include "views/screens/reduce_view.h"
+#include "views/screens/screens.h"
 #include "views/screens/text_views.h"
 
 namespace vn::cli {
@@ -58,21 +61,27 @@ std::optional<views::ReduceModel> ReduceScreenState::poll() {
 
 Result<debug::ReduceResult> run_reduce_screen(
     ReduceScreenState& state, std::function<Result<debug::ReduceResult>(session::JobContext&)> search) {
+  VN_RETURN_IF_ERROR(set_ui_language(ui_options().lang));
   std::string error;
   std::unique_ptr<tui::CursesTerminal> terminal = tui::CursesTerminal::open({}, error);
   if (!terminal) return make_error(StatusCode::kInvalidArgument, "cannot open the terminal UI: {}", error);
   auto job = session::Job<debug::ReduceResult>::start(std::move(search));
   {
-    tui::App app(*terminal);
+    // Quitting ends the reduction; the answers given so far stay in the debug replay.
+    tui::App app(*terminal, app_options([&job] {
+                   return job->progress()->state == session::JobState::kRunning
+                              ? std::string(tui::tr("Quitting ends the reduction (the replay keeps the answers)"))
+                              : std::string();
+                 }));
+    app.set_screen_catalog(views::screen_ids());
     auto on_answer = [&state](tui::Action a) {
       state.answer(a == tui::Action::kGood   ? ReduceAnswer::kGood
                    : a == tui::Action::kBad  ? ReduceAnswer::kBad
                    : a == tui::Action::kSkip ? ReduceAnswer::kSkip
-                   : a == tui::Action::kUndo ? ReduceAnswer::kUndo
-                                             : ReduceAnswer::kQuit);
+                                             : ReduceAnswer::kUndo);
     };
     app.add_view(std::make_unique<views::ReduceView>(on_answer, [&state] { return state.poll(); }));
-    app.add_view(std::make_unique<views::HelpView>(app.bindings()));
+    app.add_view(std::make_unique<views::HelpView>([&app] { return app.help_document(); }));
     while (!app.quit_requested() && job->progress()->state == session::JobState::kRunning) app.run(1);
     // Leaving the screen early (Q, a signal) quits the reduction as the prompt's quit would.
     if (job->progress()->state == session::JobState::kRunning) state.answer(ReduceAnswer::kQuit);

@@ -22,8 +22,12 @@
 #include "core/ir/mapped_file.h"
 #include "core/ir/onnx_import.h"
 #include "core/ref/reference_backend.h"
+#include "core/session/layerwise_session.h"
+#include "tui/cli/browser.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
+#include "tui/cli/ui_options.h"
+#include "tui/i18n.h"
 #include "views/report/compare_report.h"
 #include "views/report/tensor_report.h"
 
@@ -53,6 +57,7 @@ struct RunArgs {
   int threads = 0;
   int warm_up = 0;
   bool verbose = false;
+  bool tui = false;
   DataOptions data;
   OutputOptions outputs;
   CompareOptions compare;
@@ -163,6 +168,58 @@ Result<std::unique_ptr<engine::EngineBackend>> prepare_engine(const RunArgs& arg
   return backend;
 }
 
+// What each comparison keeps of its tensors for the tensor detail: the digests, when the browser
+// or the report will show them.
+std::optional<DigestLimits> digest_limits(const RunArgs& args) {
+  if (args.tui || !args.compare.report_json.empty()) return DigestLimits{};
+  return std::nullopt;
+}
+
+// The layer-wise comparison the browser opens on: the first that failed, else the first.
+struct Browsed {
+  std::shared_ptr<session::LayerwiseSession> session;
+  size_t test = 0;       // runner index
+  size_t iteration = 0;
+  std::string title;
+};
+
+void keep_for_browsing(std::optional<Browsed>& browsed, const Model& model, const LayerwiseComparison& cmp,
+                       size_t test, size_t iteration, const std::string& title) {
+  if (browsed && (!browsed->session->comparison.passed() || cmp.passed())) return;
+  auto s = std::make_shared<session::LayerwiseSession>();
+  s->model = model;
+  s->comparison = cmp;
+  browsed = Browsed{std::move(s), test, iteration, title};
+}
+
+// The report starts with the model it compared, by absolute path, so that `vernier browse`
+// finds it.
+nlohmann::ordered_json new_report(const RunArgs& args) {
+  nlohmann::ordered_json report;
+  std::error_code ec;
+  report["model"] = std::filesystem::absolute(args.model, ec).string();
+  report["comparisons"] = nlohmann::ordered_json::array();
+  return report;
+}
+
+// Browses `browsed` full-screen; `code` is the run's exit code, kept unless the UI cannot start
+// (then a note, and the plain report stands).
+int browse_result(std::optional<Browsed> browsed, BrowseSource source, int code) {
+  if (!browsed) {
+    fmt::print("[W] --tui: no layer-wise comparison to browse\n");
+    return code;
+  }
+  if (!on_terminal()) {
+    fmt::print("[I] --tui: not on a terminal, the report above stands\n");
+    return code;
+  }
+  source.done = std::move(browsed->session);
+  source.origin = browsed->title;
+  std::string error;
+  if (!browse(std::move(source), error)) fmt::print("[W] --tui: {}; the report above stands\n", error);
+  return code;
+}
+
 // Whether comparing `test` with `ref` is layer-wise: asked for, or the results hold tensors that
 // are not graph outputs (a layer-wise run saved by Vernier or Polygraphy).
 bool is_layerwise(const RunArgs& args, const TensorMap& test, const Model* model) {
@@ -190,7 +247,7 @@ void add_comparison_entry(const RunArgs& args, nlohmann::ordered_json& report, c
 // in memory. Layer-wise results are ranked against `model`'s graph when there is one. Returns
 // whether everything matched; the JSON report collects every comparison.
 Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, const io::RunResults& results,
-                              const Model* model, nlohmann::ordered_json& report) {
+                              const Model* model, nlohmann::ordered_json& report, std::optional<Browsed>& browsed) {
   bool all_passed = true;
   const io::RunnerResults& ref = results.front();
   for (size_t k = 1; k < results.size(); ++k) {
@@ -207,8 +264,10 @@ Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, 
       const std::string title = fmt::format("{} vs. {} | Iteration {}", test.runner_name, ref.runner_name, it);
       bool passed = false;
       if (model && is_layerwise(args, test_out, model)) {
-        VN_ASSIGN_OR_RETURN(LayerwiseComparison cmp, compare_layerwise_results(test_out, ref_out, model->graph, config));
+        VN_ASSIGN_OR_RETURN(LayerwiseComparison cmp,
+                            compare_layerwise_results(test_out, ref_out, model->graph, config, digest_limits(args)));
         fmt::print("{}", views::format_layerwise(title, cmp, args.verbose));
+        if (args.tui) keep_for_browsing(browsed, *model, cmp, k, it, title);
         passed = cmp.passed();
         add_comparison_entry(args, report, test.runner_name, ref.runner_name, it,
                              [&] { return layerwise_comparison_json(cmp); });
@@ -339,9 +398,9 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
     saved[k].runner_name = runner_name(backends[k].backend().name(), static_cast<int>(k));
   }
 
-  nlohmann::ordered_json report;
-  report["comparisons"] = nlohmann::ordered_json::array();
+  nlohmann::ordered_json report = new_report(args);
   bool all_passed = true;
+  std::optional<Browsed> browsed;
   Backend& ref = backends.front().backend();
   for (size_t k = 1; k < backends.size(); ++k) {
     for (size_t it = 0; it < feeds.size(); ++it) {
@@ -353,6 +412,7 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
       options.local_errors = args.compare.local_errors && !isolated;
       options.layer_graph = &model.graph;
       options.threads = args.threads;
+      options.digest = digest_limits(args);
       TensorMap ref_out, test_out;
       if (save) {
         options.on_tensor = [&](bool test, const std::string& name, const Tensor& t) {
@@ -384,6 +444,7 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
       all_passed = all_passed && cmp->passed();
       add_comparison_entry(args, report, saved[k].runner_name, saved[0].runner_name, it,
                            [&] { return layerwise_comparison_json(*cmp); });
+      if (args.tui) keep_for_browsing(browsed, model, *cmp, k, it, title);
       if (save) {
         if (k == 1) saved[0].iterations.push_back(io::IterationResult{std::move(ref_out), std::nullopt, saved[0].runner_name});
         saved[k].iterations.push_back(io::IterationResult{std::move(test_out), std::nullopt, saved[k].runner_name});
@@ -394,7 +455,29 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
     if (Status s = save_outputs(args.outputs.save_outputs, saved); !s.ok()) return report_error(s);
     fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
-  return finish_report(args, report, all_passed);
+  const int code = finish_report(args, report, all_passed);
+  if (!args.tui) return code;
+  // The browser compares again (`:set`) on the backends of the browsed comparison.
+  BrowseSource source;
+  source.config = config;
+  LiveBackend* test = browsed ? &backends[browsed->test] : nullptr;
+  if (browsed) {
+    const auto* engine = dynamic_cast<const engine::EngineBackend*>(test->own.get());
+    session::describe_layers(engine != nullptr ? engine->plan() : nullptr, *browsed->session);
+  }
+  // An engine runner's build stays with its engine: the browser shows its result but does not
+  // compare again.
+  if (browsed && test->own) {
+    session::LayerwiseSessionOptions options;
+    options.local_errors = args.compare.local_errors;
+    options.threads = args.threads;
+    // The backends point into `model`, which outlives the browser (it is run()'s).
+    auto runner = std::make_shared<session::LayerwiseRunner>(std::shared_ptr<const Model>(std::shared_ptr<void>(), &model),
+                                                             feeds[browsed->iteration], std::move(backends.front().own),
+                                                             std::move(test->own), options);
+    source.rerun = [runner](const CompareConfig& c, session::JobContext& ctx) { return runner->run(c, ctx); };
+  }
+  return browse_result(std::move(browsed), std::move(source), code);
 }
 
 int run(const RunArgs& args) {
@@ -404,6 +487,14 @@ int run(const RunArgs& args) {
   }
   Result<CompareConfig> config = args.compare.config();
   if (!config.ok()) return report_error(config.status());
+  if (args.tui) {
+    if (!args.outputs.mark_all && !args.compare.local_errors &&
+        std::none_of(args.order.begin(), args.order.end(), [](const Runner& r) { return r.source == Source::kLoaded; })) {
+      return report_error(make_error(StatusCode::kInvalidArgument,
+                                     "--tui browses a layer-wise comparison: add --mark-all (and two backends)"));
+    }
+    if (Status s = set_ui_language(ui_options().lang); !s.ok()) return report_error(s);
+  }
   const bool any_live = std::any_of(args.order.begin(), args.order.end(),
                                     [](const Runner& r) { return r.source != Source::kLoaded; });
   const bool any_loaded = std::any_of(args.order.begin(), args.order.end(),
@@ -458,13 +549,21 @@ int run(const RunArgs& args) {
     if (Status s = save_outputs(args.outputs.save_outputs, live); !s.ok()) return report_error(s);
     fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
-  if (results.size() < 2) return kExitOk;
+  if (results.size() < 2) {
+    if (args.tui) fmt::print("[W] --tui: nothing was compared, so there is nothing to browse\n");
+    return kExitOk;
+  }
 
-  nlohmann::ordered_json report;
-  report["comparisons"] = nlohmann::ordered_json::array();
-  Result<bool> passed = compare_backends(args, *config, results, model ? &*model : nullptr, report);
+  nlohmann::ordered_json report = new_report(args);
+  std::optional<Browsed> browsed;
+  Result<bool> passed = compare_backends(args, *config, results, model ? &*model : nullptr, report, browsed);
   if (!passed.ok()) return report_error(passed.status());
-  return finish_report(args, report, *passed);
+  const int code = finish_report(args, report, *passed);
+  if (!args.tui) return code;
+  BrowseSource source;
+  source.config = *config;
+  source.no_rerun = tui::trf("saved results are not compared again here: run `vernier run ... --atol/--rtol ... --tui`");
+  return browse_result(std::move(browsed), std::move(source), code);
 }
 
 }  // namespace
@@ -504,6 +603,9 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--warm-up", args->warm_up, "Untimed runs on the first feed before timing")
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("-v,--verbose", args->verbose, "Also print output values");
+  cmd->add_flag("--tui", args->tui,
+                "After a layer-wise comparison (--mark-all), browse it full-screen: Graph, Layers, Tensor detail");
+  add_ui_flags(*cmd);
   args->data.add_to(*cmd);
   args->outputs.add_to(*cmd);
   args->compare.add_to(*cmd);

@@ -79,6 +79,7 @@ CLI::App* add_triage_options(CLI::App& app, TriageArgs& args) {
   cmd->add_option("--resume", args.resume,
                   "Continue the session in this work folder where it stopped, with the options it started with");
   cmd->add_option("--lang", args.lang, "Language of the chart: en or zh (default: from LANG)");
+  add_no_mouse_flag(*cmd);
   cmd->add_flag("--force", args.force, "Start over in a work folder that holds an earlier triage");
   cmd->add_option("--builds", args.builds, "Engine builds of the intermittency probe")
       ->check(CLI::Range(2, 1000))

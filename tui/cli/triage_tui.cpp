@@ -13,8 +13,11 @@
 #include "core/session/job.h"
 #include "tui/app.h"
 #include "tui/cli/browser.h"
+#include "tui/cli/ui_options.h"
 #include "tui/curses_terminal.h"
+#include "tui/i18n.h"
 #include "views/screens/flowchart_view.h"
+#include "views/screens/screens.h"
 #include "views/screens/tactics_view.h"
 #include "views/screens/text_views.h"
 
@@ -130,17 +133,6 @@ class TriageScreenState {
   session::AnswerBox<bool> box_;
 };
 
-std::vector<tui::TextLine> help_intro() {
-  return {{"Screens", tui::ColorRole::kHeader},
-          {"  Flowchart  the chart with the path taken, the current question with its evidence and the"},
-          {"             proposed answer, the path so far with the time, engine builds and checks of each step"},
-          {"  Log        what triage did; Help this screen"},
-          {"  Tactics    good against bad engine builds, layer by layer (shown when the builds were mixed)"},
-          {"Answering", tui::ColorRole::kHeader},
-          {"  y yes, n no, Enter accepts the highlighted answer (the proposal); x cancels the triage;"},
-          {"  q asks before quitting while triage runs, Q quits at once"}};
-}
-
 // The full-screen walk. The terminal is already open.
 Result<flow::TriageResult> triage_screen(tui::CursesTerminal& terminal, const flow::Flowchart& chart,
                                          flow::TriageConfig config) {
@@ -155,13 +147,19 @@ Result<flow::TriageResult> triage_screen(tui::CursesTerminal& terminal, const fl
     return flow::triage_headless(chart, std::move(config), observe, ctx.cancel_flag());
   });
   {
-    tui::App app(terminal);
     TriageJob& running = *job;
+    // Quitting before the end cancels the walk: the App asks first, with keys no question uses.
+    tui::App app(terminal, app_options([&running] {
+                   return running.progress()->state == session::JobState::kRunning
+                              ? std::string(tui::tr("Quitting cancels the triage"))
+                              : std::string();
+                 }));
+    app.set_screen_catalog(views::screen_ids());
     app.add_view(std::make_unique<views::FlowchartView>([state](bool yes) { state->answer(yes); },
                                                         [state] { return state->poll(); },
                                                         [&running] { running.cancel(); }));
     app.add_view(std::make_unique<views::LogView>([&running] { return running.progress(); }));
-    app.add_view(std::make_unique<views::HelpView>(app.bindings(), help_intro()));
+    app.add_view(std::make_unique<views::HelpView>([&app] { return app.help_document(); }));
     bool ended = false;
     while (!app.quit_requested()) {
       app.run(1);
@@ -204,6 +202,8 @@ Result<flow::TriageResult> walk_triage(const flow::Flowchart& chart, flow::Triag
     std::fflush(stdout);
     return flow::triage_headless(chart, std::move(config), observe, cancel);
   }
+  // The screens speak the chart's language.
+  tui::set_language(tui::language_from_code(chart.lang).value_or(tui::Language::kEnglish));
   Result<flow::TriageResult> result = triage_screen(*terminal, chart, std::move(config));
   const int signal = terminal->caught_signal();
   terminal->close();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tui/i18n.h"
 #include "tui/widgets/bars.h"
 
 namespace vn::tui {
@@ -33,7 +34,7 @@ void Heatmap::draw(Canvas& canvas, Rect area) const {
   if (area.empty()) return;
   canvas.fill(area);
   if (rows_ == 0) {
-    canvas.put_text(area, area.x, area.y, "(no data)", ColorRole::kDim);
+    canvas.put_text(area, area.x, area.y, tr("(no data)"), ColorRole::kDim);
     return;
   }
   const Glyphs& g = canvas.glyphs();

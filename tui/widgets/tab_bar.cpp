@@ -11,14 +11,15 @@ namespace {
 // Titles are never shortened below this many columns; the bar scrolls instead.
 constexpr int kMinTitleWidth = 4;
 
-std::string tab_text(size_t index, const std::string& title, int title_width) {
-  std::string text(1, ' ');
+// " 1 Graph " padded, "1 Graph" when the padding is what does not fit.
+std::string tab_text(size_t index, const std::string& title, int title_width, bool padded) {
+  std::string text = padded ? " " : "";
   if (index < 9) {
     text += std::to_string(index + 1);
     text += ' ';
   }
   text += truncate_to_width(title, title_width, "~");
-  text += ' ';
+  if (padded) text += ' ';
   return text;
 }
 
@@ -39,16 +40,22 @@ TabBar::Layout TabBar::layout(Rect area) const {
   const size_t n = titles_.size();
   int longest = 0;
   for (const std::string& t : titles_) longest = std::max(longest, display_width(t));
-  // The widest title limit at which every tab fits, else the minimum (and the bar scrolls).
+  // Whole titles without their padding before shortened ones; the widest title limit at which
+  // every tab fits, else the minimum (and the bar scrolls).
   std::vector<std::string> texts;
-  for (int limit = std::max(longest, kMinTitleWidth); limit >= kMinTitleWidth; --limit) {
+  const auto fits = [&](int limit, bool padded) {
     texts.clear();
     int total = static_cast<int>(n) - 1;
     for (size_t i = 0; i < n; ++i) {
-      texts.push_back(tab_text(i, titles_[i], limit));
+      texts.push_back(tab_text(i, titles_[i], limit, padded));
       total += display_width(texts.back());
     }
-    if (total <= area.w) break;
+    return total <= area.w;
+  };
+  if (!fits(longest, true) && !fits(longest, false)) {
+    for (int limit = std::max(longest, kMinTitleWidth); limit >= kMinTitleWidth; --limit) {
+      if (fits(limit, false)) break;
+    }
   }
   const int right = area.x + area.w;
   for (size_t first = 0; first <= active_; ++first) {

@@ -11,7 +11,8 @@
 namespace vn::tui {
 
 /// The row of screen titles, numbered as the keys that select them: " 1 Flowchart │ 2 Graph ".
-/// The active tab is drawn in kSelection. When the titles do not fit they are shortened, and if
+/// The active tab is drawn in kSelection. When the titles do not fit they lose their padding ("1 Graph"),
+/// then they are shortened, and if
 /// that is not enough the row scrolls so that the active tab is visible, with arrows marking
 /// hidden tabs on either side.
 class TabBar {

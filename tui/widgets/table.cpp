@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "tui/i18n.h"
+
 namespace vn::tui {
 namespace {
 
@@ -115,7 +117,11 @@ void Table::rebuild_order(std::optional<size_t> keep_row) {
   if (sort_column_ >= 0) {
     const auto column = static_cast<size_t>(sort_column_);
     std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) {
-      const int c = compare_cells(cell_text(rows_[a], column), cell_text(rows_[b], column));
+      const std::string_view ta = cell_text(rows_[a], column), tb = cell_text(rows_[b], column);
+      // Numbers first in either direction: "-" (nothing measured) is never the worst.
+      const bool na = parse_number(ta).has_value(), nb = parse_number(tb).has_value();
+      if (na != nb) return na;
+      const int c = compare_cells(ta, tb);
       return descending_ ? c > 0 : c < 0;
     });
   } else if (descending_) {
@@ -222,6 +228,16 @@ unsigned Table::handle(Action action) {
       return kHandled | kRedraw;
     case Action::kSort: {
       if (columns_.empty()) return kIgnored;
+      if (!sort_cycle_.empty()) {
+        size_t at = 0;
+        while (at < sort_cycle_.size() && sort_cycle_[at].column != sort_column_) ++at;
+        // From the original order (or a sort outside the cycle) to the first; after the last, back.
+        const SortKey next = at + 1 < sort_cycle_.size() ? sort_cycle_[at + 1]
+                             : at == sort_cycle_.size() ? sort_cycle_.front()
+                                                        : SortKey{};
+        sort_by(next.column, next.descending);
+        return kHandled | kRedraw;
+      }
       const int next = sort_column_ + 1 < static_cast<int>(columns_.size()) ? sort_column_ + 1 : -1;
       sort_by(next, descending_);
       return kHandled | kRedraw;
@@ -292,6 +308,41 @@ std::string Table::position_text() const {
   return std::to_string(selected_ + 1) + "/" + std::to_string(order_.size());
 }
 
+std::optional<size_t> Table::row_at(int y) const {
+  const int r = y - area_.y - 1;
+  if (r < 0 || r >= body_height()) return std::nullopt;
+  const size_t pos = top_ + static_cast<size_t>(r);
+  if (pos >= order_.size()) return std::nullopt;
+  return order_[pos];
+}
+
+std::optional<size_t> Table::column_at(int x) const {
+  for (const ColumnSlot& slot : layout()) {
+    if (x >= slot.x && x < slot.x + slot.width) return slot.column;
+  }
+  return std::nullopt;
+}
+
+unsigned Table::click(int x, int y) {
+  if (!area_.contains(x, y)) return kIgnored;
+  if (y == area_.y) {
+    const auto column = column_at(x);
+    if (!column) return kHandled;
+    const int c = static_cast<int>(*column);
+    // A first click sorts the way the sort cycle would (worst first), a second one reverses.
+    bool descending = false;
+    for (const SortKey& k : sort_cycle_) {
+      if (k.column == c) descending = k.descending;
+    }
+    sort_by(c, c == sort_column_ ? !descending_ : descending);
+    return kHandled | kRedraw;
+  }
+  const auto row = row_at(y);
+  if (!row) return kHandled;
+  select_row(*row);
+  return kHandled | kRedraw;
+}
+
 void Table::draw(Canvas& canvas) const {
   if (area_.empty()) return;
   canvas.fill(area_);
@@ -309,7 +360,7 @@ void Table::draw(Canvas& canvas) const {
   }
   const int height = body_height();
   if (order_.empty() && height > 0) {
-    const std::string note = filter_.empty() ? "(no rows)" : "(no rows match \"" + filter_ + "\")";
+    const std::string note = filter_.empty() ? std::string(tr("(no rows)")) : trf("(no rows match \"{}\")", filter_);
     canvas.put_text(area_, area_.x, area_.y + 1, note, ColorRole::kDim);
     return;
   }

@@ -39,6 +39,12 @@ enum class FilterMode : uint8_t {
   kHighlight,
 };
 
+/// A sort the `sort` action can choose: a column and its direction.
+struct SortKey {
+  int column = -1;
+  bool descending = false;
+};
+
 /// A scrollable, sortable, filterable table with a header row and a selected row.
 ///
 /// Rows keep their index in the vector given to set_rows() (the "row index") whatever the sort
@@ -68,9 +74,13 @@ class Table {
   /// Applies a navigation, sort or search action; returns HandlerResult flags.
   unsigned handle(Action action);
 
-  /// Sorts by `column` (numbers numerically and before text, NaN above every number, text in
-  /// natural order so "conv10" follows "conv9"); -1 restores the original order. Stable.
+  /// Sorts by `column` (numbers numerically, NaN above every number, text in natural order so
+  /// "conv10" follows "conv9"; text such as "-" stays below the numbers in either direction);
+  /// -1 restores the original order. Stable.
   void sort_by(int column, bool descending = false);
+  /// The sorts the `sort` action steps through, in order, before the original order again (e.g.
+  /// the worst error first, then the rank); empty: every column in turn, keeping the direction.
+  void set_sort_cycle(std::vector<SortKey> cycle) { sort_cycle_ = std::move(cycle); }
   /// The sort column (-1: original order) and direction.
   int sort_column() const { return sort_column_; }
   bool sort_descending() const { return descending_; }
@@ -100,6 +110,13 @@ class Table {
   size_t top() const { return top_; }
   /// "selected/shown" as in "3/120" ("0/0" when empty), for status lines.
   std::string position_text() const;
+  /// The row index drawn at screen row `y` (header and empty rows: nullopt).
+  std::optional<size_t> row_at(int y) const;
+  /// The column whose title is drawn at screen column `x` of the header row; nullopt elsewhere.
+  std::optional<size_t> column_at(int x) const;
+  /// A click at (x, y): selects the row, or sorts by the column whose title was clicked.
+  /// HandlerResult flags; kIgnored outside the table.
+  unsigned click(int x, int y);
 
  private:
   struct ColumnSlot {
@@ -119,6 +136,7 @@ class Table {
   std::vector<TableColumn> columns_;
   std::vector<TableRow> rows_;
   std::vector<size_t> order_;
+  std::vector<SortKey> sort_cycle_;
   Rect area_;
   size_t selected_ = 0;
   size_t top_ = 0;

@@ -5,60 +5,22 @@
 
 #include <fmt/format.h>
 
+#include "tui/i18n.h"
 #include "tui/text.h"
+#include "views/screens/screens.h"
 
 namespace vn::views {
 namespace {
 
 // Columns from which the chart gets its own column left of the current node.
 constexpr int kChartColumnMinWidth = 70;
+// The chart column: at least this wide, at most this share of the screen (the rest is the
+// question's), titles wrapping onto further rows when they need more.
+constexpr int kChartMinWidth = 24;
 // Columns of each cost (seconds, builds, checks) in the path.
 constexpr int kCostColumn = 7;
 // Rows of the prompt box: border, question, blank, choices, border.
 constexpr int kPromptRows = 5;
-
-// The screen's own words in the chart's language; the chart itself brings the rest.
-struct Labels {
-  const char* screen;
-  const char* chart;
-  const char* evidence;
-  const char* proposed;
-  const char* path;
-  const char* col_time;  // the path's cost columns, right-aligned in kCostColumn columns each
-  const char* col_builds;
-  const char* col_checks;
-  const char* probing;
-  const char* your_answer;
-  const char* yes;
-  const char* no;
-  const char* proposal_mark;
-  const char* overridden;
-  const char* outcome;
-  const char* culprit;
-  const char* bundle;
-  const char* ended;
-  const char* failed;
-  const char* cancelled;
-  const char* cancel_question;
-  const char* quit_question;
-  const char* x_cancels;
-  const char* q_quits;
-  const char* seconds;
-};
-
-constexpr Labels kEnglish{"Flowchart", "Chart", "Evidence", "Proposed answer", "Path so far", "time s", "builds", "checks",
-                          "Running the probe", "Your answer? Enter accepts the highlighted one", "yes", "no",
-                          " (proposed)", " (yours)", "Outcome", "Culprit", "Bug-report bundle", "Triage ended", "Triage failed",
-                          "Triage cancelled", "Cancel the triage?", "Cancel the triage and quit?",
-                          "x cancels the triage", "q quits", "s"};
-constexpr Labels kChinese{"流程图", "流程图", "证据", "建议的回答", "已走过的路径", "用时秒", "构建", "检查",
-                          "正在运行探测", "您的回答？回车接受高亮的选项", "是", "否", "（建议）",
-                          "（您的）", "结果", "问题所在", "错误报告包", "分诊结束", "分诊失败", "分诊已取消", "取消分诊？",
-                          "取消分诊并退出？", "x 取消分诊", "q 退出", "秒"};
-
-const Labels& labels_for(const FlowchartModel& model) {
-  return model.chart != nullptr && model.chart->lang == "zh" ? kChinese : kEnglish;
-}
 
 std::string scalar_text(const nlohmann::ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -66,9 +28,9 @@ std::string scalar_text(const nlohmann::ordered_json& v) {
   return v.dump();
 }
 
-std::string answer_text(const Labels& l, const flow::TriageStep& step) {
+std::string answer_text(const flow::TriageStep& step) {
   if (!step.answer) return {};
-  return std::string(*step.answer ? l.yes : l.no) + (step.overridden ? l.overridden : "");
+  return std::string(tui::tr(*step.answer ? "yes" : "no")) + std::string(step.overridden ? tui::tr(" (yours)") : "");
 }
 
 // Writes wrapped `text` from row `y` on, stopping before `bottom`; returns the next free row.
@@ -91,7 +53,7 @@ std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, 
   for (const auto& [key, value] : evidence.items()) {
     if (value.is_object()) {
       for (const auto& [sub, v] : value.items()) {
-        if (!v.is_structured()) add(fmt::format("{}.{}: {}", key, sub, scalar_text(v)));
+        if (!v.is_structured()) add(fmt::format("{}.{}: {}", tui::tr_data(key), tui::tr_data(sub), scalar_text(v)));
       }
     } else if (value.is_array()) {
       std::vector<std::string> parts;
@@ -108,32 +70,41 @@ std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, 
       if (scalars || parts.size() == value.size()) {
         std::string joined;
         for (const std::string& p : parts) joined += (joined.empty() ? "" : ", ") + p;
-        add(fmt::format("{}: {}", key, joined.empty() ? "-" : joined));
+        add(fmt::format("{}: {}", tui::tr_data(key), joined.empty() ? "-" : joined));
       } else {
-        add(fmt::format("{}: {} item(s)", key, value.size()));
+        add(fmt::format("{}: {}", tui::tr_data(key), tui::trf("{} item(s)", value.size())));
       }
     } else {
-      add(fmt::format("{}: {}", key, scalar_text(value)));
+      add(fmt::format("{}: {}", tui::tr_data(key), scalar_text(value)));
     }
   }
   return lines;
 }
 
-std::string FlowchartView::title() const { return labels_for(model_).screen; }
+std::string FlowchartView::title() const { return screen_title(id()); }
+
+std::string FlowchartView::description() const { return screen_description(id()); }
+
+std::vector<tui::Action> FlowchartView::help_actions() const {
+  using tui::Action;
+  if (prompt_open()) return {Action::kYes, Action::kNo, Action::kAccept, Action::kLeft, Action::kRight, Action::kCancelJob};
+  if (!finished()) return {Action::kCancelJob};
+  return {};
+}
 
 void FlowchartView::set_model(FlowchartModel model) {
   const bool new_question = model.phase == TriagePhase::kAsking &&
                             (model_.phase != TriagePhase::kAsking || model.path.size() != model_.path.size() ||
                              model.current != model_.current);
   model_ = std::move(model);
-  if (finished()) confirm_.reset();
+  if (finished()) confirm_cancel_ = false;
   if (!new_question) return;
   answered_ = false;
-  const Labels& l = labels_for(model_);
   const bool yes_proposed = model_.proposed && model_.proposed->answer.value_or(true);
-  prompt_ = tui::Prompt(l.your_answer,
-                        {{tui::Action::kYes, std::string(l.yes) + (yes_proposed ? l.proposal_mark : ""), "y"},
-                         {tui::Action::kNo, std::string(l.no) + (yes_proposed ? "" : l.proposal_mark), "n"}},
+  const std::string mark(tui::tr(" (proposed)"));
+  prompt_ = tui::Prompt(std::string(tui::tr("Your answer? Enter accepts the highlighted one")),
+                        {{tui::Action::kYes, std::string(tui::tr("yes")) + (yes_proposed ? mark : ""), "y"},
+                         {tui::Action::kNo, std::string(tui::tr("no")) + (yes_proposed ? "" : mark), "n"}},
                         yes_proposed ? 0 : 1);
 }
 
@@ -155,7 +126,7 @@ bool FlowchartView::tick(std::chrono::steady_clock::time_point now) {
 }
 
 tui::KeyContext FlowchartView::key_context() const {
-  return confirm_ || prompt_open() ? tui::KeyContext::kPrompt : tui::KeyContext::kNormal;
+  return prompt_open() ? tui::KeyContext::kPrompt : tui::KeyContext::kNormal;
 }
 
 std::string FlowchartView::status_text() const {
@@ -166,39 +137,26 @@ std::string FlowchartView::status_text() const {
     checks += s.checks;
     seconds += s.seconds;
   }
-  return fmt::format("step {}  {:.1f} s  {} build(s)  {} check(s)", model_.path.size() + (finished() ? 0 : 1),
-                     seconds, builds, checks);
-}
-
-void FlowchartView::open_confirm(bool then_quit) {
-  const Labels& l = labels_for(model_);
-  quit_after_cancel_ = then_quit;
-  confirm_ = std::make_unique<tui::Prompt>(
-      then_quit ? l.quit_question : l.cancel_question,
-      std::vector<tui::PromptChoice>{{tui::Action::kYes, l.yes, "y"}, {tui::Action::kNo, l.no, "n"}}, 1);
+  return tui::trf("step {}  {:.1f} s  {} build(s)  {} check(s)", model_.path.size() + (finished() ? 0 : 1), seconds,
+                  builds, checks);
 }
 
 unsigned FlowchartView::handle(tui::Action action) {
-  // Screens, help, the command line and Q stay the App's even while a question is open.
+  if (confirm_cancel_) {
+    // The confirmation takes the next key, whatever it is: x again cancels, any other withdraws it.
+    confirm_cancel_ = false;
+    if (action == tui::Action::kCancelJob && !finished() && on_cancel_) on_cancel_();
+    return tui::kHandled | tui::kRedraw;
+  }
+  // Screens, help, the command line, back and quit stay the App's even while a question is open:
+  // no key that leaves (Esc, q, Q) ever answers the question.
   const bool app_action = tui::screen_index(action).has_value() || action == tui::Action::kHelp ||
                           action == tui::Action::kCommandLine || action == tui::Action::kQuit ||
                           action == tui::Action::kRefresh || action == tui::Action::kNextPane ||
-                          action == tui::Action::kPrevPane;
-  if (app_action) return tui::kIgnored;
-  if (confirm_) {
-    const unsigned result = confirm_->handle(action);
-    if (const auto& answer = confirm_->result()) {
-      const bool cancel = *answer == tui::Action::kYes;
-      confirm_.reset();
-      if (cancel && on_cancel_) on_cancel_();
-      return tui::kHandled | tui::kRedraw | (cancel && quit_after_cancel_ ? tui::kQuit : 0u);
-    }
-    // Modal: nothing moves behind it.
-    return result != tui::kIgnored ? result : tui::kHandled;
-  }
-  if (finished()) return tui::kIgnored;
-  if (action == tui::Action::kCancelJob || action == tui::Action::kBack) {
-    open_confirm(action == tui::Action::kBack);
+                          action == tui::Action::kPrevPane || action == tui::Action::kBack;
+  if (app_action || finished()) return tui::kIgnored;
+  if (action == tui::Action::kCancelJob) {
+    confirm_cancel_ = true;
     return tui::kHandled | tui::kRedraw;
   }
   if (!prompt_open()) return tui::kIgnored;
@@ -211,14 +169,33 @@ unsigned FlowchartView::handle(tui::Action action) {
   return result != tui::kIgnored ? result : tui::kHandled;
 }
 
+namespace {
+
+// The width the chart column wants: its heading and every node's mark, title and answer.
+int chart_width_wanted(const FlowchartModel& m) {
+  int w = tui::display_width(tui::tr("Chart"));
+  if (m.chart == nullptr) return w;
+  for (const flow::FlowNode& node : m.chart->nodes) {
+    const flow::TriageStep* visit = nullptr;
+    for (const flow::TriageStep& s : m.path) {
+      if (s.node == node.id) visit = &s;
+    }
+    const std::string answer = visit != nullptr ? answer_text(*visit) : std::string();
+    w = std::max(w, 2 + tui::display_width(node.title) + (answer.empty() ? 0 : 1 + tui::display_width(answer)));
+  }
+  return w;
+}
+
+}  // namespace
+
 void FlowchartView::draw_chart(tui::Canvas& canvas, tui::Rect area) const {
   const tui::Glyphs& g = canvas.glyphs();
-  const Labels& l = labels_for(model_);
-  canvas.put_text(area, area.x, area.y, tui::truncate_to_width(l.chart, area.w, g.ellipsis), tui::ColorRole::kHeader);
+  canvas.put_text(area, area.x, area.y, tui::truncate_to_width(tui::tr("Chart"), area.w, g.ellipsis), tui::ColorRole::kHeader);
   if (model_.chart == nullptr) return;
   int y = area.y + 1;
+  const int bottom = area.y + area.h;
   for (const flow::FlowNode& node : model_.chart->nodes) {
-    if (y >= area.y + area.h) break;
+    if (y >= bottom) break;
     // The last visit decides the mark: a node asked again after double-checking shows its new answer.
     const flow::TriageStep* visit = nullptr;
     for (const flow::TriageStep& s : model_.path) {
@@ -234,22 +211,29 @@ void FlowchartView::draw_chart(tui::Canvas& canvas, tui::Rect area) const {
       mark = g.check;
       role = node.kind == flow::NodeKind::kEnd ? tui::ColorRole::kAccent : tui::ColorRole::kOk;
     }
-    const std::string answer = visit != nullptr ? answer_text(l, *visit) : std::string();
-    const int answer_w = answer.empty() ? 0 : tui::display_width(answer) + 1;
-    const std::string left = std::string(mark) + " " + node.title;
-    canvas.put_text(area, area.x, y, tui::truncate_to_width(left, area.w - answer_w, g.ellipsis), role);
-    if (!answer.empty() && area.w > answer_w + 4) {
-      canvas.put_text(area, area.x + area.w - answer_w + 1, y, answer,
-                      visit->overridden ? tui::ColorRole::kWarning : tui::ColorRole::kDefault);
+    // The title wraps under itself (two columns in) instead of being cut; the answer goes at the
+    // end of its last row, or on a row of its own when that row is full.
+    std::vector<std::string> lines = tui::wrap_text(node.title, std::max(1, area.w - 2));
+    const std::string answer = visit != nullptr ? answer_text(*visit) : std::string();
+    const int answer_w = answer.empty() ? 0 : tui::display_width(answer);
+    for (size_t i = 0; i < lines.size() && y < bottom; ++i, ++y) {
+      canvas.put_text(area, area.x, y, (i == 0 ? std::string(mark) : std::string(" ")) + " " + lines[i], role);
     }
-    ++y;
+    if (!answer.empty() && y - 1 >= area.y + 1) {
+      const int last_w = 2 + tui::display_width(lines.back());
+      const bool fits = last_w + 1 + answer_w <= area.w;
+      if (!fits && y < bottom) ++y;
+      if (fits || y - 1 < bottom) {
+        canvas.put_text(area, area.x + area.w - answer_w, y - 1, answer,
+                        visit->overridden ? tui::ColorRole::kWarning : tui::ColorRole::kDefault);
+      }
+    }
   }
 }
 
 void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
   if (area.empty()) return;
   const tui::Glyphs& g = canvas.glyphs();
-  const Labels& l = labels_for(model_);
   const flow::FlowNode* node = model_.chart != nullptr ? model_.chart->find(model_.current) : nullptr;
   const int bottom = area.y + area.h;
   int y = area.y;
@@ -260,7 +244,7 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
     case TriagePhase::kProbing: {
       const auto seconds = std::max<int64_t>(
           0, std::chrono::duration_cast<std::chrono::seconds>(now_ - model_.started).count());
-      header(fmt::format("{} ({} {}): {}", l.probing, seconds, l.seconds, node ? node->title : model_.current),
+      header(tui::trf("Running the probe ({} s): {}", seconds, node ? node->title : model_.current),
              tui::ColorRole::kHeader);
       if (node != nullptr) {
         if (node->kind == flow::NodeKind::kQuestion) {
@@ -268,7 +252,7 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
         }
         y = put_wrapped(canvas, area, y, bottom - 1, node->text, tui::ColorRole::kDim);
       }
-      if (y < bottom) canvas.put_text(area, area.x, bottom - 1, l.x_cancels, tui::ColorRole::kDim);
+      if (y < bottom) canvas.put_text(area, area.x, bottom - 1, tui::tr("x cancels the triage"), tui::ColorRole::kDim);
       break;
     }
     case TriagePhase::kAsking: {
@@ -279,13 +263,13 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
       if (model_.proposed && node != nullptr && y < text_bottom) {
         const flow::TriageStep& p = *model_.proposed;
         const bool yes = p.answer.value_or(true);
-        const std::string proposal = fmt::format("{}: {}", l.proposed, yes ? node->yes.label : node->no.label);
+        const std::string proposal = tui::trf("Proposed answer: {}", yes ? node->yes.label : node->no.label);
         // The proposal matters more than the details: keep rows for it below the evidence.
         const int proposal_rows = static_cast<int>(tui::wrap_text(proposal, area.w).size());
         const int evidence_bottom = std::max(y, text_bottom - proposal_rows);
         if (y < evidence_bottom) {
           canvas.put_text(area, area.x, y++,
-                          tui::truncate_to_width(fmt::format("{} ({:.2f} {})", l.evidence, p.seconds, l.seconds),
+                          tui::truncate_to_width(tui::trf("Evidence ({:.2f} s)", p.seconds),
                                                  area.w, g.ellipsis),
                           tui::ColorRole::kHeader);
         }
@@ -308,24 +292,24 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
     case TriagePhase::kDone: {
       // Probes can end the walk off the chart's ends ("no_failure"): then the last node is no title.
       const bool at_end = node != nullptr && node->kind == flow::NodeKind::kEnd;
-      header(at_end ? node->title : l.ended,
+      header(at_end ? node->title : std::string(tui::tr("Triage ended")),
              model_.outcome == "localized" ? tui::ColorRole::kError : tui::ColorRole::kOk);
-      header(fmt::format("{}: {}", l.outcome, model_.outcome), tui::ColorRole::kHeader);
-      if (!model_.culprit.empty()) header(fmt::format("{}: {}", l.culprit, model_.culprit), tui::ColorRole::kDefault);
+      header(tui::trf("Outcome: {}", tui::tr_data(model_.outcome)), tui::ColorRole::kHeader);
+      if (!model_.culprit.empty()) header(tui::trf("Culprit: {}", model_.culprit), tui::ColorRole::kDefault);
       if (!model_.bundle.empty()) {
-        y = put_wrapped(canvas, area, y, bottom, fmt::format("{}: {}", l.bundle, model_.bundle), tui::ColorRole::kOk);
+        y = put_wrapped(canvas, area, y, bottom, tui::trf("Bug-report bundle: {}", model_.bundle), tui::ColorRole::kOk);
       }
       if (at_end) {
         y = put_wrapped(canvas, area, y, std::max(y, bottom - 1), node->text, tui::ColorRole::kDim);
       }
-      if (y < bottom) canvas.put_text(area, area.x, bottom - 1, l.q_quits, tui::ColorRole::kDim);
+      if (y < bottom) canvas.put_text(area, area.x, bottom - 1, tui::tr("q quits"), tui::ColorRole::kDim);
       break;
     }
     case TriagePhase::kFailed:
     case TriagePhase::kCancelled:
-      header(model_.phase == TriagePhase::kFailed ? l.failed : l.cancelled, tui::ColorRole::kError);
+      header(tui::tr(model_.phase == TriagePhase::kFailed ? "Triage failed" : "Triage cancelled"), tui::ColorRole::kError);
       y = put_wrapped(canvas, area, y, bottom - 1, model_.error, tui::ColorRole::kDefault);
-      if (y < bottom) canvas.put_text(area, area.x, bottom - 1, l.q_quits, tui::ColorRole::kDim);
+      if (y < bottom) canvas.put_text(area, area.x, bottom - 1, tui::tr("q quits"), tui::ColorRole::kDim);
       break;
   }
 }
@@ -333,16 +317,15 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
 void FlowchartView::draw_path(tui::Canvas& canvas, tui::Rect area) const {
   if (area.empty()) return;
   const tui::Glyphs& g = canvas.glyphs();
-  const Labels& l = labels_for(model_);
   // Costs in three right-aligned columns; the step's title and answer take what is left.
   const int cost_w = area.w >= 40 ? 3 * kCostColumn : 0;
   const int name_w = area.w - cost_w;
-  canvas.put_text(area, area.x, area.y, tui::fit_to_width(l.path, name_w, tui::Align::kLeft, g.ellipsis),
+  canvas.put_text(area, area.x, area.y, tui::fit_to_width(tui::tr("Path so far"), name_w, tui::Align::kLeft, g.ellipsis),
                   tui::ColorRole::kHeader);
   if (cost_w > 0) {
-    const std::string columns = tui::fit_to_width(l.col_time, kCostColumn, tui::Align::kRight) +
-                                tui::fit_to_width(l.col_builds, kCostColumn, tui::Align::kRight) +
-                                tui::fit_to_width(l.col_checks, kCostColumn, tui::Align::kRight);
+    const std::string columns = tui::fit_to_width(tui::tr("time s"), kCostColumn, tui::Align::kRight) +
+                                tui::fit_to_width(tui::tr("builds"), kCostColumn, tui::Align::kRight) +
+                                tui::fit_to_width(tui::tr("checks"), kCostColumn, tui::Align::kRight);
     canvas.put_text(area, area.x + name_w, area.y, columns, tui::ColorRole::kHeader);
   }
   const int rows = area.h - 1;
@@ -353,7 +336,7 @@ void FlowchartView::draw_path(tui::Canvas& canvas, tui::Rect area) const {
   for (size_t i = first; i < model_.path.size(); ++i, ++y) {
     const flow::TriageStep& s = model_.path[i];
     const flow::FlowNode* node = model_.chart != nullptr ? model_.chart->find(s.node) : nullptr;
-    const std::string answer = answer_text(l, s);
+    const std::string answer = answer_text(s);
     const std::string name = fmt::format("{}. {}{}", i + 1, node ? node->title : s.node,
                                          answer.empty() ? "" : fmt::format(" {} {}", g.arrow_right, answer));
     canvas.put_text(area, area.x, y, tui::truncate_to_width(name, name_w - 1, g.ellipsis),
@@ -372,7 +355,7 @@ void FlowchartView::draw(tui::Canvas& canvas) const {
   canvas.fill(area_);
   tui::Rect right = area_;
   if (area_.w >= kChartColumnMinWidth) {
-    const int chart_w = std::clamp(area_.w / 3, 24, 40);
+    const int chart_w = std::clamp(chart_width_wanted(model_), kChartMinWidth, area_.w * 2 / 5);
     draw_chart(canvas, {area_.x, area_.y, chart_w, area_.h});
     for (int y = area_.y; y < area_.y + area_.h; ++y) {
       canvas.put_text(area_, area_.x + chart_w, y, canvas.glyphs().vertical, tui::ColorRole::kDim);
@@ -386,7 +369,10 @@ void FlowchartView::draw(tui::Canvas& canvas) const {
   }
   draw_current(canvas, right.rows(0, right.h - path_rows - (path_rows > 0 ? 1 : 0)));
   if (path_rows > 0) draw_path(canvas, right.rows(right.h - path_rows, path_rows));
-  if (confirm_) confirm_->draw(canvas, area_);
+  if (confirm_cancel_) {
+    tui::Prompt notice(std::string(tui::tr("Cancel the triage? Press x again to cancel it; any other key goes on")), {});
+    notice.draw(canvas, area_);
+  }
 }
 
 }  // namespace vn::views

@@ -47,14 +47,17 @@ struct FlowchartModel {
 std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, size_t max_lines);
 
 /// The Flowchart screen. Wide areas (70 columns and more) show the chart on the left, every node
-/// marked as visited (with its answer), current or not reached; narrower ones leave the chart out.
-/// The right side shows the current node: its question (or its text while a step runs), the
-/// evidence, the proposed answer and the prompt, then the path so far with seconds, engine builds
-/// and checks per step. Labels follow the chart's language (English or Chinese).
+/// marked as visited (with its answer), current or not reached; its column is as wide as the
+/// titles need, up to two fifths of the screen, and longer titles wrap rather than being cut.
+/// Narrower areas leave the chart out. The right side shows the current node: its question (or its
+/// text while a step runs), the evidence, the proposed answer and the prompt, then the path so far
+/// with seconds, engine builds and checks per step. The screen's words are in the UI's language
+/// (tui::tr), the chart's in its own.
 ///
 /// Keys: while a question waits, y answers yes, n answers no, Enter accepts the highlighted choice
-/// (the proposal, first); x asks to cancel the triage, q or Esc asks to cancel it and quit. Keys
-/// the screen does not use (screens, help, the command line) go on to the App.
+/// (the proposal, first). x asks to cancel the triage, with its own key: x again cancels, any other
+/// key goes on and does nothing else. Esc and q never answer: they go to the App (q quits, asking
+/// first while the triage runs). Keys the screen does not use go on to the App.
 class FlowchartView final : public tui::View {
  public:
   /// Receives the user's answer to the open question, once per question.
@@ -73,6 +76,8 @@ class FlowchartView final : public tui::View {
 
   std::string_view id() const override { return "flowchart"; }
   std::string title() const override;
+  std::string description() const override;
+  std::vector<tui::Action> help_actions() const override;
   void resize(tui::Rect area) override { area_ = area; }
   void draw(tui::Canvas& canvas) const override;
   unsigned handle(tui::Action action) override;
@@ -86,7 +91,6 @@ class FlowchartView final : public tui::View {
     return model_.phase == TriagePhase::kDone || model_.phase == TriagePhase::kFailed ||
            model_.phase == TriagePhase::kCancelled;
   }
-  void open_confirm(bool then_quit);
   void draw_chart(tui::Canvas& canvas, tui::Rect area) const;
   void draw_current(tui::Canvas& canvas, tui::Rect area) const;
   void draw_path(tui::Canvas& canvas, tui::Rect area) const;
@@ -97,8 +101,7 @@ class FlowchartView final : public tui::View {
   FlowchartModel model_;
   tui::Prompt prompt_;
   bool answered_ = false;
-  std::unique_ptr<tui::Prompt> confirm_;
-  bool quit_after_cancel_ = false;
+  bool confirm_cancel_ = false;
   std::chrono::steady_clock::time_point now_{};
   tui::Rect area_;
 };

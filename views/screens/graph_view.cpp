@@ -2,8 +2,12 @@
 #include "views/screens/graph_view.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
+#include "tui/i18n.h"
 #include "tui/text.h"
+#include "views/screens/screens.h"
 
 namespace vn::views {
 namespace {
@@ -34,13 +38,60 @@ std::string_view lane_glyph(char cell, const tui::Glyphs& g) {
 
 }  // namespace
 
+std::string GraphView::title() const { return screen_title(id()); }
+
+std::string GraphView::description() const { return screen_description(id()); }
+
+std::vector<tui::Action> GraphView::help_actions() const {
+  using tui::Action;
+  return {Action::kUp,     Action::kDown,  Action::kPageUp,    Action::kPageDown,  Action::kHome,
+          Action::kEnd,    Action::kWorst, Action::kEnter,     Action::kNextMatch, Action::kPrevMatch};
+}
+
 void GraphView::on_result(const session::LayerwiseSession& session) {
   rows_ = graph_rows(session.model.graph, &session);
   lane_width_ = 0;
   for (const GraphRow& r : rows_) lane_width_ = std::max(lane_width_, r.lanes.size());
   selected_ = 0;
   top_ = 0;
+  by_error_.clear();
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].level != ErrorLevel::kNone) by_error_.push_back(i);
+  }
+  // NaN/Inf producers first, then by excess (NaN excess above every number); graph order on ties.
+  const auto key = [&](size_t i) {
+    const double e = rows_[i].excess;
+    return rows_[i].level == ErrorLevel::kNonFinite || std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
+  };
+  std::stable_sort(by_error_.begin(), by_error_.end(), [&](size_t a, size_t b) {
+    const bool na = rows_[a].level == ErrorLevel::kNonFinite, nb = rows_[b].level == ErrorLevel::kNonFinite;
+    if (na != nb) return na;
+    return key(a) > key(b);
+  });
+  next_worst_ = 0;
   on_selection(feed().selected_node());
+}
+
+void GraphView::jump_worst() {
+  if (by_error_.empty()) return;
+  // After a move elsewhere, w starts again from the worst.
+  if (next_worst_ > 0 && by_error_[next_worst_ - 1] != selected_) next_worst_ = 0;
+  select(by_error_[next_worst_ % by_error_.size()]);
+  next_worst_ = next_worst_ % by_error_.size() + 1;
+  publish_selection(rows_[selected_].node);
+}
+
+unsigned GraphView::handle_mouse(const tui::Key& event) {
+  if (event.code != tui::Key::kMouseClick || rows_.empty()) return tui::kIgnored;
+  const int r = event.y - area_.y - 1;
+  if (r < 0 || r >= body_height()) return tui::kHandled;
+  const size_t row = top_ + static_cast<size_t>(r);
+  if (row >= rows_.size()) return tui::kHandled;
+  // A click on the selected row opens it, as Enter does.
+  if (row == selected_) return handle_content(tui::Action::kEnter);
+  select(row);
+  publish_selection(rows_[selected_].node);
+  return tui::kHandled | tui::kRedraw;
 }
 
 void GraphView::on_selection(int64_t node) {
@@ -57,7 +108,7 @@ void GraphView::select(size_t row) {
 
 std::string GraphView::status_text() const {
   if (rows_.empty()) return {};
-  return "node " + std::to_string(selected_ + 1) + "/" + std::to_string(rows_.size());
+  return tui::trf("node {}/{}", selected_ + 1, rows_.size());
 }
 
 bool GraphView::matches(size_t row) const {
@@ -112,9 +163,12 @@ unsigned GraphView::handle_content(tui::Action action) {
     case tui::Action::kPrevMatch:
       jump(action == tui::Action::kNextMatch);
       return tui::kHandled | tui::kRedraw;
+    case tui::Action::kWorst:
+      jump_worst();
+      return tui::kHandled | tui::kRedraw;
     case tui::Action::kEnter:
       publish_selection(rows_[selected_].node);
-      feed().open_detail = true;
+      feed().opened_from = "graph";
       return tui::kHandled | tui::kRedraw | tui::kSwitchView;
     default:
       return tui::kIgnored;
@@ -128,8 +182,11 @@ void GraphView::draw_content(tui::Canvas& canvas) const {
   const tui::Glyphs& g = canvas.glyphs();
   const int w = area_.w;
   // Columns, dropped from the right as the screen narrows: lanes, marker, op, name, shape,
-  // precision/tactic, error.
-  const int lanes_w = std::min<int>(static_cast<int>(lane_width_), std::max(2, w / 4));
+  // precision/tactic, error. The lanes and the marker share a column under the screen's title,
+  // which is never cut: narrow lanes leave room for it.
+  const std::string graph_title(tui::tr("Graph"));
+  const int lanes_w = std::max(std::min<int>(static_cast<int>(lane_width_), std::max(2, w / 4)),
+                               tui::display_width(graph_title) - 1);
   const int op_w = 14;
   const int err_w = w >= 50 ? 9 : 0;
   const int prec_w = w >= 110 ? 22 : 0;
@@ -142,21 +199,21 @@ void GraphView::draw_content(tui::Canvas& canvas) const {
     if (width > 0) canvas.put_text(area_, at, y0, tui::fit_to_width(text, width, align), tui::ColorRole::kHeader);
   };
   canvas.fill(area_.rows(0, 1), " ", tui::ColorRole::kHeader);
-  header(x, lanes_w + 2, "Graph");
+  header(x, lanes_w + 2, graph_title);
   x += lanes_w + 2;
-  header(x, op_w, "Op");
+  header(x, op_w, tui::tr("Op"));
   x += op_w + 1;
-  header(x, name_w, "Node");
+  header(x, name_w, tui::tr("Node"));
   x += name_w + 1;
   if (shape_w) {
-    header(x, shape_w, "Shape");
+    header(x, shape_w, tui::tr("Shape"));
     x += shape_w + 1;
   }
   if (prec_w) {
-    header(x, prec_w, "Precision / tactic");
+    header(x, prec_w, tui::tr("Precision / tactic"));
     x += prec_w + 1;
   }
-  if (err_w) header(x, err_w, "Err/tol", tui::Align::kRight);
+  if (err_w) header(x, err_w, tui::tr("Err/tol"), tui::Align::kRight);
 
   const int body = body_height();
   for (int r = 0; r < body; ++r) {
@@ -197,7 +254,7 @@ void GraphView::draw_content(tui::Canvas& canvas) const {
       cx += prec_w + 1;
     }
     if (err_w) {
-      canvas.put_text(area_, cx, y, tui::fit_to_width(row.excess < 0 ? "" : format_value(row.excess), err_w,
+      canvas.put_text(area_, cx, y, tui::fit_to_width(row.excess < 0 ? "" : format_ratio(row.excess), err_w,
                                                       tui::Align::kRight),
                       sel ? base : error_role(row.level));
     }

@@ -11,21 +11,26 @@ namespace vn::views {
 
 /// The Graph screen: the model's DAG as lanes, one node per row like `git log --graph`, with each
 /// node's op, name, output shape, engine precision/tactic and error (coloured and marked with a
-/// symbol). Follows the selection of the other screens; Enter opens the node's tensor detail in
-/// the Layers screen. Drawing touches only the visible rows, so it stays fast on 5,000 nodes.
+/// symbol). Follows the selection of the other screens; Enter opens the node's Tensor screen.
+/// Drawing touches only the visible rows, so it stays fast on 5,000 nodes.
 ///
-/// Handles: up/down, page up/down, home/end, enter; `/` highlights matching rows, n/N jump.
+/// Handles: up/down, page up/down, home/end, enter; worst (w) jumps to the node with the largest
+/// error, then to the next largest; `/` highlights matching rows, n/N jump. Mouse: a click selects
+/// a row, a click on the selected row opens it.
 class GraphView final : public SessionScreen {
  public:
   explicit GraphView(std::shared_ptr<SessionFeed> feed) : SessionScreen(std::move(feed)) {}
 
   std::string_view id() const override { return "graph"; }
-  std::string title() const override { return "Graph"; }
+  std::string title() const override;
+  std::string description() const override;
+  std::vector<tui::Action> help_actions() const override;
   std::string status_text() const override;
+  unsigned handle_mouse(const tui::Key& event) override;
   bool filterable() const override { return true; }
   std::string filter_text() const override { return filter_; }
   void apply_filter(std::string_view text) override;
-  std::string switch_target() const override { return "layers"; }
+  std::string switch_target() const override { return "tensor"; }
 
   /// The rows shown (for tests and the benchmark).
   const std::vector<GraphRow>& rows() const { return rows_; }
@@ -42,6 +47,7 @@ class GraphView final : public SessionScreen {
   void select(size_t row);
   bool matches(size_t row) const;
   bool jump(bool forward);
+  void jump_worst();
   int body_height() const { return area_.h > 1 ? area_.h - 1 : 0; }
 
   std::vector<GraphRow> rows_;
@@ -49,6 +55,8 @@ class GraphView final : public SessionScreen {
   size_t selected_ = 0;
   size_t top_ = 0;
   std::string filter_;
+  std::vector<size_t> by_error_;  // compared rows, largest error first (NaN/Inf first)
+  size_t next_worst_ = 0;         // where the next `worst` jumps in by_error_
 };
 
 }  // namespace vn::views

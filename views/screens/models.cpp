@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "core/compare/layerwise.h"
+#include "core/compare/tensor_digest.h"
+#include "core/compare/tensor_stats.h"
 
 namespace vn::views {
 namespace {
@@ -29,6 +31,12 @@ std::vector<std::string_view> split_fused(std::string_view name) {
     name.remove_prefix(plus + 3);
   }
   return parts;
+}
+
+// Whether the layer's accumulated error was measured: one of its outputs compared, or a comparison
+// that kept the layers' errors without the tensors' (a triage's).
+bool has_accumulated_error(const LayerComparison& layer) {
+  return layer.accumulated.empty() || std::any_of(layer.accumulated.begin(), layer.accumulated.end(), [](int t) { return t >= 0; });
 }
 
 }  // namespace
@@ -78,6 +86,15 @@ std::string format_value(double value) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   if (value < 0) return "-";
   return fmt::format("{:.2e}", value);
+}
+
+std::string format_ratio(double excess) {
+  if (std::isnan(excess)) return "nan";
+  if (std::isinf(excess)) return excess > 0 ? "inf" : "-inf";
+  if (excess < 0) return "-";
+  if (excess == 0) return "0";
+  if (excess < 1e-3 || excess >= 1e4) return fmt::format("{:.1e}", excess);
+  return fmt::format("{:.3g}", excess);
 }
 
 std::vector<std::string> graph_lanes(const std::vector<std::vector<int64_t>>& preds) {
@@ -183,6 +200,11 @@ std::vector<GraphRow> graph_rows(const Graph& graph, const session::LayerwiseSes
   for (const auto* list : {&graph.value_info, &graph.outputs}) {
     for (const ValueInfo& v : *list) declared.emplace(v.name, &v);
   }
+  // The compared tensors by name: their digests know the shapes the model does not declare.
+  std::unordered_map<std::string_view, const TensorComparison*> compared;
+  if (session != nullptr) {
+    for (const TensorComparison& t : session->comparison.tensors) compared.emplace(t.name, &t);
+  }
   std::vector<GraphRow> rows(n);
   for (size_t i = 0; i < n; ++i) {
     const Node& node = graph.nodes[i];
@@ -196,17 +218,17 @@ std::vector<GraphRow> graph_rows(const Graph& graph, const session::LayerwiseSes
       const ValueInfo* info = found != declared.end() ? found->second : nullptr;
       if (info != nullptr && info->has_static_shape()) {
         row.shape = shape_text(info->static_shape());
-      } else if (session != nullptr) {
-        if (const Tensor* t = session->test.find(node.outputs.front())) row.shape = shape_text(t->shape());
+      } else if (const auto t = compared.find(node.outputs.front()); t != compared.end() && t->second->digest) {
+        row.shape = shape_text(t->second->digest->shape);
       }
     }
     if (layer_of[i] >= 0) {
       const size_t l = static_cast<size_t>(layer_of[i]);
       const LayerComparison& layer = session->comparison.layers[l];
-      const std::string& prec = session->layer_precision[l];
-      const std::string& tactic = session->layer_tactic[l];
+      const std::string prec = l < session->layer_precision.size() ? session->layer_precision[l] : "";
+      const std::string tactic = l < session->layer_tactic.size() ? session->layer_tactic[l] : "";
       row.precision = tactic.empty() ? prec : prec + " / " + tactic;
-      const bool compared = std::any_of(layer.accumulated.begin(), layer.accumulated.end(), [](int t) { return t >= 0; });
+      const bool compared = has_accumulated_error(layer);
       row.excess = compared ? layer.accumulated_excess : -1;
       row.level = error_level(row.excess, layer.nonfinite);
       row.rank = layer.rank;
@@ -243,23 +265,25 @@ std::vector<LayerRow> layer_rows(const session::LayerwiseSession& session) {
       row.nan += std::max<int64_t>(0, tc.nan_test - tc.nan_ref);
       row.inf += std::max<int64_t>(0, tc.inf_test - tc.inf_ref);
     }
-    row.accumulated = compared ? layer.accumulated_excess : -1;
+    row.accumulated = compared || has_accumulated_error(layer) ? layer.accumulated_excess : -1;
     row.level = error_level(row.accumulated, layer.nonfinite);
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-TensorDetail tensor_detail(const TensorComparison& c, const Tensor* test, const Tensor* ref, int64_t slice_index,
-                           size_t worst_count) {
+TensorDetail tensor_detail(const TensorComparison& c, size_t heatmap) {
   TensorDetail d;
   d.name = c.name;
   d.passed = c.passed;
+  d.level = error_level(tolerance_excess(c), c.nan_test + c.inf_test > c.nan_ref + c.inf_ref);
   auto add = [&](std::string label, std::string value) { d.stats.emplace_back(std::move(label), std::move(value)); };
   add("result", c.passed ? "PASSED" : "FAILED");
+  add("err/tol", format_ratio(tolerance_excess(c)));
   if (!c.mismatch.empty()) add("mismatch", c.mismatch);
   add("elements", std::to_string(c.count));
-  add("tolerance", fmt::format("atol {} rtol {}", format_value(c.tolerance.atol), format_value(c.tolerance.rtol)));
+  add("atol", format_value(c.tolerance.atol));
+  add("rtol", format_value(c.tolerance.rtol));
   add("max abs", format_value(c.abs_max));
   add("mean abs", format_value(c.abs_mean));
   add("median abs", format_value(c.abs_median));
@@ -277,58 +301,31 @@ TensorDetail tensor_detail(const TensorComparison& c, const Tensor* test, const 
       d.histogram.emplace_back(error_histogram_bin_label(b), c.abs_error_histogram[static_cast<size_t>(b)]);
     }
   }
-  if (test == nullptr || ref == nullptr || !test->defined() || !ref->defined() || test->shape() != ref->shape()) {
-    return d;
+  if (!c.digest) return d;
+  const TensorDigest& g = *c.digest;
+  d.has_digest = true;
+  d.shape = shape_text(g.shape);
+  d.slice_count = g.slice_count;
+  d.slice_max.assign(g.slice_max.begin(), g.slice_max.end());
+  for (const TensorDigest::Element& e : g.worst) {
+    d.worst.push_back({fmt::format("[{}]", fmt::join(unravel_index(e.index, g.shape), ", ")), e.ref, e.test, e.abs_error});
   }
-  d.shape = shape_text(test->shape());
-  Result<std::vector<double>> tv = tensor_to_doubles(*test);
-  Result<std::vector<double>> rv = tensor_to_doubles(*ref);
-  if (!tv.ok() || !rv.ok() || tv->empty()) return d;
-  const Shape& shape = test->shape();
-  const int64_t cols = shape.empty() ? 1 : shape.back();
-  const int64_t rows = shape.size() < 2 ? 1 : shape[shape.size() - 2];
-  const int64_t plane = std::max<int64_t>(1, rows * cols);
-  d.slice_count = std::max<int64_t>(1, test->numel() / plane);
-  const int64_t s = std::clamp<int64_t>(slice_index, 0, d.slice_count - 1);
-  d.slice_rows = static_cast<int>(rows);
-  d.slice_cols = static_cast<int>(cols);
-  d.slice.resize(static_cast<size_t>(plane));
-  for (int64_t k = 0; k < plane; ++k) {
-    const size_t at = static_cast<size_t>(s * plane + k);
-    d.slice[static_cast<size_t>(k)] = std::fabs((*tv)[at] - (*rv)[at]);
-  }
+  d.heatmap_count = g.heatmaps.size();
+  if (g.heatmaps.empty()) return d;
+  d.heatmap = std::min(heatmap, g.heatmaps.size() - 1);
+  const TensorDigest::Heatmap& h = g.heatmaps[d.heatmap];
+  d.slice_rows = h.rows;
+  d.slice_cols = h.cols;
+  d.block_rows = h.block_rows;
+  d.block_cols = h.block_cols;
+  d.slice.assign(h.values.begin(), h.values.end());
   // The slice's leading indices, "[0, 3, :, :]".
+  const size_t lead = g.shape.size() >= 2 ? g.shape.size() - 2 : 0;
+  const Shape leading(g.shape.begin(), g.shape.begin() + static_cast<std::ptrdiff_t>(lead));
   std::string label = "[";
-  int64_t rest = s;
-  std::vector<int64_t> lead(shape.size() >= 2 ? shape.size() - 2 : 0);
-  for (size_t k = lead.size(); k-- > 0;) {
-    lead[k] = rest % shape[k];
-    rest /= shape[k];
-  }
-  for (int64_t v : lead) label += std::to_string(v) + ", ";
-  label += shape.size() >= 2 ? ":, :]" : shape.size() == 1 ? ":]" : "]";
-  d.slice_label = fmt::format("slice {} ({} of {})", label, s + 1, d.slice_count);
-
-  std::vector<size_t> order(tv->size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  auto err = [&](size_t k) {
-    const double e = std::fabs((*tv)[k] - (*rv)[k]);
-    return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
-  };
-  const size_t k = std::min(worst_count, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                    [&](size_t a, size_t b) { return err(a) > err(b) || (err(a) == err(b) && a < b); });
-  for (size_t w = 0; w < k; ++w) {
-    const size_t flat = order[w];
-    std::vector<int64_t> idx(shape.size());
-    size_t r = flat;
-    for (size_t dim = shape.size(); dim-- > 0;) {
-      idx[dim] = static_cast<int64_t>(r % static_cast<size_t>(shape[dim]));
-      r /= static_cast<size_t>(shape[dim]);
-    }
-    d.worst.push_back({fmt::format("[{}]", fmt::join(idx, ", ")), (*rv)[flat], (*tv)[flat],
-                       std::fabs((*tv)[flat] - (*rv)[flat])});
-  }
+  for (int64_t v : unravel_index(h.slice, leading)) label += std::to_string(v) + ", ";
+  label += g.shape.size() >= 2 ? ":, :]" : g.shape.size() == 1 ? ":]" : "]";
+  d.slice_index = std::move(label);
   return d;
 }
 

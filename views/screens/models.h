@@ -24,10 +24,14 @@ enum class ErrorLevel : uint8_t { kNone, kOk, kWarn, kError, kNonFinite };
 ErrorLevel error_level(double excess, bool nonfinite);
 /// The colour role of a level (kDim, kOk, kWarning, kError, kError).
 tui::ColorRole error_role(ErrorLevel level);
-/// The symbol of a level, so that the level reads without colour: " ", check, "!", cross, "N".
+/// The symbol of a level, so that the level reads without colour, the same on every screen:
+/// " ", check, "!", cross, "N".
 std::string_view error_symbol(ErrorLevel level, const tui::Glyphs& glyphs);
 /// "1.5e-03"-style compact number; "-" for a negative value, "inf", "nan".
 std::string format_value(double value);
+/// A tolerance excess (error / tolerance) as people read factors: "0", "0.35", "105", "1.2e+04";
+/// "-" when not measured (negative), "inf", "nan".
+std::string format_ratio(double excess);
 
 /// Cells of the lane part of a graph row, two columns per lane: the lane itself, then the
 /// connector to its right. Mapped to glyphs when drawn.
@@ -96,27 +100,33 @@ struct WorstElement {
   double abs_error = 0;
 };
 
-/// The Tensor detail screen of one compared tensor.
+/// The Tensor detail screen of one compared tensor. Labels are English; the screen translates them.
 struct TensorDetail {
   std::string name;
   std::string shape;
+  bool passed = false;
+  ErrorLevel level = ErrorLevel::kNone;
   std::vector<std::pair<std::string, std::string>> stats;  ///< label, value
   std::vector<std::pair<std::string, int64_t>> histogram;  ///< bin label, count (non-empty bins)
-  /// |test - ref| of the chosen 2-D slice (the last two dims), row-major.
+  bool has_digest = false;  ///< false: the comparison kept nothing of the tensors
+  /// |test - ref| of the chosen kept slice (the last two dims), row-major, each cell the maximum
+  /// of a block of block_rows x block_cols elements.
   int slice_rows = 0;
   int slice_cols = 0;
+  int64_t block_rows = 1;
+  int64_t block_cols = 1;
   std::vector<double> slice;
-  std::string slice_label;  ///< "slice [0, 3, :, :] (4 of 16)"
-  int64_t slice_count = 1;  ///< 2-D slices in the tensor
+  std::string slice_index;  ///< "[0, 3, :, :]"
+  size_t heatmap = 0;       ///< which kept map is shown
+  size_t heatmap_count = 0; ///< maps kept
+  int64_t slice_count = 0;  ///< 2-D slices in the tensor
+  std::vector<double> slice_max;    ///< the largest error of every slice (when kept)
   std::vector<WorstElement> worst;  ///< largest absolute errors first
-  bool passed = false;
 };
 
-/// The detail of `comparison` from the kept tensors (`test`, `ref` may be null: then only the
-/// statistics and the histogram). `slice_index` picks the 2-D slice (clamped); `worst_count`
-/// elements are listed.
-TensorDetail tensor_detail(const TensorComparison& comparison, const Tensor* test, const Tensor* ref,
-                           int64_t slice_index, size_t worst_count);
+/// The detail of `comparison`; with its digest, the kept map number `heatmap` (clamped) and the
+/// worst elements.
+TensorDetail tensor_detail(const TensorComparison& comparison, size_t heatmap);
 
 /// One check of the Reduce screen's history.
 struct ReduceStep {

@@ -5,9 +5,21 @@
 
 #include <fmt/format.h>
 
+#include "tui/i18n.h"
 #include "tui/text.h"
+#include "views/screens/screens.h"
 
 namespace vn::views {
+
+std::string ReduceView::title() const { return screen_title(id()); }
+
+std::string ReduceView::description() const { return screen_description(id()); }
+
+std::vector<tui::Action> ReduceView::help_actions() const {
+  using tui::Action;
+  if (!prompt_open()) return {};
+  return {Action::kBad, Action::kGood, Action::kSkip, Action::kUndo, Action::kAccept, Action::kLeft, Action::kRight};
+}
 
 void ReduceView::set_model(ReduceModel model) {
   const bool new_question = model.asking && (!model_.asking || answered_ || model.checks_done != model_.checks_done ||
@@ -15,12 +27,11 @@ void ReduceView::set_model(ReduceModel model) {
   model_ = std::move(model);
   if (new_question) {
     answered_ = false;
-    prompt_ = tui::Prompt(fmt::format("Check {}: does it fail?", model_.checks_done + 1),
-                          {{tui::Action::kBad, "bad (fails)", "b"},
-                           {tui::Action::kGood, "good (passes)", "g"},
-                           {tui::Action::kSkip, "skip", "s"},
-                           {tui::Action::kUndo, "undo", "u"},
-                           {tui::Action::kBack, "quit", "q"}});
+    prompt_ = tui::Prompt(tui::trf("Check {}: does it fail?", model_.checks_done + 1),
+                          {{tui::Action::kBad, std::string(tui::tr("bad (fails)")), "b"},
+                           {tui::Action::kGood, std::string(tui::tr("good (passes)")), "g"},
+                           {tui::Action::kSkip, std::string(tui::tr("skip")), "s"},
+                           {tui::Action::kUndo, std::string(tui::tr("undo")), "u"}});
   }
 }
 
@@ -34,15 +45,22 @@ bool ReduceView::tick(std::chrono::steady_clock::time_point now) {
 }
 
 std::string ReduceView::status_text() const {
-  return fmt::format("{} check(s), {} node(s) kept", model_.checks_done, model_.nodes_kept);
+  return tui::trf("{} check(s), {} node(s) kept", model_.checks_done, model_.nodes_kept);
 }
 
 unsigned ReduceView::handle(tui::Action action) {
   if (!prompt_open()) return tui::kIgnored;
+  // Leaving is the App's (q asks before quitting): no key that leaves answers the question, and
+  // the screens, help and command line stay reachable.
+  const bool app_action = tui::screen_index(action).has_value() || action == tui::Action::kHelp ||
+                          action == tui::Action::kCommandLine || action == tui::Action::kQuit ||
+                          action == tui::Action::kRefresh || action == tui::Action::kNextPane ||
+                          action == tui::Action::kPrevPane || action == tui::Action::kBack;
+  if (app_action) return tui::kIgnored;
   const unsigned result = prompt_.handle(action);
   if (const auto& answer = prompt_.result()) {
     answered_ = true;
-    if (on_answer_) on_answer_(*answer == tui::Action::kBack ? tui::Action::kQuit : *answer);
+    if (on_answer_) on_answer_(*answer);
     return tui::kHandled | tui::kRedraw;
   }
   // The question is modal: other keys do nothing until it is answered.
@@ -54,9 +72,10 @@ void ReduceView::draw(tui::Canvas& canvas) const {
   canvas.fill(area_);
   const tui::Glyphs& g = canvas.glyphs();
   const ReduceModel& m = model_;
-  const std::string head = fmt::format("{}  phase {}  checks {} done, at most {} left  kept {} of {} node(s)",
-                                       m.status.empty() ? "reducing" : m.status, m.phase.empty() ? "-" : m.phase,
-                                       m.checks_done, m.checks_left, m.nodes_kept, m.total_nodes);
+  const std::string head = tui::trf("{}  phase {}  checks {} done, at most {} left  kept {} of {} node(s)",
+                                    tui::tr_data(m.status.empty() ? "reducing" : m.status),
+                                    m.phase.empty() ? "-" : tui::tr_data(m.phase), m.checks_done, m.checks_left,
+                                    m.nodes_kept, m.total_nodes);
   canvas.put_text(area_, area_.x, area_.y, tui::truncate_to_width(head, area_.w, g.ellipsis), tui::ColorRole::kHeader);
   if (area_.h < 2) return;
 
@@ -92,7 +111,12 @@ void ReduceView::draw(tui::Canvas& canvas) const {
   const tui::Rect cand = side ? tui::Rect{area_.x + area_.w * 3 / 5, top, area_.w - area_.w * 3 / 5, h}
                               : tui::Rect{area_.x, top + hist.h, area_.w, h - hist.h};
   if (!hist.empty()) {
-    canvas.put_text(hist, hist.x, hist.y, tui::fit_to_width("Iter  Phase    Nodes  Verdict  Reason", hist.w),
+    canvas.put_text(hist, hist.x, hist.y,
+                    tui::fit_to_width(tui::fit_to_width(tui::tr("Iter"), 4, tui::Align::kRight) + "  " +
+                                          tui::fit_to_width(tui::tr("Phase"), 8) + " " +
+                                          tui::fit_to_width(tui::tr("Nodes"), 5, tui::Align::kRight) + "  " +
+                                          tui::fit_to_width(tui::tr("Verdict"), 7) + "  " + std::string(tui::tr("Reason")),
+                                      hist.w),
                     tui::ColorRole::kHeader);
     // Newest first, so the last verdict is always visible.
     int y = hist.y + 1;
@@ -100,20 +124,21 @@ void ReduceView::draw(tui::Canvas& canvas) const {
       const tui::ColorRole role = it->verdict == "bad"    ? tui::ColorRole::kError
                                   : it->verdict == "good" ? tui::ColorRole::kOk
                                                           : tui::ColorRole::kWarning;
-      const std::string left = fmt::format("{:>4}  {:<8} {:>5}  ", it->iteration, it->phase, it->nodes);
+      const std::string left = fmt::format("{:>4}  ", it->iteration) + tui::fit_to_width(tui::tr_data(it->phase), 8) +
+                               fmt::format(" {:>5}  ", it->nodes);
       int x = hist.x + canvas.put_text(hist, hist.x, y, left);
-      x += canvas.put_text(hist, x, y, fmt::format("{:<7}  ", it->verdict), role);
+      x += canvas.put_text(hist, x, y, tui::fit_to_width(tui::tr_data(it->verdict), 7) + "  ", role);
       canvas.put_text(hist, x, y, it->reason, tui::ColorRole::kDim);
     }
   }
   if (!cand.empty()) {
     canvas.put_text(cand, cand.x, cand.y,
-                    tui::fit_to_width(fmt::format("Candidate: {} node(s)", m.candidate.size()), cand.w),
+                    tui::fit_to_width(tui::trf("Candidate: {} node(s)", m.candidate.size()), cand.w),
                     tui::ColorRole::kHeader);
     for (size_t i = 0; i < m.candidate_labels.size() && static_cast<int>(i) + 1 < cand.h; ++i) {
       const bool more = static_cast<int>(i) + 2 == cand.h && i + 1 < m.candidate_labels.size();
       const std::string text =
-          more ? fmt::format("{} {} more", g.ellipsis, m.candidate_labels.size() - i) : m.candidate_labels[i];
+          more ? tui::trf("{} {} more", g.ellipsis, m.candidate_labels.size() - i) : m.candidate_labels[i];
       canvas.put_text(cand, cand.x, cand.y + 1 + static_cast<int>(i), text);
     }
   }

@@ -17,7 +17,7 @@ namespace vn::views {
 /// g good, b bad, s skip, u undo, q quit; each answer goes to the answer callback once.
 class ReduceView final : public tui::View {
  public:
-  /// Receives kGood, kBad, kSkip, kUndo, or kQuit for quit.
+  /// Receives kGood, kBad, kSkip or kUndo.
   using AnswerFn = std::function<void(tui::Action answer)>;
 
   /// Returns a newer model when the reduction moved on (called from tick()), nullopt otherwise.
@@ -31,7 +31,9 @@ class ReduceView final : public tui::View {
   const ReduceModel& model() const { return model_; }
 
   std::string_view id() const override { return "reduce"; }
-  std::string title() const override { return "Reduce"; }
+  std::string title() const override;
+  std::string description() const override;
+  std::vector<tui::Action> help_actions() const override;
   void resize(tui::Rect area) override { area_ = area; }
   void draw(tui::Canvas& canvas) const override;
   unsigned handle(tui::Action action) override;

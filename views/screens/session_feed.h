@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/session/job.h"
 #include "core/session/layerwise_session.h"
@@ -54,8 +55,8 @@ class SessionFeed {
     selected_node_ = node;
     ++selection_version_;
   }
-  /// Set by a screen that wants the Layers screen to open the selection's tensor detail.
-  bool open_detail = false;
+  /// The screen that opened the Tensor screen last (Esc goes back there).
+  std::string opened_from = "layers";
 
  private:
   std::unique_ptr<LayerwiseJob> job_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/screens/session_screen.h"
 
+#include "tui/i18n.h"
+#include "tui/text.h"
 #include "tui/widgets/progress.h"
 
 namespace vn::views {
@@ -18,34 +20,30 @@ void SessionScreen::draw(tui::Canvas& canvas) const {
     const auto progress = feed_->progress();
     if (progress == nullptr || progress->state == session::JobState::kRunning) {
       tui::ProgressBar bar;
-      bar.set(progress ? progress->fraction : 0, progress ? progress->label : "waiting");
+      bar.set(progress ? progress->fraction : 0, progress ? progress->label : std::string(tui::tr("waiting")));
       bar.draw(canvas, area_.rows(0, 1));
-      canvas.put_text(area_, area_.x, area_.y + 1, "x cancels", tui::ColorRole::kDim);
+      canvas.put_text(area_, area_.x, area_.y + 1,
+                      confirm_cancel_ ? tui::tr("Press x again to cancel the comparison; any other key goes on")
+                                      : tui::tr("x cancels"),
+                      confirm_cancel_ ? tui::ColorRole::kWarning : tui::ColorRole::kDim);
     } else {
       canvas.put_text(area_, area_.x, area_.y,
-                      std::string(session::job_state_name(progress->state)) + ": " + progress->status.message(),
+                      std::string(tui::tr(session::job_state_name(progress->state))) + ": " + progress->status.message(),
                       tui::ColorRole::kError);
     }
   }
-  if (confirm_) confirm_->draw(canvas, area_);
 }
 
 unsigned SessionScreen::handle(tui::Action action) {
-  if (confirm_) {
-    const unsigned result = confirm_->handle(action);
-    if (const auto& answer = confirm_->result()) {
-      if (*answer == tui::Action::kYes) feed_->cancel();
-      confirm_.reset();
-      return tui::kHandled | tui::kRedraw;
-    }
-    // A modal question swallows every other key, so nothing moves behind it.
-    return result != tui::kIgnored ? result : tui::kHandled;
+  if (confirm_cancel_) {
+    // The confirmation takes the next key: x again cancels, any other only withdraws it.
+    confirm_cancel_ = false;
+    if (action == tui::Action::kCancelJob) feed_->cancel();
+    return tui::kHandled | tui::kRedraw;
   }
   if (action == tui::Action::kCancelJob) {
     if (!feed_->running()) return tui::kIgnored;
-    confirm_ = std::make_unique<tui::Prompt>(
-        "Cancel the running comparison?",
-        std::vector<tui::PromptChoice>{{tui::Action::kYes, "yes", "y"}, {tui::Action::kNo, "no", "n"}}, 1);
+    confirm_cancel_ = true;
     return tui::kHandled | tui::kRedraw;
   }
   if (shown_ == nullptr) return tui::kIgnored;
@@ -76,10 +74,6 @@ bool SessionScreen::tick(std::chrono::steady_clock::time_point now) {
     changed = true;
   }
   return changed;
-}
-
-tui::KeyContext SessionScreen::key_context() const {
-  return confirm_ ? tui::KeyContext::kPrompt : tui::KeyContext::kNormal;
 }
 
 void SessionScreen::publish_selection(int64_t node) {

@@ -4,13 +4,13 @@
 #include <memory>
 
 #include "tui/view.h"
-#include "tui/widgets/prompt.h"
 #include "views/screens/session_feed.h"
 
 namespace vn::views {
 
-/// Base of the screens that show a SessionFeed. While the job runs it draws the job's progress
-/// ("x cancels"); `cancel_job` asks for confirmation before cancelling. When a result arrives
+/// Base of the screens that show a SessionFeed. While the job runs it draws the job's progress;
+/// `cancel_job` (x) asks for confirmation with its own key: x again cancels, any other key goes
+/// on (and does nothing else), so no answer to another question can cancel. When a result arrives
 /// (or the selection changes) it calls on_result() (on_selection()) from tick(). Derived screens
 /// implement draw_content() and handle_content() for the finished session.
 class SessionScreen : public tui::View {
@@ -21,7 +21,6 @@ class SessionScreen : public tui::View {
   void draw(tui::Canvas& canvas) const override;
   unsigned handle(tui::Action action) override;
   bool tick(std::chrono::steady_clock::time_point now) override;
-  tui::KeyContext key_context() const override;
 
  protected:
   /// Called once per result, before the next draw.
@@ -48,7 +47,7 @@ class SessionScreen : public tui::View {
   uint64_t generation_ = 0;
   uint64_t progress_version_ = 0;
   uint64_t selection_version_ = 0;
-  std::unique_ptr<tui::Prompt> confirm_;
+  bool confirm_cancel_ = false;
 };
 
 }  // namespace vn::views

@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "tui/i18n.h"
 #include "tui/text.h"
+#include "views/screens/screens.h"
 
 namespace vn::views {
 namespace {
@@ -51,12 +53,27 @@ TacticsModel tactics_model(const std::vector<debug::ReplayChoices>& good, const 
 }
 
 TacticsView::TacticsView()
-    : table_({{"Layer", 0, tui::Align::kLeft, 8},
-              {"Tactic", 0, tui::Align::kLeft, 12},
-              {"Good", 7, tui::Align::kRight},
-              {"Bad", 7, tui::Align::kRight},
-              {"Score", 7, tui::Align::kRight},
-              {"p", 8, tui::Align::kRight}}) {}
+    : table_({{std::string(tui::tr("Layer")), 0, tui::Align::kLeft, 8},
+              {std::string(tui::tr("Tactic")), 0, tui::Align::kLeft, 12},
+              {std::string(tui::tr("Good")), 7, tui::Align::kRight},
+              {std::string(tui::tr("Bad")), 7, tui::Align::kRight},
+              {std::string(tui::tr("Score")), 7, tui::Align::kRight},
+              {"p", 8, tui::Align::kRight}}) {
+  // The first `s` puts the separating choice on top.
+  table_.set_sort_cycle({{4, true}, {5, false}});
+}
+
+std::string TacticsView::title() const { return screen_title(id()); }
+
+std::string TacticsView::description() const { return screen_description(id()); }
+
+std::vector<tui::Action> TacticsView::help_actions() const {
+  using tui::Action;
+  return {Action::kUp,   Action::kDown, Action::kPageUp,      Action::kPageDown,  Action::kHome,
+          Action::kEnd,  Action::kSort, Action::kReverseSort, Action::kNextMatch, Action::kPrevMatch};
+}
+
+std::string TacticsView::status_text() const { return tui::trf("layer {}", table_.position_text()); }
 
 void TacticsView::set_model(TacticsModel model) {
   model_ = std::move(model);
@@ -84,9 +101,9 @@ void TacticsView::draw(tui::Canvas& canvas) const {
   if (area_.h > 2) {
     const std::string head =
         model_.rows.empty()
-            ? "No tactic replays: the intermittency probe's builds write them"
-            : fmt::format("{} good build(s), {} bad build(s); score: share of bad builds - share of good ones",
-                          model_.good_builds, model_.bad_builds);
+            ? std::string(tui::tr("No tactic replays: the intermittency probe's builds write them"))
+            : tui::trf("{} good build(s), {} bad build(s); score: share of bad builds - share of good ones",
+                       model_.good_builds, model_.bad_builds);
     canvas.put_text(area_, area_.x, area_.y, tui::truncate_to_width(head, area_.w, canvas.glyphs().ellipsis),
                     tui::ColorRole::kHeader);
   }

@@ -50,14 +50,17 @@ class TacticsView final : public tui::View {
   const TacticsModel& model() const { return model_; }
 
   std::string_view id() const override { return "tactics"; }
-  std::string title() const override { return "Tactics"; }
+  std::string title() const override;
+  std::string description() const override;
+  std::vector<tui::Action> help_actions() const override;
+  unsigned handle_mouse(const tui::Key& event) override { return table_.click(event.x, event.y); }
   void resize(tui::Rect area) override;
   void draw(tui::Canvas& canvas) const override;
   unsigned handle(tui::Action action) override { return table_.handle(action); }
   bool filterable() const override { return true; }
   std::string filter_text() const override { return table_.filter(); }
   void apply_filter(std::string_view text) override { table_.set_filter(text); }
-  std::string status_text() const override { return "layer " + table_.position_text(); }
+  std::string status_text() const override;
 
  private:
   TacticsModel model_;

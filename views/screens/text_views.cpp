@@ -1,9 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/screens/text_views.h"
 
+#include <algorithm>
+
+#include "tui/i18n.h"
+#include "views/screens/screens.h"
+
 namespace vn::views {
 
 void LogView::add(std::string line, tui::ColorRole role) { pane_.append({std::move(line), role}); }
+
+std::string LogView::title() const { return screen_title(id()); }
+
+std::string LogView::description() const { return screen_description(id()); }
+
+std::vector<tui::Action> LogView::help_actions() const {
+  using tui::Action;
+  return {Action::kUp, Action::kDown, Action::kPageUp, Action::kPageDown, Action::kHome, Action::kEnd,
+          Action::kNextMatch, Action::kPrevMatch};
+}
 
 void LogView::draw(tui::Canvas& canvas) const {
   canvas.fill(pane_.area());
@@ -27,7 +42,7 @@ bool LogView::tick(std::chrono::steady_clock::time_point now) {
   if (!outcome_logged_ && progress->state != session::JobState::kRunning) {
     outcome_logged_ = true;
     if (progress->state != session::JobState::kSucceeded) {
-      pane_.append({std::string(session::job_state_name(progress->state)) + ": " + progress->status.message(),
+      pane_.append({std::string(tui::tr(session::job_state_name(progress->state))) + ": " + progress->status.message(),
                     tui::ColorRole::kError});
       changed = true;
     }
@@ -35,22 +50,40 @@ bool LogView::tick(std::chrono::steady_clock::time_point now) {
   return changed;
 }
 
-HelpView::HelpView(const tui::Bindings& bindings)
-    : HelpView(bindings,
-               {{"Screens", tui::ColorRole::kHeader},
-                {"  Graph   the model as lanes, one node per row; marks: ok, ! over tolerance, x far over, N NaN/Inf"},
-                {"  Layers  per-layer errors as factors of the tolerance; Enter opens the tensor detail"},
-                {"  Log     what the session did; Help this screen"},
-                {"Commands (:)", tui::ColorRole::kHeader},
-                {"  :goto NODE   select a node     :set atol X | rtol X   compare again"},
-                {"  :export FILE write the layer table     :view ID   :bind ACTION KEY   :quit"}}) {}
+std::string HelpView::title() const { return screen_title(id()); }
+
+std::string HelpView::description() const { return screen_description(id()); }
+
+std::vector<tui::Action> HelpView::help_actions() const {
+  using tui::Action;
+  return {Action::kUp, Action::kDown, Action::kPageUp, Action::kPageDown, Action::kHome, Action::kEnd,
+          Action::kNextMatch, Action::kPrevMatch};
+}
+
+bool HelpView::refresh() {
+  std::vector<tui::HelpLine> lines = content_ ? content_() : std::vector<tui::HelpLine>{};
+  const bool same = lines.size() == shown_.size() &&
+                    std::equal(lines.begin(), lines.end(), shown_.begin(), [](const tui::HelpLine& a, const tui::HelpLine& b) {
+                      return a.text == b.text && a.role == b.role;
+                    });
+  if (same) return false;
+  shown_ = std::move(lines);
+  std::vector<tui::TextLine> text;
+  for (const tui::HelpLine& line : shown_) text.push_back({line.text, line.role});
+  const size_t top = pane_.top();
+  pane_.set_lines(std::move(text));
+  pane_.scroll_to(top);
+  return true;
+}
 
 void HelpView::resize(tui::Rect area) {
-  std::vector<tui::TextLine> lines = intro_;
-  lines.push_back({""});
-  for (tui::HelpLine& line : tui::help_lines(bindings_)) lines.push_back({std::move(line.text), line.role});
-  pane_.set_lines(std::move(lines));
   pane_.resize(area);
+  refresh();
+}
+
+bool HelpView::tick(std::chrono::steady_clock::time_point now) {
+  (void)now;
+  return refresh();
 }
 
 void HelpView::draw(tui::Canvas& canvas) const {

@@ -30,7 +30,9 @@ class LogView final : public tui::View {
   const tui::TextPane& pane() const { return pane_; }
 
   std::string_view id() const override { return "log"; }
-  std::string title() const override { return "Log"; }
+  std::string title() const override;
+  std::string description() const override;
+  std::vector<tui::Action> help_actions() const override;
   void resize(tui::Rect area) override { pane_.resize(area); }
   void draw(tui::Canvas& canvas) const override;
   unsigned handle(tui::Action action) override { return pane_.handle(action); }
@@ -49,29 +51,33 @@ class LogView final : public tui::View {
   bool outcome_logged_ = false;
 };
 
-/// The Help screen: the key table generated from actions.inc with the current bindings, after
-/// a short description of the screens (by default those of the layer-wise browser).
+/// The Help screen: the screens, the `:` commands and the keys of every screen, as the App
+/// generates them (App::help_document) from the action table and the current bindings; it is
+/// generated again when that changes (a `:bind`).
 class HelpView final : public tui::View {
  public:
-  explicit HelpView(const tui::Bindings& bindings);
-  /// A help screen that describes its program's screens and commands with `intro`.
-  HelpView(const tui::Bindings& bindings, std::vector<tui::TextLine> intro)
-      : bindings_(bindings), intro_(std::move(intro)) {
-    pane_.set_wrap(false);
-  }
+  /// Returns the help's lines (App::help_document of the program's App).
+  using ContentFn = std::function<std::vector<tui::HelpLine>()>;
+
+  explicit HelpView(ContentFn content) : content_(std::move(content)) { pane_.set_wrap(false); }
 
   std::string_view id() const override { return "help"; }
-  std::string title() const override { return "Help"; }
+  std::string title() const override;
+  std::string description() const override;
+  std::vector<tui::Action> help_actions() const override;
   void resize(tui::Rect area) override;
   void draw(tui::Canvas& canvas) const override;
   unsigned handle(tui::Action action) override { return pane_.handle(action); }
+  bool tick(std::chrono::steady_clock::time_point now) override;
   bool filterable() const override { return true; }
   std::string filter_text() const override { return pane_.search(); }
   void apply_filter(std::string_view text) override { pane_.set_search(text); }
 
  private:
-  const tui::Bindings& bindings_;
-  std::vector<tui::TextLine> intro_;
+  bool refresh();
+
+  ContentFn content_;
+  std::vector<tui::HelpLine> shown_;
   tui::TextPane pane_;
 };
 
