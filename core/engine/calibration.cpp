@@ -211,6 +211,11 @@ Result<ObtainedScales> obtain_int8_scales(const Model& model, const Int8Options&
     VN_LOG_INFO("int8: {}", out.description);
     return out;
   }
+  if (o.scales) {
+    out.scales = *o.scales;
+    out.description = fmt::format("{} scales given", out.scales.size());
+    return out;
+  }
   const std::string hash = model_hash(model);
   std::error_code ec;
   if (!o.cache.empty() && std::filesystem::exists(o.cache, ec)) {

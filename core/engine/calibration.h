@@ -116,6 +116,9 @@ struct Int8Options {
   data::SyntheticOptions synthetic;
   /// --calibration-cache: read when it exists (no calibration), else written after calibrating.
   std::filesystem::path cache;
+  /// Scales given directly, by tensor name (no calibration): those of another model's
+  /// calibration whose tensors this model holds under other names (isolated-layers models).
+  std::optional<ScaleTable> scales;
 };
 
 /// The activation scales of a model and where they came from.

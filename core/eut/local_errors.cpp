@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/engine/calibration.h"
+#include "core/ops/op_registry.h"
 #include "core/ref/reference_backend.h"
 #include "core/surgeon/isolate.h"
 
@@ -52,7 +54,26 @@ Status add_isolated_local_errors(LayerwiseComparison& result, const Model& model
   VN_ASSIGN_OR_RETURN(isolate.known, tensor_types(model, feeds, options));
   VN_ASSIGN_OR_RETURN(std::vector<surgeon::IsolatedModel> chunks,
                       surgeon::isolate_in_chunks(model, isolate, options.chunk_bytes));
+  // int8 isolated layers quantize their tensors with the whole model's scales, under the names the
+  // isolated models give them: calibrating an isolated model on its own would find other scales.
+  std::optional<engine::ScaleTable> scales;
+  if (engine::mask_has(options.build.allowed, engine::PrecisionId::kInt8)) {
+    VN_ASSIGN_OR_RETURN(engine::ObtainedScales obtained,
+                        engine::obtain_int8_scales(model, options.build.int8, options.build.input_shapes,
+                                                   ops::reference_registry(), options.threads));
+    scales = std::move(obtained.scales);
+  }
   for (const surgeon::IsolatedModel& chunk : chunks) {
+    engine::BuildOptions build = options.build;
+    if (scales) {
+      engine::ScaleTable renamed;
+      for (const auto* list : {&chunk.feeds, &chunk.outputs}) {
+        for (const surgeon::IsolatedValue& v : *list) {
+          if (auto it = scales->find(v.original); it != scales->end()) renamed[v.name] = it->second;
+        }
+      }
+      build.int8.scales = std::move(renamed);
+    }
     // The reference's values of what the chunk reads and writes.
     PrepareOptions ref_prep;
     ref_prep.replace_outputs = true;
@@ -77,7 +98,7 @@ Status add_isolated_local_errors(LayerwiseComparison& result, const Model& model
     };
     PrepareOptions prep;
     prep.num_threads = options.threads;
-    Result<std::unique_ptr<Build>> built = engine.build(chunk.model, options.build, prep);
+    Result<std::unique_ptr<Build>> built = engine.build(chunk.model, build, prep);
     if (!built.ok()) {
       if (built.status().code() == StatusCode::kCancelled) return built.status();
       skip_all(fmt::format("the engine cannot build the isolated layers: {}", built.status().message()));

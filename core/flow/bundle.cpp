@@ -62,7 +62,10 @@ std::string engine_flags(const eut::EngineUnderTest& engine, const eut::Build& b
     }
   }
   std::string out;
-  for (const std::string& a : args) out += (out.empty() ? "" : " ") + shell_quote(a);
+  for (const std::string& a : args) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(a);
+  }
   return out;
 }
 

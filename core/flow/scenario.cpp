@@ -142,8 +142,11 @@ Status read_data(const Reader& r, Scenario& s) {
 }
 
 Status read_engine(const Reader& r, Scenario& s) {
-  VN_RETURN_IF_ERROR(r.only({"precisions", "deterministic", "builder_seed", "timing_margin", "inject_fault",
-                             "layer_precisions", "precision_constraints", "calibration_data", "calibration_method"}));
+  VN_RETURN_IF_ERROR(r.only({"runner", "runner_options", "precisions", "deterministic", "builder_seed",
+                             "timing_margin", "inject_fault", "layer_precisions", "precision_constraints",
+                             "calibration_data", "calibration_method"}));
+  VN_RETURN_IF_ERROR(r.text("runner", s.engine_runner));
+  VN_RETURN_IF_ERROR(r.texts("runner_options", s.runner_options));
   VN_RETURN_IF_ERROR(r.texts("precisions", s.precisions));
   for (const std::string& p : s.precisions) {
     if (p != "fp16" && p != "bf16" && p != "tf32" && p != "int8") {

@@ -50,6 +50,10 @@ struct Scenario {
   std::vector<std::filesystem::path> load_inputs;
   std::optional<int> iterations;
 
+  // Engine under test (--engine-runner, --runner-option KEY=VALUE); empty: the built-in engine.
+  std::string engine_runner;
+  std::vector<std::string> runner_options;
+
   // Engine build.
   std::vector<std::string> precisions;  ///< "fp16", "bf16", "tf32", "int8": --fp16 ...
   bool deterministic = false;

@@ -327,7 +327,8 @@ Result<LiveBackend> prepare_runner(const RunArgs& args, const std::string& spec,
   VN_ASSIGN_OR_RETURN(const std::string described, live.engine->describe());
   VN_ASSIGN_OR_RETURN(const eut::Capabilities caps, live.engine->capabilities());
   std::string capabilities;
-  for (const auto& [key, value] : eut::capabilities_json(caps).items()) {
+  const nlohmann::ordered_json caps_json = eut::capabilities_json(caps);
+  for (const auto& [key, value] : caps_json.items()) {
     if (value.get<bool>()) capabilities += (capabilities.empty() ? "" : ", ") + key;
   }
   const size_t layers = live.build->layers().size();

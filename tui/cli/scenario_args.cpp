@@ -24,6 +24,8 @@ void apply_scenario(const flow::Scenario& s, TriageArgs& args, std::optional<std
   if (!s.load_inputs.empty()) fill("--load-inputs", args.data.load_inputs, strings(s.load_inputs));
   if (s.iterations) fill("--iterations", args.data.iterations, *s.iterations);
 
+  if (!s.engine_runner.empty()) fill("--engine-runner", args.runners.engine_runners, std::vector{s.engine_runner});
+  if (!s.runner_options.empty()) fill("--runner-option", args.runners.options, s.runner_options);
   for (const std::string& p : s.precisions) {
     bool& flag = p == "fp16" ? args.engine.fp16 : p == "bf16" ? args.engine.bf16 : p == "tf32" ? args.engine.tf32 : args.engine.int8;
     flag = true;

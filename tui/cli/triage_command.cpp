@@ -88,6 +88,7 @@ CLI::App* add_triage_options(CLI::App& app, TriageArgs& args) {
   args.data.add_to(*cmd);
   args.compare.add_to(*cmd);
   args.engine.add_to(*cmd);
+  args.runners.add_to(*cmd);
   args.check.add_to(*cmd);
   accept_check_command(*cmd);
   return cmd;
@@ -222,6 +223,9 @@ int run_triage(TriageArgs given) {
                                    "--load-engine: triage rebuilds the engine as it goes; give the build flags instead"));
   }
   config.build = std::move(engine->build);
+  Result<std::shared_ptr<eut::EngineUnderTest>> under_test = args.runners.single_engine();
+  if (!under_test.ok()) return report_error(under_test.status());
+  config.engine = std::move(*under_test);
   Result<CompareConfig> compare = args.compare.config();
   if (!compare.ok()) return report_error(compare.status());
   config.compare = std::move(*compare);

@@ -32,6 +32,7 @@ struct TriageArgs {
   DataOptions data;
   CompareOptions compare;
   EngineOptions engine;
+  RunnerFlags runners;  ///< --engine-runner: the engine under test, when not the built-in one
   CheckOptions check;
   /// The options given on the command line ("--fp16", "model", ...): they override the scenario's.
   std::set<std::string> given;
