@@ -109,6 +109,49 @@ def convnet(name, rng):
     save(name, nodes, [tensor("image", [1, 3, 16, 16])], [tensor("logits", [1, 4])], inits)
 
 
+def cancellation(rng):
+    """Two products of nearly equal weights, subtracted: each is accurate to float16's rounding,
+    their difference, a few hundredths of either, is not. The difference is asked for in float32
+    (--layer-precisions difference:fp32), so no single layer breaks the tolerance on its own."""
+    w = rng.uniform(0.5, 1.5, (64, 16))
+    nodes = [
+        helper.make_node("Mul", ["x", "two"], ["scaled"], name="scale"),
+        helper.make_node("MatMul", ["scaled", "w_a"], ["a"], name="product_a"),
+        helper.make_node("MatMul", ["scaled", "w_b"], ["b"], name="product_b"),
+        helper.make_node("Sub", ["a", "b"], ["delta"], name="difference"),
+        helper.make_node("Mul", ["delta", "gain"], ["y"], name="gain"),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+        numpy_helper.from_array((w + 0.02 * rng.standard_normal((64, 16))).astype(np.float32), "w_a"),
+        numpy_helper.from_array(w.astype(np.float32), "w_b"),
+        numpy_helper.from_array(np.array(10.0, np.float32), "gain"),
+    ]
+    save("cancellation", nodes, [tensor("x", [1, 64])], [tensor("y", [1, 16])], inits)
+
+
+def fp16_range(rng):
+    """A small classifier whose last layer scales its scores to the units the application wants,
+    by a gain of 1e5: the gain itself is beyond float16's largest value (65504), so a float16
+    build holds it as 65504 and every score comes out a third too small."""
+    nodes = [
+        helper.make_node("Conv", ["image", "w1", "b1"], ["conv1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["conv1"], ["relu1"], name="relu1"),
+        helper.make_node("GlobalAveragePool", ["relu1"], ["pooled"], name="pool"),
+        helper.make_node("Flatten", ["pooled"], ["features"], name="flatten"),
+        helper.make_node("Gemm", ["features", "w2", "b2"], ["logits"], name="classifier"),
+        helper.make_node("Mul", ["logits", "gain"], ["scores"], name="gain"),
+    ]
+    inits = [
+        numpy_helper.from_array((0.3 * rng.standard_normal((8, 3, 3, 3))).astype(np.float32), "w1"),
+        numpy_helper.from_array((0.1 * rng.standard_normal(8)).astype(np.float32), "b1"),
+        numpy_helper.from_array(rng.uniform(1.0, 3.0, (8, 4)).astype(np.float32), "w2"),
+        numpy_helper.from_array(np.full(4, 2.0, np.float32), "b2"),
+        numpy_helper.from_array(np.array(1e5, np.float32), "gain"),
+    ]
+    save("fp16_range", nodes, [tensor("image", [1, 3, 16, 16])], [tensor("scores", [1, 4])], inits)
+
+
 def main():
     rng = np.random.RandomState(2026)
     input_sensitive(rng)
@@ -120,6 +163,9 @@ def main():
     # the input's int8 scale clips every real value above 0.2.
     savez("int8_calibration_calib.npz", image=rng.uniform(0.0, 0.2, (1, 3, 16, 16)))
     savez("int8_calibration_real.npz", image=rng.uniform(0.0, 1.0, (1, 3, 16, 16)))
+    # Models added later draw from their own generator, so the files above stay as they were.
+    cancellation(np.random.RandomState(7))
+    fp16_range(np.random.RandomState(8))
 
 
 if __name__ == "__main__":

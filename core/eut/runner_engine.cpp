@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/eut/runner_engine.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -146,7 +147,11 @@ class RunnerEngine final : public EngineUnderTest {
           return refuse("--layer-precisions " + layer + ":" + std::string(engine::precision_name(precision)),
                         "a float16 model can keep layers in float32 only");
         }
-        fp16_options.keep_fp32.push_back(layer);
+        // A request for a layer the model lacks (a reduced candidate of it) has nothing to keep.
+        const bool present = std::any_of(model.graph.nodes.begin(), model.graph.nodes.end(), [&](const Node& n) {
+          return n.name == layer || node_label(model.graph, &n - model.graph.nodes.data()) == layer;
+        });
+        if (present) fp16_options.keep_fp32.push_back(layer);
       }
     }
     // Types shape inference left unknown come from one reference run on synthetic data.

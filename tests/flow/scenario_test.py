@@ -54,7 +54,14 @@ def main():
             fail(f"culprit {report['culprit']!r}, expected {expect.get('culprit', '')!r}", log)
         bundle = os.path.join(work, "bundle")
         if expect["outcome"] == "localized":
-            for name in ("model.onnx", "inputs.json", "plan.json", "report.md", "reproduce.sh"):
+            # The built-in engine's bundle holds its plan; an engine runner's, what it told of its
+            # build, and the model Vernier converted for it when it lowered the precision.
+            with open(scenario_file) as f:
+                engine = json.load(f).get("engine", {})
+            engine_files = ("engine_model.onnx",) if engine.get("runner") and engine.get("precisions") else ()
+            if not engine.get("runner"):
+                engine_files = ("plan.json",)
+            for name in ("model.onnx", "inputs.json", "report.md", "reproduce.sh") + engine_files:
                 if not os.path.isfile(os.path.join(bundle, name)):
                     fail(f"bundle/{name} missing", log)
             # The bundle alone reproduces the failure: reproduce.sh exits 1 while it does, with
@@ -71,8 +78,11 @@ def main():
             if rep.returncode != 2 or "set VERNIER=" not in rep.stderr:
                 fail(f"reproduce.sh with no vernier exited {rep.returncode}, expected 2", rep.stdout + rep.stderr)
             with open(os.path.join(bundle, "report.md")) as f:
-                if f"**Culprit:** {expect['culprit']}" not in f.read():
+                text = f.read()
+                if f"**Culprit:** {expect['culprit']}" not in text:
                     fail("report.md does not name the culprit")
+            if report.get("engine", "") == "" or (engine.get("runner") and engine["runner"] not in report["engine"]):
+                fail(f"report.json names the engine {report.get('engine')!r}")
         elif os.path.exists(bundle):
             fail("a bundle was written though nothing was localized", log)
     print("PASSED")

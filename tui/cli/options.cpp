@@ -250,28 +250,6 @@ void EngineOptions::add_to(CLI::App& app) {
       ->group(group);
 }
 
-Result<RunnerBuildFlags> EngineOptions::runner_build(int threads) const {
-  RunnerBuildFlags build;
-  build.fp16 = fp16;
-  build.bf16 = bf16;
-  build.tf32 = tf32;
-  build.int8 = int8;
-  build.builder_seed = builder_seed;
-  build.precision_constraints = precision_constraints;
-  build.threads = threads;
-  for (const std::string& item : layer_precisions) {
-    auto [name, value] = split_name_value(item);
-    if (name.empty() || (value != "fp32" && value != "tf32" && value != "fp16" && value != "bf16" && value != "int8")) {
-      return make_error(StatusCode::kInvalidArgument,
-                        "--layer-precisions '{}': an engine runner takes NAME:PREC with PREC fp32, tf32, fp16, bf16 "
-                        "or int8",
-                        item);
-    }
-    build.layer_precisions.emplace_back(name, value);
-  }
-  return build;
-}
-
 CLI::Option* RunnerFlags::add_to(CLI::App& app) {
   const char* group = "Backends";
   CLI::Option* runner =

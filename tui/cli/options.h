@@ -105,10 +105,6 @@ struct EngineOptions {
                                                const data::SyntheticOptions& synthetic = {}) const;
   /// Writes --save-engine and --save-tactics from a built plan, printing where.
   Status save_artifacts(const engine::Plan& plan) const;
-  /// The build flags an engine runner's load receives: the precisions, --layer-precisions (PREC
-  /// fp32|tf32|fp16|bf16|int8), --precision-constraints and --builder-seed; the other flags are the
-  /// built-in engine's. Fails naming a malformed --layer-precisions item.
-  Result<RunnerBuildFlags> runner_build(int threads) const;
 };
 
 /// The `--engine-runner` option group of `vernier run`: options and time limits of the runners.
