@@ -82,6 +82,14 @@ Result<debug::CheckResult> check(Walk& w, const Model& model, const std::vector<
   return detail.result;
 }
 
+// The whole model must build and run for triage to learn anything: a check that could not run it
+// (the engine refused or crashed) ends the walk with its reason, where a reduction's candidates
+// are merely skipped.
+Status resolved(const debug::CheckResult& r) {
+  if (r.verdict != debug::Verdict::kUnresolved) return Status::OK();
+  return make_error(StatusCode::kExternalFailure, "triage cannot go on: {}", r.reason);
+}
+
 Result<Answered> probe_sanitize(Walk& w) {
   surgeon::SanitizeOptions options;
   options.fold_constants = true;
@@ -114,6 +122,7 @@ Result<Answered> probe_real_data(Walk& w) {
                       debug::reference_outputs(w.config.model, w.config.synthetic_feeds, w.config.threads, w.cancel));
   VN_ASSIGN_OR_RETURN(debug::CheckResult synthetic,
                       check(w, w.config.model, w.config.synthetic_feeds, &synthetic_ref));
+  VN_RETURN_IF_ERROR(resolved(synthetic));
   a.evidence["synthetic"] = check_json(synthetic);
   if (w.config.real_feeds.empty()) {
     if (synthetic.verdict != debug::Verdict::kBad) {
@@ -130,6 +139,7 @@ Result<Answered> probe_real_data(Walk& w) {
   VN_ASSIGN_OR_RETURN(std::vector<TensorMap> real_ref,
                       debug::reference_outputs(w.config.model, w.config.real_feeds, w.config.threads, w.cancel));
   VN_ASSIGN_OR_RETURN(debug::CheckResult real, check(w, w.config.model, w.config.real_feeds, &real_ref));
+  VN_RETURN_IF_ERROR(resolved(real));
   a.evidence["real"] = check_json(real);
   const bool real_bad = real.verdict == debug::Verdict::kBad, synthetic_bad = synthetic.verdict == debug::Verdict::kBad;
   if (!real_bad && !synthetic_bad) {

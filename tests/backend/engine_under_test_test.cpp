@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+// The engine under test (core/eut): the built-in engine and runner engines behind one interface,
+// the precision conversion for a runner that runs the file it is given, local errors from an
+// isolated-layers model, and triage on a real engine (ONNX Runtime through the ort runner) and on
+// misbehaving runners.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/common/paths.h"
+#include "core/compare/layerwise.h"
+#include "core/eut/engine_under_test.h"
+#include "core/eut/local_errors.h"
+#include "core/eut/runner_engine.h"
+#include "core/flow/flowchart.h"
+#include "core/flow/triage.h"
+#include "core/ir/onnx_import.h"
+#include "core/backend/runner_registry.h"
+#include "core/ref/reference_backend.h"
+#include "tests/backend/runner_test_util.h"
+#include "tests/engine/engine_test_util.h"
+#include "tests/util/process.h"
+
+namespace vn {
+namespace {
+
+using engine::test::random_tensor;
+
+const char* const kInstallHint =
+    "\nThe ort runner needs Node.js and onnxruntime-node 1.30: run scripts/install-deps.sh, which installs "
+    "onnxruntime-node into .deps/node.";
+
+std::string demo_model() { return std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx"; }
+
+std::shared_ptr<eut::EngineUnderTest> ort_engine() {
+  eut::RunnerEngineOptions options;
+  Result<RunnerCommand> command = resolve_runner("ort", std::string(VN_SOURCE_DIR) + "/assets");
+  EXPECT_TRUE(command.ok()) << command.status().to_string();
+  options.runner.command = *command;
+  options.spec = "ort";
+  return eut::runner_engine(std::move(options));
+}
+
+std::shared_ptr<eut::EngineUnderTest> fake_engine(const std::string& mode, const std::filesystem::path& once = {}) {
+  eut::RunnerEngineOptions options;
+  options.runner = test::fake_runner(mode, once);
+  options.spec = "fake";
+  return eut::runner_engine(std::move(options));
+}
+
+TensorMap reference_outputs(const Model& model, const TensorMap& feeds, const PrepareOptions& prep = {}) {
+  ref::ReferenceBackend reference;
+  EXPECT_TRUE(reference.prepare(model, prep).ok());
+  Result<TensorMap> out = reference.run(feeds);
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  return out.ok() ? *out : TensorMap();
+}
+
+TEST(EngineUnderTest, TheBuiltinEngineTellsItsPlanAndTactics) {
+  Result<Model> model = load_model(demo_model());
+  ASSERT_TRUE(model.ok());
+  const std::shared_ptr<eut::EngineUnderTest> engine = eut::builtin_engine();
+  Result<eut::Capabilities> caps = engine->capabilities();
+  ASSERT_TRUE(caps.ok());
+  EXPECT_TRUE(caps->builds_vary && caps->layers_alone && caps->tactic_replays);
+  engine::BuildOptions build;
+  build.deterministic = true;
+  Result<std::unique_ptr<eut::Build>> built = engine->build(*model, build, PrepareOptions{});
+  ASSERT_TRUE(built.ok()) << built.status().to_string();
+  EXPECT_NE((*built)->plan(), nullptr);
+  EXPECT_TRUE((*built)->tactic_replay().has_value());
+  EXPECT_FALSE((*built)->layers().empty());
+  EXPECT_EQ((*built)->converted_model(), nullptr);
+  EXPECT_TRUE(engine->command_line().empty());
+}
+
+TEST(EngineUnderTest, OrtRunsTheModelAsGivenOrConvertedToFloat16) {
+  Result<Model> model = load_model(demo_model());
+  ASSERT_TRUE(model.ok());
+  const std::shared_ptr<eut::EngineUnderTest> engine = ort_engine();
+  Result<eut::Capabilities> caps = engine->capabilities();
+  ASSERT_TRUE(caps.ok()) << caps.status().to_string() << kInstallHint;
+  EXPECT_FALSE(caps->builds_vary);
+  EXPECT_TRUE(caps->intermediate_tensors);
+  EXPECT_FALSE(caps->layers_alone);
+  EXPECT_TRUE(caps->lowers_precision) << "through the model Vernier converts for it";
+  const TensorMap feeds{{"image", random_tensor({1, 3, 32, 32}, 3)}};
+  const TensorMap ref = reference_outputs(*model, feeds);
+
+  Result<std::unique_ptr<eut::Build>> fp32 = engine->build(*model, engine::BuildOptions{}, PrepareOptions{});
+  ASSERT_TRUE(fp32.ok()) << fp32.status().to_string();
+  EXPECT_EQ((*fp32)->converted_model(), nullptr);
+  Result<TensorMap> out = (*fp32)->backend().run(feeds);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_LE(test::excess_error(*out->find("probs"), *ref.find("probs"), 1e-5), 1e-6);
+
+  engine::BuildOptions half;
+  half.allowed = engine::kFp32 | engine::kFp16;
+  Result<std::unique_ptr<eut::Build>> fp16 = engine->build(*model, half, PrepareOptions{});
+  ASSERT_TRUE(fp16.ok()) << fp16.status().to_string();
+  ASSERT_NE((*fp16)->converted_model(), nullptr);
+  bool float16_weights = false;
+  for (const Initializer& init : (*fp16)->converted_model()->graph.initializers) {
+    float16_weights |= init.tensor.dtype() == DType::kFloat16;
+  }
+  EXPECT_TRUE(float16_weights);
+  out = (*fp16)->backend().run(feeds);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const double err = test::excess_error(*out->find("probs"), *ref.find("probs"), 1e-2);
+  EXPECT_GT(test::excess_error(*out->find("probs"), *ref.find("probs"), 0), 1e-6) << "float16 rounds";
+  EXPECT_LE(err, 1e-2);
+  EXPECT_EQ(engine->command_line(), (std::vector<std::string>{"--engine-runner", "ort"}));
+}
+
+TEST(EngineUnderTest, OrtRefusesWhatItCannotHonour) {
+  Result<Model> model = load_model(demo_model());
+  ASSERT_TRUE(model.ok());
+  const std::shared_ptr<eut::EngineUnderTest> engine = ort_engine();
+  engine::BuildOptions bf16;
+  bf16.allowed = engine::kFp32 | engine::kBf16;
+  Result<std::unique_ptr<eut::Build>> built = engine->build(*model, bf16, PrepareOptions{});
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.status().message().find("--bf16: runner 'ort' runs the ONNX file it is given"), std::string::npos)
+      << built.status().message() << kInstallHint;
+  engine::BuildOptions faulty;
+  Result<engine::FaultSpec> fault = engine::parse_fault("layer=conv1,kind=scale");
+  ASSERT_TRUE(fault.ok());
+  faulty.faults.push_back(*fault);
+  built = engine->build(*model, faulty, PrepareOptions{});
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.status().message().find("--inject-fault breaks Vernier's built-in engine"), std::string::npos);
+}
+
+TEST(EngineUnderTest, LocalErrorsOfARunnerComeFromOneIsolatedLayersRun) {
+  Result<Model> model = load_model(demo_model());
+  ASSERT_TRUE(model.ok());
+  const std::shared_ptr<eut::EngineUnderTest> engine = ort_engine();
+  const TensorMap feeds{{"image", random_tensor({1, 3, 32, 32}, 5)}};
+  for (const bool half : {false, true}) {
+    engine::BuildOptions build;
+    if (half) build.allowed = engine::kFp32 | engine::kFp16;
+    PrepareOptions prep;
+    prep.mark_all = true;
+    ref::ReferenceBackend reference;
+    ASSERT_TRUE(reference.prepare(*model, prep).ok());
+    Result<std::unique_ptr<eut::Build>> built = engine->build(*model, build, prep);
+    ASSERT_TRUE(built.ok()) << built.status().to_string() << kInstallHint;
+    LayerwiseOptions lw;
+    lw.config.atol[""] = 1e-2;
+    lw.config.rtol[""] = 1e-2;
+    lw.layer_graph = &model->graph;
+    Result<LayerwiseComparison> cmp = compare_layerwise(reference, (*built)->backend(), feeds, lw);
+    ASSERT_TRUE(cmp.ok()) << cmp.status().to_string();
+    eut::IsolatedLocalErrors local;
+    local.build = build;
+    local.compare = lw.config;
+    ASSERT_TRUE(eut::add_isolated_local_errors(*cmp, *model, feeds, *engine, local).ok());
+    EXPECT_TRUE(cmp->local_errors);
+    ASSERT_EQ(cmp->layers.size(), model->graph.nodes.size());
+    double worst = 0;
+    for (const LayerComparison& l : cmp->layers) {
+      ASSERT_EQ(l.local.size(), l.layer.outputs.size()) << l.layer.name << ": " << l.local_skipped;
+      for (const TensorComparison& t : l.local) worst = std::max(worst, t.abs_max);
+    }
+    // In float32 every layer computes from exact inputs what the reference does; in float16 the
+    // rounding shows, in every layer alone.
+    if (half) {
+      EXPECT_GT(worst, 1e-5);
+    } else {
+      EXPECT_LT(worst, 1e-5);
+    }
+  }
+}
+
+// Triage of a model on an engine under test, headless, in a fresh work folder.
+Result<flow::TriageResult> triage(const std::shared_ptr<eut::EngineUnderTest>& engine, const Model& model,
+                                  const test::TempDir& dir) {
+  Result<flow::Flowchart> chart = flow::load_flowchart(std::string(VN_SOURCE_DIR) + "/assets/flowchart/en.json");
+  EXPECT_TRUE(chart.ok());
+  flow::TriageConfig config;
+  config.model = model;
+  config.synthetic_feeds = {{{"x", random_tensor({2, 16}, 7)}}};
+  config.engine = engine;
+  config.threads = 1;
+  config.workdir = dir.path() / "work";
+  return flow::triage_headless(*chart, std::move(config), {});
+}
+
+TEST(EngineUnderTest, TriageOnARunnerThatCrashesEndsWithItsReason) {
+  test::TempDir dir;
+  Result<flow::TriageResult> result = triage(fake_engine("crash_run"), test::small_runner_model(), dir);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kExternalFailure);
+  EXPECT_NE(result.status().message().find("triage cannot go on: the engine cannot run it"), std::string::npos)
+      << result.status().message();
+  EXPECT_NE(result.status().message().find("fake: misbehaving with crash_run"), std::string::npos)
+      << "the runner's stderr is quoted: " << result.status().message();
+}
+
+TEST(EngineUnderTest, ARunnerThatCrashedServesTheNextBuildAfterARestart) {
+  // One engine serves a whole triage: a check that meets a crash fails with the reason, and the
+  // next one gets a restarted runner, with nothing lost.
+  test::TempDir dir;
+  const std::shared_ptr<eut::EngineUnderTest> engine = fake_engine("crash_run", dir.path() / "crashed_once");
+  const Model model = test::small_runner_model();
+  const TensorMap feeds{{"x", random_tensor({2, 16}, 7)}};
+  Result<std::unique_ptr<eut::Build>> first = engine->build(model, engine::BuildOptions{}, PrepareOptions{});
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  Result<TensorMap> out = (*first)->backend().run(feeds);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("SIGSEGV"), std::string::npos) << out.status().message();
+  Result<std::unique_ptr<eut::Build>> second = engine->build(model, engine::BuildOptions{}, PrepareOptions{});
+  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  out = (*second)->backend().run(feeds);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_LE(test::excess_error(*out->find("y"), *reference_outputs(model, feeds).find("y"), 1e-6), 1e-6);
+}
+
+TEST(EngineUnderTest, TriageOnARunnerThatHangsEndsWithTheTimeout) {
+  test::TempDir dir;
+  eut::RunnerEngineOptions options;
+  options.runner = test::fake_runner("hang_run");
+  options.runner.run_timeout_s = 2;
+  options.spec = "fake";
+  Result<flow::TriageResult> result = triage(eut::runner_engine(std::move(options)), test::small_runner_model(), dir);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("no reply within 2 s"), std::string::npos)
+      << result.status().message();
+}
+
+}  // namespace
+}  // namespace vn
