@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/session/layerwise_session.h"
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "core/engine/tactic_registry.h"
@@ -59,6 +61,44 @@ Result<LayerwiseSession> run_layerwise_session(Model model, const TensorMap& fee
   }
   context.progress(1, "done");
   return session;
+}
+
+Result<LayerwiseSession> recompare_layerwise_session(const LayerwiseSession& done, const CompareConfig& config,
+                                                     JobContext& context) {
+  context.progress(0, "comparing again");
+  LayerwiseSession next = done;
+  VN_ASSIGN_OR_RETURN(LayerwiseComparison c, compare_layerwise_results(next.test, next.ref, next.model.graph, config));
+  // Results carry graph layers, not engine layers; keep the engine's names where they match.
+  std::vector<std::string> precision, tactic;
+  for (const LayerComparison& l : c.layers) {
+    std::string p, t;
+    for (size_t k = 0; k < done.comparison.layers.size(); ++k) {
+      if (done.comparison.layers[k].layer.node == l.layer.node) {
+        p = done.layer_precision[k];
+        t = done.layer_tactic[k];
+      }
+    }
+    precision.push_back(p);
+    tactic.push_back(t);
+  }
+  next.comparison = std::move(c);
+  next.layer_precision = std::move(precision);
+  next.layer_tactic = std::move(tactic);
+  context.log(fmt::format("Compared again with atol {} rtol {}: {}", config.tolerance_for("").atol,
+                          config.tolerance_for("").rtol, next.comparison.passed() ? "PASSED" : "FAILED"));
+  return next;
+}
+
+Status export_layer_table(const LayerwiseSession& session, const std::filesystem::path& path) {
+  std::ofstream out(path);
+  if (!out) return make_error(StatusCode::kIoError, "{}: cannot write", path.string());
+  out << "layer\top\trank\taccumulated_excess\tlocal_excess\n";
+  for (const LayerComparison& l : session.comparison.layers) {
+    out << fmt::format("{}\t{}\t{}\t{}\t{}\n", l.layer.name, l.layer.op, l.rank, l.accumulated_excess,
+                       l.local_excess);
+  }
+  if (!out) return make_error(StatusCode::kIoError, "{}: write failed", path.string());
+  return Status::OK();
 }
 
 }  // namespace vn::session

@@ -4,6 +4,7 @@
 // the tensors of both sides, each layer's precision and tactic).
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,17 @@ struct LayerwiseSessionOptions {
 /// `context`, and stopping with kCancelled when it is cancelled. Errors: the backends'.
 Result<LayerwiseSession> run_layerwise_session(Model model, const TensorMap& feeds,
                                                const LayerwiseSessionOptions& options, JobContext& context);
+
+/// The finished session `done` compared again from its kept tensors under `config` (a new
+/// tolerance): no backend runs. Layers keep the engine's precision and tactic where the new
+/// comparison has the same node. Logs the tolerance and the verdict through `context`. Errors: the
+/// comparison's.
+Result<LayerwiseSession> recompare_layerwise_session(const LayerwiseSession& done, const CompareConfig& config,
+                                                     JobContext& context);
+
+/// Writes the layer table of `session` to `path` as tab-separated values: a header line, then
+/// layer, op, culprit rank, accumulated and local excess (factors of the tolerance) per layer.
+/// Errors: kIoError when the file cannot be written.
+Status export_layer_table(const LayerwiseSession& session, const std::filesystem::path& path);
 
 }  // namespace vn::session

@@ -5,7 +5,6 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -40,42 +39,8 @@ std::unique_ptr<views::LayerwiseJob> recompare(std::shared_ptr<const session::La
                                                CompareConfig config) {
   return views::LayerwiseJob::start(
       [done = std::move(done), config](session::JobContext& ctx) -> Result<session::LayerwiseSession> {
-        ctx.progress(0, "comparing again");
-        session::LayerwiseSession next = *done;
-        VN_ASSIGN_OR_RETURN(LayerwiseComparison c,
-                            compare_layerwise_results(next.test, next.ref, next.model.graph, config));
-        // Results carry graph layers, not engine layers; keep the engine's names where they match.
-        std::vector<std::string> precision, tactic;
-        for (const LayerComparison& l : c.layers) {
-          std::string p, t;
-          for (size_t k = 0; k < done->comparison.layers.size(); ++k) {
-            if (done->comparison.layers[k].layer.node == l.layer.node) {
-              p = done->layer_precision[k];
-              t = done->layer_tactic[k];
-            }
-          }
-          precision.push_back(p);
-          tactic.push_back(t);
-        }
-        next.comparison = std::move(c);
-        next.layer_precision = std::move(precision);
-        next.layer_tactic = std::move(tactic);
-        ctx.log(fmt::format("Compared again with atol {} rtol {}: {}", config.tolerance_for("").atol,
-                            config.tolerance_for("").rtol,
-                            next.comparison.passed() ? "PASSED" : "FAILED"));
-        return next;
+        return session::recompare_layerwise_session(*done, config, ctx);
       });
-}
-
-Status export_layers(const session::LayerwiseSession& s, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) return make_error(StatusCode::kIoError, "{}: cannot write", path);
-  out << "layer\top\trank\taccumulated_excess\tlocal_excess\n";
-  for (const LayerComparison& l : s.comparison.layers) {
-    out << fmt::format("{}\t{}\t{}\t{}\t{}\n", l.layer.name, l.layer.op, l.rank, l.accumulated_excess, l.local_excess);
-  }
-  if (!out) return make_error(StatusCode::kIoError, "{}: write failed", path);
-  return Status::OK();
 }
 
 }  // namespace
@@ -130,7 +95,7 @@ std::optional<int> browse_layerwise(Model model, TensorMap feeds, session::Layer
     if (word == "export") {
       if (!done) return {tui::kHandled, "no session yet", true};
       const std::string path = rest.empty() ? "vernier_layers.tsv" : std::string(rest);
-      if (Status s = export_layers(*done, path); !s.ok()) return {tui::kHandled, s.message(), true};
+      if (Status s = session::export_layer_table(*done, path); !s.ok()) return {tui::kHandled, s.message(), true};
       log.add("Exported the layer table to " + path);
       return {tui::kHandled | tui::kRedraw, "wrote " + path};
     }
