@@ -182,8 +182,8 @@ Result<ReduceSessionResult> ReduceSession::run(const ReduceSessionConfig& config
   }
   out.minimal = reducer_.describe(out.reduce.minimal);
   const size_t kept = out.reduce.minimal.nodes.size();
-  out.might_reduce_further = config.options.mode == ReduceMode::kBisect && kept > 1 &&
-                             kept * 4 >= static_cast<size_t>(reducer_.node_count());
+  out.might_reduce_further =
+      config.options.mode == ReduceMode::kBisect && kept > 1 && kept * 4 >= static_cast<size_t>(reducer_.node_count());
   if (!config.output.empty()) {
     out.saved = write_candidate(reducer_, out.reduce.minimal, config.output, false);
     if (!out.saved.ok()) return out;

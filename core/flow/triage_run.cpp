@@ -18,12 +18,12 @@ Result<std::filesystem::path> triage_workdir(const std::filesystem::path& reques
     std::filesystem::path dir = i == 1 ? "vernier_triage" : fmt::format("vernier_triage_{}", i);
     if (!std::filesystem::exists(dir, ec)) workdir = dir;
   }
-  VN_RETURN_IF_NOT(may_hold_triage || (!TriageSession::exists(workdir) &&
-                                       !std::filesystem::exists(workdir / "report.json", ec)),
-                   StatusCode::kInvalidArgument,
-                   "{} holds an earlier triage; continue it with --resume {}, or choose another --workdir or pass "
-                   "--force to start over",
-                   workdir.string(), workdir.string());
+  VN_RETURN_IF_NOT(
+      may_hold_triage || (!TriageSession::exists(workdir) && !std::filesystem::exists(workdir / "report.json", ec)),
+      StatusCode::kInvalidArgument,
+      "{} holds an earlier triage; continue it with --resume {}, or choose another --workdir or pass "
+      "--force to start over",
+      workdir.string(), workdir.string());
   return workdir;
 }
 
@@ -41,9 +41,9 @@ Result<TriageRunResult> run_triage_session(const Flowchart& chart, TriageRunConf
   if (hooks.on_start) hooks.on_start(session);
 
   const auto start = std::chrono::steady_clock::now();
-  Result<TriageResult> walked =
-      hooks.walk ? hooks.walk(chart, std::move(config.triage), hooks.observe)
-                 : triage_headless(chart, std::move(config.triage), hooks.observe, hooks.cancel);
+  Result<TriageResult> walked = hooks.walk
+                                    ? hooks.walk(chart, std::move(config.triage), hooks.observe)
+                                    : triage_headless(chart, std::move(config.triage), hooks.observe, hooks.cancel);
   if (!walked.ok()) return walked.status();
   TriageRunResult out;
   out.result = std::move(*walked);

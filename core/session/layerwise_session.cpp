@@ -94,8 +94,7 @@ Status export_layer_table(const LayerwiseSession& session, const std::filesystem
   if (!out) return make_error(StatusCode::kIoError, "{}: cannot write", path.string());
   out << "layer\top\trank\taccumulated_excess\tlocal_excess\n";
   for (const LayerComparison& l : session.comparison.layers) {
-    out << fmt::format("{}\t{}\t{}\t{}\t{}\n", l.layer.name, l.layer.op, l.rank, l.accumulated_excess,
-                       l.local_excess);
+    out << fmt::format("{}\t{}\t{}\t{}\t{}\n", l.layer.name, l.layer.op, l.rank, l.accumulated_excess, l.local_excess);
   }
   if (!out) return make_error(StatusCode::kIoError, "{}: write failed", path.string());
   return Status::OK();

@@ -43,9 +43,9 @@ CliRun run_in(const std::filesystem::path& dir, const std::vector<std::string>& 
 
 TEST(CliInProcess, DebugReduceWithTheBuiltinCheckNamesTheFaultyNode) {
   test::TempDir dir;
-  const CliRun r = run_in(dir.path(), {"debug", "reduce", kDemo, "-o", "min.onnx", "--mode", "ddmin", "--builtin-check",
-                                    "--deterministic", "--no-progress", "--inject-fault",
-                                    "layer=conv2,kind=scale,factor=1.5"});
+  const CliRun r =
+      run_in(dir.path(), {"debug", "reduce", kDemo, "-o", "min.onnx", "--mode", "ddmin", "--builtin-check",
+                          "--deterministic", "--no-progress", "--inject-fault", "layer=conv2,kind=scale,factor=1.5"});
   ASSERT_EQ(r.exit_code, cli::kExitOk) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("[I] Built-in check: engine vs reference, atol=1e-05 rtol=1e-05\n"));
   EXPECT_THAT(r.out, HasSubstr("node(s) kept: 1 node(s): conv2 (Conv) | inputs: pool1 | outputs: conv2\n"));

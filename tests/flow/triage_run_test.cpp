@@ -87,8 +87,7 @@ TEST(TriageRun, TheDemoFaultIsLocalizedAndTheReportWritten) {
   EXPECT_EQ(result->result.outcome, "localized");
   EXPECT_EQ(result->result.culprit, "layer 'conv2'");
   EXPECT_TRUE(result->failing);
-  EXPECT_EQ(result->path,
-            "sanitize > real_data (no) > intermittent (no) > layerwise (yes) > extract (yes) > minimal");
+  EXPECT_EQ(result->path, "sanitize > real_data (no) > intermittent (no) > layerwise (yes) > extract (yes) > minimal");
   EXPECT_EQ(observed.size(), result->result.path.size());
   EXPECT_GT(result->builds, 0);
   EXPECT_GT(result->checks, 0);

@@ -35,9 +35,8 @@ Result<LayerwiseSession> faulty_demo() {
   Result<engine::FaultSpec> fault = engine::parse_fault("layer=conv2,kind=scale,factor=1.5");
   if (!fault.ok()) return fault.status();
   options.engine.build.faults.push_back(*fault);
-  return run_job<LayerwiseSession>([&](JobContext& ctx) {
-    return run_layerwise_session(std::move(*model), feeds->front(), options, ctx);
-  });
+  return run_job<LayerwiseSession>(
+      [&](JobContext& ctx) { return run_layerwise_session(std::move(*model), feeds->front(), options, ctx); });
 }
 
 TEST(LayerwiseSession, ComparedAgainUnderALooserToleranceItPassesAndKeepsTheEngineNames) {

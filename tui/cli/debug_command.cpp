@@ -50,7 +50,6 @@ struct EngineDebugArgs {
     artifacts.add_to(cmd);
     accept_check_command(cmd);
   }
-
 };
 
 /// The engine session `args` describe: flags checked, the external check made, the model loaded,

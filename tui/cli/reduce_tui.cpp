@@ -17,7 +17,7 @@ ReduceScreenState::ReduceScreenState(int64_t total_nodes) {
 }
 
 debug::ReduceAnswer ReduceScreenState::ask(const debug::ReduceCandidate& candidate, std::vector<std::string> labels,
-                                    const std::atomic<bool>& cancel) {
+                                           const std::atomic<bool>& cancel) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     model_.candidate = candidate.nodes;

@@ -24,7 +24,7 @@ class ReduceScreenState {
   /// Worker: shows the question about `candidate` and waits for the answer; kQuit when the job
   /// is cancelled.
   debug::ReduceAnswer ask(const debug::ReduceCandidate& candidate, std::vector<std::string> labels,
-                   const std::atomic<bool>& cancel);
+                          const std::atomic<bool>& cancel);
   /// Worker: records a finished check.
   void record(const debug::ReduceIteration& iteration, const debug::ReduceProgress& progress);
   /// Worker: clears the history before the search runs again after an undo (the answers kept

@@ -238,8 +238,9 @@ int run_triage(TriageArgs given) {
     if (started.resumed()) {
       fmt::print("[I] Resuming the session in {} (run {}): {} step(s) answered{}\n", workdir.string(), started.run(),
                  started.path().size(),
-                 started.reduce() ? fmt::format(", {} reduce iteration(s) recorded", started.reduce()->iterations.size())
-                                  : "");
+                 started.reduce()
+                     ? fmt::format(", {} reduce iteration(s) recorded", started.reduce()->iterations.size())
+                     : "");
     }
   };
   hooks.observe = [](const flow::TriageStep& step, const flow::FlowNode& node) {
@@ -259,7 +260,8 @@ int run_triage(TriageArgs given) {
     std::fflush(stdout);
   };
   const bool headless = args.headless;
-  hooks.walk = [headless](const flow::Flowchart& walked, flow::TriageConfig triage, const flow::TriageObserver& observe) {
+  hooks.walk = [headless](const flow::Flowchart& walked, flow::TriageConfig triage,
+                          const flow::TriageObserver& observe) {
     return walk_triage(walked, std::move(triage), observe, headless, &g_interrupted);
   };
   Result<flow::TriageRunResult> result = flow::run_triage_session(flowchart, std::move(run), hooks);
@@ -271,7 +273,8 @@ int run_triage(TriageArgs given) {
   if (!result.ok()) return report_error(result.status());
   const flow::TriageRunResult& r = *result;
   fmt::print("[I] Path: {}\n", r.path);
-  fmt::print("[I] Outcome: {}{}{}\n", r.result.outcome, r.result.culprit.empty() ? "" : " | culprit: " + r.result.culprit,
+  fmt::print("[I] Outcome: {}{}{}\n", r.result.outcome,
+             r.result.culprit.empty() ? "" : " | culprit: " + r.result.culprit,
              r.result.bundle.empty() ? "" : " | bug-report bundle: " + r.result.bundle.string());
   fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s){}\n", r.seconds, r.builds, r.checks,
              r.resumed ? fmt::format(" over {} run(s) of the session", r.runs) : "");
