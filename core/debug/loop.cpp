@@ -8,6 +8,39 @@
 
 namespace vn::debug {
 
+Result<Until> Until::parse(const std::string& text) {
+  Until until;
+  if (text == "good") {
+    until.kind = Kind::kGood;
+  } else if (text == "bad") {
+    until.kind = Kind::kBad;
+  } else {
+    size_t used = 0;
+    int64_t n = 0;
+    try {
+      n = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;  // std::stoll throws on non-numbers and overflow; both are the error below
+    }
+    VN_RETURN_IF_NOT(used == text.size() && n > 0, StatusCode::kInvalidArgument,
+                     "--until '{}': expected good, bad or a positive number of iterations", text);
+    until.count = n;
+  }
+  return until;
+}
+
+bool Until::done(int64_t index, Verdict verdict) const {
+  switch (kind) {
+    case Kind::kCount:
+      return index + 1 >= count;
+    case Kind::kGood:
+      return verdict == Verdict::kGood;
+    case Kind::kBad:
+      return verdict == Verdict::kBad;
+  }
+  return true;
+}
+
 double LoopSummary::pass_rate() const {
   return iterations == 0 ? 0.0 : 100.0 * static_cast<double>(passed) / static_cast<double>(iterations);
 }

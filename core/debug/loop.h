@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/common/status.h"
@@ -31,6 +32,17 @@ struct LoopSummary {
 
   /// Passed over all iterations, in percent (0 for none).
   double pass_rate() const;
+};
+
+/// `--until N|good|bad` of debug build and repeat: when a loop stops.
+struct Until {
+  enum class Kind { kCount, kGood, kBad } kind = Kind::kCount;
+  int64_t count = 0;
+
+  /// Parses "good", "bad" or a positive count; kInvalidArgument otherwise.
+  static Result<Until> parse(const std::string& text);
+  /// Whether iteration `index` (0-based) with `verdict` is the last one.
+  bool done(int64_t index, Verdict verdict) const;
 };
 
 /// Polygraphy's cap on iterations, kept for loops without a count.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/session/layerwise_session.h"
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "core/engine/tactic_registry.h"
@@ -74,6 +76,17 @@ Result<LayerwiseSession> LayerwiseRunner::run(const CompareConfig& config, JobCo
   }
   context.progress(1, "done");
   return session;
+}
+
+Status export_layer_table(const LayerwiseSession& session, const std::filesystem::path& path) {
+  std::ofstream out(path);
+  if (!out) return make_error(StatusCode::kIoError, "{}: cannot write", path.string());
+  out << "layer\top\trank\taccumulated_excess\tlocal_excess\n";
+  for (const LayerComparison& l : session.comparison.layers) {
+    out << fmt::format("{}\t{}\t{}\t{}\t{}\n", l.layer.name, l.layer.op, l.rank, l.accumulated_excess, l.local_excess);
+  }
+  if (!out) return make_error(StatusCode::kIoError, "{}: write failed", path.string());
+  return Status::OK();
 }
 
 }  // namespace vn::session

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,10 @@ class LayerwiseRunner {
   std::unique_ptr<Backend> test_;
   LayerwiseSessionOptions options_;
 };
+
+/// Writes the layer table of `session` to `path` as tab-separated values: a header line, then
+/// layer, op, culprit rank, accumulated and local excess (factors of the tolerance) per layer.
+/// Errors: kIoError when the file cannot be written.
+Status export_layer_table(const LayerwiseSession& session, const std::filesystem::path& path);
 
 }  // namespace vn::session

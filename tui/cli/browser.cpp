@@ -5,7 +5,6 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -29,17 +28,6 @@ std::pair<std::string_view, std::string_view> split_word(std::string_view s) {
   std::string_view rest = s.substr(space + 1);
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   return {s.substr(0, space), rest};
-}
-
-Status export_layers(const session::LayerwiseSession& s, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) return make_error(StatusCode::kIoError, "{}: cannot write", path);
-  out << "layer\top\trank\taccumulated_excess\tlocal_excess\n";
-  for (const LayerComparison& l : s.comparison.layers) {
-    out << fmt::format("{}\t{}\t{}\t{}\t{}\n", l.layer.name, l.layer.op, l.rank, l.accumulated_excess, l.local_excess);
-  }
-  if (!out) return make_error(StatusCode::kIoError, "{}: write failed", path);
-  return Status::OK();
 }
 
 // The `:` commands of the browser, added to `app`.
@@ -89,7 +77,7 @@ void add_commands(tui::App& app, views::SessionFeed& feed, views::LogView& log, 
                      const auto done = feed.result();
                      if (!done) return {tui::kHandled, std::string(tui::tr("no session yet")), true};
                      const std::string path = file.empty() ? "vernier_layers.tsv" : std::string(file);
-                     if (Status s = export_layers(*done, path); !s.ok()) return {tui::kHandled, s.message(), true};
+                     if (Status s = session::export_layer_table(*done, path); !s.ok()) return {tui::kHandled, s.message(), true};
                      log.add(tui::trf("Exported the layer table to {}", path));
                      return {tui::kHandled | tui::kRedraw, tui::trf("wrote {}", path)};
                    }});

@@ -16,6 +16,11 @@ inline constexpr int kExitOk = 0;          ///< success; every comparison passed
 inline constexpr int kExitFailed = 1;      ///< the tool worked and a comparison or check failed
 inline constexpr int kExitBadInput = 2;    ///< bad usage or bad input
 
+/// Runs the vernier command line `args` (the arguments after the program's name): parses them,
+/// runs the chosen subcommand and returns its exit code; usage errors print one line and return
+/// kExitBadInput. What the subcommand prints goes to stdout and stderr.
+int run_cli(std::vector<std::string> args);
+
 /// Prints "vernier: error: <status>" on one line to stderr and returns the exit code it maps to.
 int report_error(const Status& status);
 

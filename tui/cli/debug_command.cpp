@@ -9,14 +9,11 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <random>
 #include <system_error>
 
-#include "core/debug/build.h"
-#include "core/debug/builtin_check.h"
-#include "core/debug/loop.h"
-#include "core/debug/precision.h"
-#include "core/engine/engine_backend.h"
+#include "core/debug/build_session.h"
+#include "core/debug/precision_session.h"
+#include "core/debug/repeat_session.h"
 #include "core/ir/onnx_import.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/debug_options.h"
@@ -53,35 +50,17 @@ struct EngineDebugArgs {
     artifacts.add_to(cmd);
     accept_check_command(cmd);
   }
-
-  /// The sorter of --artifacts, plus the --save-tactics replay when it is not listed: each
-  /// build's replay is what diff-tactics needs, so it is always sorted.
-  debug::ArtifactSorter sorter() const {
-    std::vector<std::filesystem::path> paths(artifacts.artifacts.begin(), artifacts.artifacts.end());
-    if (!engine.save_tactics.empty() &&
-        std::find(paths.begin(), paths.end(), std::filesystem::path(engine.save_tactics)) == paths.end()) {
-      paths.emplace_back(engine.save_tactics);
-    }
-    return debug::ArtifactSorter(artifacts.artifacts_dir, std::move(paths));
-  }
 };
 
-/// What every engine-building iteration shares: the model, feeds and reference outputs computed
-/// once, the tolerances, the external check.
-struct EngineSession {
-  Model model;
-  std::vector<TensorMap> feeds;
-  std::vector<TensorMap> ref_outputs;
-  engine::EngineOptions engine;
-  std::optional<debug::ExternalChecker> checker;
-  debug::EngineCheckSetup setup;
-};
-
-// Loads and prepares what the iterations of `args` share. `verb` names the tool in messages.
-Result<std::unique_ptr<EngineSession>> open_session(const EngineDebugArgs& args, const std::string& verb) {
-  auto s = std::make_unique<EngineSession>();
-  VN_ASSIGN_OR_RETURN(s->engine, args.engine.engine_options(args.data.input_shapes));
-  VN_RETURN_IF_NOT(!s->engine.plan, StatusCode::kInvalidArgument,
+/// The engine session `args` describe: flags checked, the external check made, the model loaded,
+/// the tolerances (with the preset of the loosest allowed precision) and, for the built-in check,
+/// the feeds. `verb` names the tool in messages; `checker` receives the external check, which the
+/// setup points at.
+Result<debug::EngineSessionConfig> engine_session(const EngineDebugArgs& args, const std::string& verb,
+                                                  std::optional<debug::ExternalChecker>& checker) {
+  debug::EngineSessionConfig s;
+  VN_ASSIGN_OR_RETURN(engine::EngineOptions engine, args.engine.engine_options(args.data.input_shapes));
+  VN_RETURN_IF_NOT(!engine.plan, StatusCode::kInvalidArgument,
                    "--load-engine: debug {} builds its own engines; give it the model", verb);
   VN_RETURN_IF_NOT(args.engine.save_engine.empty(), StatusCode::kInvalidArgument,
                    "--save-engine: debug {} writes each build's plan to --iter-artifact; list it in --artifacts to "
@@ -94,40 +73,36 @@ Result<std::unique_ptr<EngineSession>> open_session(const EngineDebugArgs& args,
     VN_RETURN_IF_NOT(!set, StatusCode::kInvalidArgument, "{}: not used by debug {} (use it with `vernier run`)", flag,
                      verb);
   }
-  VN_ASSIGN_OR_RETURN(s->checker, args.check.checker());
+  VN_ASSIGN_OR_RETURN(checker, args.check.checker());
   std::error_code ec;
   VN_RETURN_IF_NOT(!std::filesystem::exists(args.iter_artifact, ec), StatusCode::kInvalidArgument,
                    "--iter-artifact {} already exists; remove it or choose another path (it is rewritten and removed "
                    "every iteration)",
                    args.iter_artifact);
-  VN_ASSIGN_OR_RETURN(s->model, load_model(args.model));
+  VN_ASSIGN_OR_RETURN(s.model, load_model(args.model));
+  s.model_name = args.model;
   VN_ASSIGN_OR_RETURN(CompareConfig compare, args.compare.config());
-  apply_tolerance_preset(loosest_allowed(s->engine.build.allowed), compare);
-  if (!s->checker) {
-    VN_ASSIGN_OR_RETURN(s->feeds, args.data.make_feeds(s->model.graph));
-    Result<std::vector<TensorMap>> ref = debug::reference_outputs(s->model, s->feeds, args.threads);
-    if (!ref.ok()) return ref.status().with_context(args.model + ": the reference backend");
-    s->ref_outputs = std::move(*ref);
-    fmt::print(
-        "[I] Checking each build against the reference backend on {} feed(s) (built-in check; give --check "
-        "CMD to use your own)\n",
-        s->feeds.size());
+  apply_tolerance_preset(loosest_allowed(engine.build.allowed), compare);
+  if (!checker) {
+    VN_ASSIGN_OR_RETURN(s.feeds, args.data.make_feeds(s.model.graph));
   }
-  s->setup.model = &s->model;
-  s->setup.feeds = &s->feeds;
-  s->setup.ref_outputs = &s->ref_outputs;
-  s->setup.builtin.compare = compare;
-  s->setup.builtin.threads = args.threads;
-  s->setup.external = s->checker ? &*s->checker : nullptr;
-  s->setup.iter_artifact = args.iter_artifact;
-  s->setup.save_tactics = args.engine.save_tactics;
+  s.setup.builtin.compare = std::move(compare);
+  s.setup.builtin.threads = args.threads;
+  s.setup.external = checker ? &*checker : nullptr;
+  s.setup.iter_artifact = args.iter_artifact;
+  s.setup.save_tactics = args.engine.save_tactics;
+  s.build = std::move(engine.build);
+  s.artifacts = args.artifacts.paths();
+  s.artifacts_dir = args.artifacts.artifacts_dir;
+  s.keep_iter_artifact = args.no_remove_intermediate;
   return s;
 }
 
-void remove_iter_artifact(const EngineDebugArgs& args) {
-  if (args.no_remove_intermediate) return;
-  std::error_code ec;
-  std::filesystem::remove(args.iter_artifact, ec);  // already moved when it is one of --artifacts
+void print_reference_ready(size_t feeds) {
+  fmt::print(
+      "[I] Checking each build against the reference backend on {} feed(s) (built-in check; give --check CMD to use "
+      "your own)\n",
+      feeds);
 }
 
 std::string verdict_word(debug::Verdict v) {
@@ -159,8 +134,8 @@ void print_summary(const debug::LoopSummary& summary) {
 }
 
 // "Approximately r iteration(s) remaining" is only known for --until N.
-std::string remaining(const Until& until, int64_t index) {
-  if (until.kind != Until::Kind::kCount) return "";
+std::string remaining(const debug::Until& until, int64_t index) {
+  if (until.kind != debug::Until::Kind::kCount) return "";
   return fmt::format(" | Approximately {} iteration(s) remaining", until.count - index - 1);
 }
 
@@ -172,52 +147,36 @@ struct BuildArgs : EngineDebugArgs {
 };
 
 int debug_build(const BuildArgs& args) {
-  Result<Until> until = Until::parse(args.until);
+  Result<debug::Until> until = debug::Until::parse(args.until);
   if (!until.ok()) return report_error(until.status());
-  Result<std::unique_ptr<EngineSession>> session = open_session(args, "build");
-  if (!session.ok()) return report_error(session.status());
-  EngineSession& s = **session;
-  const debug::ArtifactSorter sorter = args.sorter();
+  std::optional<debug::ExternalChecker> checker;
+  Result<debug::EngineSessionConfig> engine = engine_session(args, "build", checker);
+  if (!engine.ok()) return report_error(engine.status());
+  debug::BuildSessionConfig config;
+  config.engine = std::move(*engine);
+  config.until = *until;
+  config.first_builder_seed = args.first_builder_seed;
 
-  std::random_device device;
-  std::vector<uint64_t> bad_seeds, good_seeds;
-  uint64_t seed = 0;
-  debug::LoopOptions loop;
-  loop.done = [&](int64_t index, debug::Verdict v) { return until->done(index, v); };
-  loop.sorter = &sorter;
-  loop.on_start = [&](int64_t index) {
+  debug::BuildHooks hooks;
+  hooks.on_reference = print_reference_ready;
+  hooks.on_start = [&](int64_t index) {
     fmt::print("[I] RUNNING | Iteration {}{}\n", index + 1, remaining(*until, index));
   };
-  loop.on_finish = [&](const debug::IterationOutcome& o) {
+  hooks.on_built = [](int64_t, uint64_t seed, const engine::Plan* plan) {
+    fmt::print("[I]     Builder seed {}{}\n", seed, plan ? ": " + plan_summary(*plan) : "");
+  };
+  hooks.on_finish = [&](const debug::IterationOutcome& o) {
     print_check_output(o.result, args.check.show_output);
     fmt::print("[I]     {}\n", o.result.reason);
     fmt::print("[I] {} | Iteration {} | Duration {:.4f}s\n", verdict_word(o.result.verdict), o.index + 1,
                o.result.seconds);
     print_sorted(o.sorted);
-    remove_iter_artifact(args);
-    (o.result.verdict == debug::Verdict::kBad ? bad_seeds : good_seeds).push_back(seed);
   };
-  Result<debug::LoopSummary> summary = debug::run_iterations(loop, [&](int64_t index) -> Result<debug::CheckResult> {
-    engine::BuildOptions build = s.engine.build;
-    // Each build gets its own seed, so builds whose tactics tie within the timing margin
-    // differ; the seed is printed so any build can be reproduced with --builder-seed.
-    if (args.engine.builder_seed) {
-      seed = *args.engine.builder_seed;
-    } else if (args.first_builder_seed) {
-      seed = *args.first_builder_seed + static_cast<uint64_t>(index);
-    } else {
-      seed = (uint64_t{device()} << 32) | device();
-    }
-    build.builder_seed = seed;
-    VN_ASSIGN_OR_RETURN(debug::EngineCheck c, debug::check_engine_build(s.setup, build));
-    fmt::print("[I]     Builder seed {}{}\n", seed, c.plan ? ": " + plan_summary(*c.plan) : "");
-    return std::move(c.result);
-  });
-  if (!summary.ok()) {
-    remove_iter_artifact(args);
-    return report_error(summary.status());
-  }
-  print_summary(*summary);
+  Result<debug::BuildSessionResult> result = debug::run_build_session(config, hooks);
+  if (!result.ok()) return report_error(result.status());
+  print_summary(result->summary);
+  const std::vector<uint64_t>& bad_seeds = result->bad_seeds;
+  const std::vector<uint64_t>& good_seeds = result->good_seeds;
   if (!bad_seeds.empty()) {
     fmt::print("[I] Rebuild a failing engine with `--builder-seed {}`", bad_seeds.front());
     if (!good_seeds.empty()) fmt::print(", a passing one with `--builder-seed {}`", good_seeds.front());
@@ -227,7 +186,7 @@ int debug_build(const BuildArgs& args) {
     fmt::print("[I] Compare the tactics of good and bad builds: vernier inspect diff-tactics --dir {}\n",
                args.artifacts.artifacts_dir);
   }
-  return summary->failed > 0 ? kExitFailed : kExitOk;
+  return result->summary.failed > 0 ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -355,71 +314,43 @@ int debug_precision(PrecisionArgs args) {
                                    "--precision-constraints none ignores the layer precisions debug precision sets; "
                                    "use obey (the default here) or prefer"));
   }
-  Result<std::unique_ptr<EngineSession>> session = open_session(args, "precision");
-  if (!session.ok()) return report_error(session.status());
-  EngineSession& s = **session;
-
-  // One tie-break seed for the whole search, so that iterations differ only in the layers marked.
-  uint64_t seed = 0;
-  if (!args.engine.deterministic) {
-    seed = args.engine.builder_seed ? *args.engine.builder_seed : std::random_device{}();
-    fmt::print("[I] Builder seed {} for every iteration (--deterministic removes timing from the builds)\n", seed);
-  }
-  engine::BuildOptions base = s.engine.build;
-  base.builder_seed = seed;
-
-  // The layers, in network order, from a build with the flags as given.
-  engine::EngineOptions probe_options;
-  probe_options.build = base;
-  engine::EngineBackend probe(probe_options);
-  PrepareOptions prep;
-  prep.num_threads = args.threads;
-  if (Status st = probe.prepare(s.model, prep); !st.ok()) return report_error(st.with_context(args.model));
-  std::vector<debug::ExcludedLayer> excluded;
-  std::vector<std::string> candidates;
-  std::map<std::string, std::string> layer_of;  // --layer-precisions name -> plan layer
-  for (const debug::PrecisionCandidate& c : debug::precision_candidates(*probe.plan(), &excluded)) {
-    candidates.push_back(c.name);
-    layer_of[c.name] = c.layer;
-  }
-  const std::string prec = std::string(engine::precision_name(*higher));
-  fmt::print("[I] {} layer(s) can be marked {}{}\n", candidates.size(), prec,
-             excluded.empty() ? "" : fmt::format(" ({} left out)", excluded.size()));
-  for (const debug::ExcludedLayer& e : excluded) fmt::print("[I]     Left out {}: {}\n", e.layer, e.reason);
-
-  debug::PrecisionSearchOptions search;
-  search.mode = args.mode == "linear" ? debug::PrecisionMode::kLinear : debug::PrecisionMode::kBisect;
-  search.direction =
+  std::optional<debug::ExternalChecker> checker;
+  Result<debug::EngineSessionConfig> engine = engine_session(args, "precision", checker);
+  if (!engine.ok()) return report_error(engine.status());
+  debug::PrecisionSessionConfig config;
+  config.engine = std::move(*engine);
+  config.higher = *higher;
+  config.search.mode = args.mode == "linear" ? debug::PrecisionMode::kLinear : debug::PrecisionMode::kBisect;
+  config.search.direction =
       args.direction == "reverse" ? debug::PrecisionDirection::kReverse : debug::PrecisionDirection::kForward;
-  search.minimize = !args.no_minimize;
-  int64_t step = 0;
-  const debug::ArtifactSorter sorter = args.sorter();
-  std::vector<debug::SortedArtifact> sorted;  // by the last check, printed after its verdict
-  search.on_step = [&](const debug::PrecisionStep& st) {
+  config.search.minimize = !args.no_minimize;
+
+  const std::string prec = std::string(engine::precision_name(*higher));
+  debug::PrecisionHooks hooks;
+  hooks.on_reference = print_reference_ready;
+  hooks.on_seed = [](uint64_t seed) {
+    fmt::print("[I] Builder seed {} for every iteration (--deterministic removes timing from the builds)\n", seed);
+  };
+  hooks.on_candidates = [&](const std::vector<debug::PrecisionCandidate>& candidates,
+                            const std::vector<debug::ExcludedLayer>& excluded) {
+    fmt::print("[I] {} layer(s) can be marked {}{}\n", candidates.size(), prec,
+               excluded.empty() ? "" : fmt::format(" ({} left out)", excluded.size()));
+    for (const debug::ExcludedLayer& e : excluded) fmt::print("[I]     Left out {}: {}\n", e.layer, e.reason);
+  };
+  hooks.on_start = [&](int64_t step, const std::vector<std::string>& marked) {
+    fmt::print("[I] RUNNING | Iteration {} | {} layer(s) in {}: {}\n", step, marked.size(), prec, join_names(marked));
+  };
+  hooks.on_step = [&](int64_t step, const debug::PrecisionStep& st, const std::vector<debug::SortedArtifact>& sorted) {
     print_check_output(st.result, args.check.show_output);
     fmt::print("[I]     {}\n", st.result.reason);
     fmt::print("[I] {} | Iteration {} | Duration {:.4f}s\n", verdict_word(st.result.verdict), step, st.result.seconds);
     print_sorted(sorted);
   };
-  Result<debug::PrecisionResult> result = debug::search_precision(
-      candidates, search, [&](const std::vector<std::string>& marked) -> Result<debug::CheckResult> {
-        ++step;
-        fmt::print("[I] RUNNING | Iteration {} | {} layer(s) in {}: {}\n", step, marked.size(), prec,
-                   join_names(marked));
-        engine::BuildOptions build = base;
-        for (const std::string& layer : marked) build.layer_precisions.emplace_back(layer, *higher);
-        Result<debug::EngineCheck> c = debug::check_engine_build(s.setup, build);
-        if (c.ok()) {
-          Result<std::vector<debug::SortedArtifact>> moved = sorter.sort(step - 1, c->result.verdict);
-          if (!moved.ok()) c = moved.status();
-          sorted = moved.ok() ? std::move(*moved) : std::vector<debug::SortedArtifact>();
-        }
-        remove_iter_artifact(args);
-        if (!c.ok()) return c.status();
-        return std::move(c->result);
-      });
+  Result<debug::PrecisionSessionResult> result = debug::run_precision_session(config, hooks);
   if (!result.ok()) return report_error(result.status());
-  const debug::PrecisionResult& r = *result;
+  const debug::PrecisionResult& r = result->search;
+  std::map<std::string, std::string> layer_of;  // --layer-precisions name -> plan layer
+  for (const debug::PrecisionCandidate& c : result->candidates) layer_of[c.name] = c.layer;
   int64_t passed = 0;
   for (const debug::PrecisionStep& st : r.steps) passed += st.result.verdict == debug::Verdict::kGood ? 1 : 0;
   fmt::print("[I] Finished {} iteration(s) | Passed: {}/{} | Pass Rate: {}%\n", r.steps.size(), passed, r.steps.size(),
@@ -428,16 +359,16 @@ int debug_precision(PrecisionArgs args) {
     fmt::print(
         "[E] Could not find a configuration that satisfied accuracy requirements: the check fails even with all "
         "{} layer(s) in {}\n",
-        candidates.size(), prec);
+        result->candidates.size(), prec);
     return kExitFailed;
   }
   if (*r.k == 0) {
     fmt::print("[I] The engine passes with no layer forced to {}: nothing to mark\n", prec);
     return kExitOk;
   }
-  const char* which = search.direction == debug::PrecisionDirection::kForward ? "first" : "last";
+  const char* which = config.search.direction == debug::PrecisionDirection::kForward ? "first" : "last";
   fmt::print("[I] The check passes with the {} {} layer(s) in {}: {}\n", which, *r.k, prec, join_names(r.prefix));
-  if (search.minimize) {
+  if (config.search.minimize) {
     fmt::print("[I] Of those, these {} layer(s) must run in {} (removing any other still passes): {}\n",
                r.layers.size(), prec, join_names(r.layers));
   }
@@ -446,8 +377,8 @@ int debug_precision(PrecisionArgs args) {
     fmt::print("    {}{}\n", l, layer_of[l] == l ? "" : fmt::format(" (layer '{}')", layer_of[l]));
   }
   fmt::print("[I] Apply and verify with:\n    {}\n",
-             run_command_line(args, s.setup.builtin.compare, seed, r.layers, prec));
-  if (s.checker) {
+             run_command_line(args, config.engine.setup.builtin.compare, result->seed, r.layers, prec));
+  if (checker) {
     fmt::print(
         "[I] (The verdicts came from your --check; the command above compares with the reference backend. "
         "Build the plan your check reads with `vernier convert` and the same flags.)\n");
@@ -515,31 +446,31 @@ struct RepeatArgs {
 };
 
 int debug_repeat(const RepeatArgs& args) {
-  Result<Until> until = Until::parse(args.until);
+  Result<debug::Until> until = debug::Until::parse(args.until);
   if (!until.ok()) return report_error(until.status());
   Result<std::optional<debug::ExternalChecker>> checker = args.check.checker();
   if (!checker.ok()) return report_error(checker.status());
   if (!*checker) {
     fmt::print("[I] Starting interactive debugging session since no `--check` command was provided\n");
   }
-  const debug::ArtifactSorter sorter = args.artifacts.sorter();
-  debug::LoopOptions loop;
-  loop.done = [&](int64_t index, debug::Verdict v) { return until->done(index, v); };
-  loop.sorter = &sorter;
-  loop.iteration_file = args.iter_info;
-  loop.on_start = [&](int64_t index) {
+  debug::RepeatSessionConfig config;
+  config.until = *until;
+  config.check = std::move(*checker);
+  config.artifacts = args.artifacts.paths();
+  config.artifacts_dir = args.artifacts.artifacts_dir;
+  config.iteration_file = args.iter_info;
+  debug::RepeatHooks hooks;
+  hooks.ask = [](int64_t) { return ask_verdict("this iteration"); };
+  hooks.on_start = [&](int64_t index) {
     fmt::print("[I] RUNNING | Iteration {}{}\n", index + 1, remaining(*until, index));
   };
-  loop.on_finish = [&](const debug::IterationOutcome& o) {
+  hooks.on_finish = [&](const debug::IterationOutcome& o) {
     print_check_output(o.result, args.check.show_output);
     fmt::print("[I] {} | Iteration {} | Duration {:.4f}s | {}\n", verdict_word(o.result.verdict), o.index + 1,
                o.result.seconds, o.result.reason);
     print_sorted(o.sorted);
   };
-  Result<debug::LoopSummary> summary = debug::run_iterations(loop, [&](int64_t) -> Result<debug::CheckResult> {
-    if (*checker) return (*checker)->run();
-    return ask_verdict("this iteration");
-  });
+  Result<debug::LoopSummary> summary = debug::run_repeat_session(config, hooks);
   if (!summary.ok()) return report_error(summary.status());
   print_summary(*summary);
   return summary->failed > 0 ? kExitFailed : kExitOk;

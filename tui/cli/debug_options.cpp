@@ -29,6 +29,7 @@ void accept_check_command(CLI::App& app) {
              "so it comes last.");
 }
 bool accepts_check_command(const CLI::App* app) { return check_apps().count(app) > 0; }
+void clear_accepted_check_commands() { check_apps().clear(); }
 
 void CheckOptions::add_to(CLI::App& app) {
   const char* group = "Check";
@@ -71,10 +72,6 @@ void ArtifactOptions::add_to(CLI::App& app) {
   app.add_option("--artifacts-dir,--art-dir", artifacts_dir, "Where --artifacts are sorted")->capture_default_str()->group(group);
 }
 
-debug::ArtifactSorter ArtifactOptions::sorter() const {
-  return debug::ArtifactSorter(artifacts_dir, std::vector<std::filesystem::path>(artifacts.begin(), artifacts.end()));
-}
-
 void ReplayOptions::add_to(CLI::App& app) {
   const char* group = "Replay";
   app.add_option("--save-debug-replay", save_debug_replay, "Write every iteration's verdict here")->capture_default_str()
@@ -82,44 +79,6 @@ void ReplayOptions::add_to(CLI::App& app) {
   app.add_option("--load-debug-replay", load_debug_replay,
                  "Resume: iterations recorded here are not run again")
       ->group(group);
-}
-
-Result<debug::DebugReplay> ReplayOptions::load() const {
-  if (load_debug_replay.empty()) return debug::DebugReplay();
-  return debug::DebugReplay::load(load_debug_replay);
-}
-
-Result<Until> Until::parse(const std::string& text) {
-  Until until;
-  if (text == "good") {
-    until.kind = Kind::kGood;
-  } else if (text == "bad") {
-    until.kind = Kind::kBad;
-  } else {
-    size_t used = 0;
-    int64_t n = 0;
-    try {
-      n = std::stoll(text, &used);
-    } catch (const std::exception&) {
-      used = 0;  // std::stoll throws on non-numbers and overflow; both are the error below
-    }
-    VN_RETURN_IF_NOT(used == text.size() && n > 0, StatusCode::kInvalidArgument,
-                     "--until '{}': expected good, bad or a positive number of iterations", text);
-    until.count = n;
-  }
-  return until;
-}
-
-bool Until::done(int64_t index, debug::Verdict verdict) const {
-  switch (kind) {
-    case Kind::kCount:
-      return index + 1 >= count;
-    case Kind::kGood:
-      return verdict == debug::Verdict::kGood;
-    case Kind::kBad:
-      return verdict == debug::Verdict::kBad;
-  }
-  return true;
 }
 
 void print_check_output(const debug::CheckResult& result, bool show_always) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The option groups shared by the debug subcommands (CLI.md `debug ...`): the external check and
-// its verdict rules, artifacts, debug replays, --until and progress.
+// its verdict rules, artifacts and debug replays.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,9 +10,7 @@
 #include <vector>
 
 #include "core/common/status.h"
-#include "core/debug/artifacts.h"
 #include "core/debug/check.h"
-#include "core/debug/replay.h"
 
 namespace vn::cli {
 
@@ -25,6 +23,8 @@ const std::optional<std::vector<std::string>>& check_command();
 void accept_check_command(CLI::App& app);
 /// Whether `app` accepts --check.
 bool accepts_check_command(const CLI::App* app);
+/// Forgets the subcommands marked by accept_check_command, before a new command tree is built.
+void clear_accepted_check_commands();
 
 /// How an external check's exit becomes a verdict (`--fail-regex`, `--fail-code`, ...).
 struct CheckOptions {
@@ -49,7 +49,8 @@ struct ArtifactOptions {
   std::string artifacts_dir = "vernier_artifacts";
 
   void add_to(CLI::App& app);
-  debug::ArtifactSorter sorter() const;
+  /// The --artifacts as paths.
+  std::vector<std::filesystem::path> paths() const { return {artifacts.begin(), artifacts.end()}; }
 };
 
 /// `--save-debug-replay`, `--load-debug-replay`.
@@ -58,19 +59,6 @@ struct ReplayOptions {
   std::string load_debug_replay;
 
   void add_to(CLI::App& app);
-  /// The replay to resume from (empty without --load-debug-replay).
-  Result<debug::DebugReplay> load() const;
-};
-
-/// `--until N|good|bad` of debug build and repeat.
-struct Until {
-  enum class Kind { kCount, kGood, kBad } kind = Kind::kCount;
-  int64_t count = 0;
-
-  /// Parses "good", "bad" or a positive count; kInvalidArgument otherwise.
-  static Result<Until> parse(const std::string& text);
-  /// Whether iteration `index` (0-based) with `verdict` is the last one.
-  bool done(int64_t index, debug::Verdict verdict) const;
 };
 
 /// Prints an external check's captured output the way Polygraphy does: for failing iterations

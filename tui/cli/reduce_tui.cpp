@@ -19,8 +19,8 @@ ReduceScreenState::ReduceScreenState(int64_t total_nodes) {
   model_.status = "reducing";
 }
 
-ReduceAnswer ReduceScreenState::ask(const debug::ReduceCandidate& candidate, std::vector<std::string> labels,
-                                    const std::atomic<bool>& cancel) {
+debug::ReduceAnswer ReduceScreenState::ask(const debug::ReduceCandidate& candidate, std::vector<std::string> labels,
+                                           const std::atomic<bool>& cancel) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     model_.candidate = candidate.nodes;
@@ -28,11 +28,11 @@ ReduceAnswer ReduceScreenState::ask(const debug::ReduceCandidate& candidate, std
     model_.asking = true;
     ++version_;
   }
-  const std::optional<ReduceAnswer> a = box_.wait(cancel);
+  const std::optional<debug::ReduceAnswer> a = box_.wait(cancel);
   std::lock_guard<std::mutex> lock(mutex_);
   model_.asking = false;
   ++version_;
-  return a.value_or(ReduceAnswer::kQuit);
+  return a.value_or(debug::ReduceAnswer::kQuit);
 }
 
 void ReduceScreenState::record(const debug::ReduceIteration& iteration, const debug::ReduceProgress& progress) {
@@ -75,16 +75,16 @@ Result<debug::ReduceResult> run_reduce_screen(
                  }));
     app.set_screen_catalog(views::screen_ids());
     auto on_answer = [&state](tui::Action a) {
-      state.answer(a == tui::Action::kGood   ? ReduceAnswer::kGood
-                   : a == tui::Action::kBad  ? ReduceAnswer::kBad
-                   : a == tui::Action::kSkip ? ReduceAnswer::kSkip
-                                             : ReduceAnswer::kUndo);
+      state.answer(a == tui::Action::kGood   ? debug::ReduceAnswer::kGood
+                   : a == tui::Action::kBad  ? debug::ReduceAnswer::kBad
+                   : a == tui::Action::kSkip ? debug::ReduceAnswer::kSkip
+                                             : debug::ReduceAnswer::kUndo);
     };
     app.add_view(std::make_unique<views::ReduceView>(on_answer, [&state] { return state.poll(); }));
     app.add_view(std::make_unique<views::HelpView>([&app] { return app.help_document(); }));
     while (!app.quit_requested() && job->progress()->state == session::JobState::kRunning) app.run(1);
     // Leaving the screen early (Q, a signal) quits the reduction as the prompt's quit would.
-    if (job->progress()->state == session::JobState::kRunning) state.answer(ReduceAnswer::kQuit);
+    if (job->progress()->state == session::JobState::kRunning) state.answer(debug::ReduceAnswer::kQuit);
   }
   job->wait();
   const int signal = terminal->caught_signal();

@@ -9,15 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "core/debug/reduce.h"
+#include "core/debug/reduce_session.h"
 #include "core/session/answer.h"
 #include "core/session/job.h"
 #include "views/screens/models.h"
 
 namespace vn::cli {
-
-/// The answers of the Reduce screen's prompt.
-enum class ReduceAnswer { kGood, kBad, kSkip, kUndo, kQuit };
 
 /// The state the reduction (worker thread) and the Reduce screen (UI thread) share.
 class ReduceScreenState {
@@ -26,8 +23,8 @@ class ReduceScreenState {
 
   /// Worker: shows the question about `candidate` and waits for the answer; kQuit when the job
   /// is cancelled.
-  ReduceAnswer ask(const debug::ReduceCandidate& candidate, std::vector<std::string> labels,
-                   const std::atomic<bool>& cancel);
+  debug::ReduceAnswer ask(const debug::ReduceCandidate& candidate, std::vector<std::string> labels,
+                          const std::atomic<bool>& cancel);
   /// Worker: records a finished check.
   void record(const debug::ReduceIteration& iteration, const debug::ReduceProgress& progress);
   /// Worker: clears the history before the search runs again after an undo (the answers kept
@@ -37,14 +34,14 @@ class ReduceScreenState {
   /// UI: the model when it changed since the last call.
   std::optional<views::ReduceModel> poll();
   /// UI: delivers an answer.
-  void answer(ReduceAnswer a) { box_.post(a); }
+  void answer(debug::ReduceAnswer a) { box_.post(a); }
 
  private:
   std::mutex mutex_;
   views::ReduceModel model_;
   uint64_t version_ = 1;
   uint64_t seen_ = 0;
-  session::AnswerBox<ReduceAnswer> box_;
+  session::AnswerBox<debug::ReduceAnswer> box_;
 };
 
 /// Runs `search` (the reduction) on a session job while the Reduce screen shows `state` and

@@ -7,17 +7,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
 
-#include "core/engine/plan.h"
 #include "core/flow/flowchart.h"
-#include "core/flow/session.h"
-#include "core/flow/triage.h"
-#include "core/ir/mapped_file.h"
+#include "core/flow/triage_run.h"
 #include "core/ir/onnx_import.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/options.h"
@@ -55,15 +51,6 @@ void handle_interrupts() {
   action.sa_flags = SA_RESETHAND;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
-}
-
-// The first of vernier_triage, vernier_triage_2, ... that does not exist yet.
-std::filesystem::path fresh_workdir() {
-  std::error_code ec;
-  for (int i = 1;; ++i) {
-    std::filesystem::path dir = i == 1 ? "vernier_triage" : fmt::format("vernier_triage_{}", i);
-    if (!std::filesystem::exists(dir, ec)) return dir;
-  }
 }
 
 // Adds the `triage` subcommand with its options to `app`, parsed into `args`.
@@ -194,17 +181,13 @@ int run_triage(TriageArgs given) {
   if (!lang.ok()) return report_error(lang.status());
   Result<flow::Flowchart> chart = flow::load_flowchart(assets_dir() / "flowchart" / (*lang + ".json"));
   if (!chart.ok()) return report_error(chart.status());
-  const std::filesystem::path workdir = args.workdir.empty() ? fresh_workdir() : std::filesystem::path(args.workdir);
-  if (!session && !args.force &&
-      (flow::TriageSession::exists(workdir) || std::filesystem::exists(workdir / "report.json"))) {
-    return report_error(make_error(StatusCode::kInvalidArgument,
-                                   "{} holds an earlier triage; continue it with --resume {}, or choose another "
-                                   "--workdir or pass --force to start over",
-                                   workdir.string(), workdir.string()));
-  }
+  Result<std::filesystem::path> chosen = flow::triage_workdir(args.workdir, session.has_value() || args.force);
+  if (!chosen.ok()) return report_error(chosen.status());
+  const std::filesystem::path workdir = std::move(*chosen);
   Result<Model> model = load_model(args.model);
   if (!model.ok()) return report_error(model.status());
-  flow::TriageConfig config;
+  flow::TriageRunConfig run;
+  flow::TriageConfig& config = run.triage;
   if (!args.data.load_inputs.empty()) {
     Result<std::vector<TensorMap>> real = args.data.make_feeds(model->graph);
     if (!real.ok()) return report_error(real.status());
@@ -244,29 +227,28 @@ int run_triage(TriageArgs given) {
   }
   if (!session) {
     std::error_code ec;
-    std::filesystem::remove(workdir / "report.json", ec);
-    nlohmann::ordered_json command = {{"cwd", std::filesystem::current_path(ec).string()},
-                                      {"args", args.command.empty() ? triage_arguments() : args.command},
-                                      {"workdir", workdir.string()}};
-    Result<flow::TriageSession> created =
-        flow::TriageSession::create(workdir, std::move(command), engine::model_hash(*model));
-    if (!created.ok()) return report_error(created.status());
-    session = std::move(*created);
+    run.command = {{"cwd", std::filesystem::current_path(ec).string()},
+                   {"args", args.command.empty() ? triage_arguments() : args.command},
+                   {"workdir", workdir.string()}};
   }
-  config.session = &*session;
+  run.resumed = std::move(session);
   config.model = std::move(*model);
 
-  fmt::print("[I] Triage of {} ({}), every check at atol={} rtol={}; work folder {}\n", args.model, chart->title,
-             format_number(config.compare.tolerance_for("").atol), format_number(config.compare.tolerance_for("").rtol),
-             workdir.string());
-  if (session->resumed()) {
-    fmt::print("[I] Resuming the session in {} (run {}): {} step(s) answered{}\n", workdir.string(), session->run(),
-               session->path().size(),
-               session->reduce() ? fmt::format(", {} reduce iteration(s) recorded", session->reduce()->iterations.size())
-                                 : "");
-  }
   const flow::Flowchart& flowchart = *chart;
-  auto observe = [](const flow::TriageStep& step, const flow::FlowNode& node) {
+  const Tolerance tolerance = config.compare.tolerance_for("");
+  flow::TriageRunHooks hooks;
+  hooks.on_start = [&](const flow::TriageSession& started) {
+    fmt::print("[I] Triage of {} ({}), every check at atol={} rtol={}; work folder {}\n", args.model, chart->title,
+               format_number(tolerance.atol), format_number(tolerance.rtol), workdir.string());
+    if (started.resumed()) {
+      fmt::print("[I] Resuming the session in {} (run {}): {} step(s) answered{}\n", workdir.string(), started.run(),
+                 started.path().size(),
+                 started.reduce()
+                     ? fmt::format(", {} reduce iteration(s) recorded", started.reduce()->iterations.size())
+                     : "");
+    }
+  };
+  hooks.observe = [](const flow::TriageStep& step, const flow::FlowNode& node) {
     const std::string cost = node.kind == flow::NodeKind::kEnd
                                  ? ""
                                  : fmt::format("         ({}{:.2f} s, {} engine build(s), {} check(s))\n",
@@ -282,37 +264,28 @@ int run_triage(TriageArgs given) {
     }
     std::fflush(stdout);
   };
-  const auto start = std::chrono::steady_clock::now();
-  Result<flow::TriageResult> result = walk_triage(flowchart, std::move(config), observe, args.headless, &g_interrupted);
+  const bool headless = args.headless;
+  hooks.walk = [headless](const flow::Flowchart& walked, flow::TriageConfig triage,
+                          const flow::TriageObserver& observe) {
+    return walk_triage(walked, std::move(triage), observe, headless, &g_interrupted);
+  };
+  Result<flow::TriageRunResult> result = flow::run_triage_session(flowchart, std::move(run), hooks);
   if (!result.ok() && result.status().code() == StatusCode::kCancelled) {
     fmt::print("[I] Interrupted. The session is saved in {}; continue it with: vernier triage --resume {}\n",
                workdir.string(), workdir.string());
     return kExitInterrupted;
   }
   if (!result.ok()) return report_error(result.status());
-  const nlohmann::ordered_json report = flow::triage_report(*result, flowchart);
-  if (Status s = file_write_atomic(workdir / "report.json", report.dump(2) + "\n"); !s.ok()) return report_error(s);
-  std::string path;
-  for (const flow::TriageStep& step : result->path) {
-    path += fmt::format("{}{}{}", path.empty() ? "" : " > ", step.node,
-                        step.answer ? (*step.answer ? " (yes)" : " (no)") : "");
-  }
-  fmt::print("[I] Path: {}\n", path);
-  fmt::print("[I] Outcome: {}{}{}\n", result->outcome, result->culprit.empty() ? "" : " | culprit: " + result->culprit,
-             result->bundle.empty() ? "" : " | bug-report bundle: " + result->bundle.string());
-  int64_t builds = 0, checks = 0;
-  for (const flow::TriageStep& step : result->path) {
-    builds += step.builds;
-    checks += step.checks;
-  }
-  fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s){}\n",
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), builds, checks,
-             session->resumed() ? fmt::format(" over {} run(s) of the session", session->run()) : "");
-  fmt::print("[I] Wrote {}\n", (workdir / "report.json").string());
-  const bool failing = result->outcome == "localized" || result->outcome == "not_localized";
-  return failing ? kExitFailed : kExitOk;
+  const flow::TriageRunResult& r = *result;
+  fmt::print("[I] Path: {}\n", r.path);
+  fmt::print("[I] Outcome: {}{}{}\n", r.result.outcome,
+             r.result.culprit.empty() ? "" : " | culprit: " + r.result.culprit,
+             r.result.bundle.empty() ? "" : " | bug-report bundle: " + r.result.bundle.string());
+  fmt::print("[I] Triage took {:.2f} s: {} engine build(s), {} check(s){}\n", r.seconds, r.builds, r.checks,
+             r.resumed ? fmt::format(" over {} run(s) of the session", r.runs) : "");
+  fmt::print("[I] Wrote {}\n", r.report.string());
+  return r.failing ? kExitFailed : kExitOk;
 }
-
 
 void set_command_line(std::vector<std::string> args) { stored_command_line() = std::move(args); }
 const std::vector<std::string>& command_line() { return stored_command_line(); }

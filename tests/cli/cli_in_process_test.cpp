@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// The vernier command line run in process through libvernier_cli's run_cli (no child process):
+// arguments parsed, the subcommand's core session run, its transcript and exit code as the
+// program's.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/ir/onnx_export.h"
+#include "tests/debug/fixtures.h"
+#include "tests/util/process.h"
+#include "tui/cli/commands.h"
+
+namespace vn {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the command line in `dir` (where its default files go), capturing what it prints.
+CliRun run_in(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  CliRun run;
+  run.exit_code = cli::run_cli(args);
+  run.out = testing::internal::GetCapturedStdout();
+  run.err = testing::internal::GetCapturedStderr();
+  std::filesystem::current_path(before);
+  return run;
+}
+
+TEST(CliInProcess, DebugReduceWithTheBuiltinCheckNamesTheFaultyNode) {
+  test::TempDir dir;
+  const CliRun r =
+      run_in(dir.path(), {"debug", "reduce", kDemo, "-o", "min.onnx", "--mode", "ddmin", "--builtin-check",
+                          "--deterministic", "--no-progress", "--inject-fault", "layer=conv2,kind=scale,factor=1.5"});
+  ASSERT_EQ(r.exit_code, cli::kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[I] Built-in check: engine vs reference, atol=1e-05 rtol=1e-05\n"));
+  EXPECT_THAT(r.out, HasSubstr("node(s) kept: 1 node(s): conv2 (Conv) | inputs: pool1 | outputs: conv2\n"));
+  EXPECT_THAT(r.out, HasSubstr("[I] Saved the minimal failing model to min.onnx\n"));
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(std::filesystem::exists(dir / "min.onnx"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "vernier_debug_replay.json"));
+}
+
+TEST(CliInProcess, DebugPrecisionPrintsTheLayerAndTheCommandThatApplyIt) {
+  test::TempDir dir;
+  ASSERT_TRUE(save_model(test::fp16_overflow_model(), dir / "overflow.onnx").ok());
+  const CliRun r = run_in(dir.path(), {"debug", "precision", "overflow.onnx", "--fp16", "--deterministic"});
+  ASSERT_EQ(r.exit_code, cli::kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[I] Tolerance preset for an engine with fp16 layers: atol=0.01, rtol=0.01"));
+  EXPECT_THAT(r.out, HasSubstr("these 1 layer(s) must run in fp32 (removing any other still passes): mm_big\n"));
+  EXPECT_THAT(r.out, HasSubstr("    vernier run overflow.onnx --ref --engine --fp16 --deterministic --atol 0.01 --rtol "
+                               "0.01 --layer-precisions mm_big:fp32 --precision-constraints obey\n"));
+}
+
+TEST(CliInProcess, UsageErrorsAreOneLineAndExitTwo) {
+  test::TempDir dir;
+  auto expect_error = [&](const std::vector<std::string>& args, const std::string& text) {
+    const CliRun r = run_in(dir.path(), args);
+    EXPECT_EQ(r.exit_code, cli::kExitBadInput) << r.out << r.err;
+    EXPECT_THAT(r.err, StartsWith("vernier: error: "));
+    EXPECT_THAT(r.err, HasSubstr(text));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  };
+  expect_error({"debug", "reduce", kDemo, "-o", "m.onnx", "--mode", "quick", "--builtin-check"}, "--mode 'quick'");
+  expect_error({"debug", "build", kDemo, "--until", "sometimes"}, "--until 'sometimes'");
+  // `--check` belongs to the debug tools and triage only; each run builds its command tree anew.
+  expect_error({"run", kDemo, "--ref", "--check", "true"}, "--check is not an option of 'run'");
+  expect_error({"debug", "repeat", "--until", "1", "--check", "/no/such/program"}, "/no/such/program");
+  expect_error({"no-such-command"}, "A subcommand is required");
+}
+
+TEST(CliInProcess, DebugRepeatRunsItsCheck) {
+  test::TempDir dir;
+  const CliRun r = run_in(dir.path(), {"debug", "repeat", "--until", "2", "--check", "true"});
+  EXPECT_EQ(r.exit_code, cli::kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[I] RUNNING | Iteration 1 | Approximately 1 iteration(s) remaining\n"));
+  EXPECT_THAT(r.out, HasSubstr("[I] Finished 2 iteration(s) | Passed: 2/2 | Pass Rate: 100%\n"));
+}
+
+}  // namespace
+}  // namespace vn
