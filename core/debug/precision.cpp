@@ -29,6 +29,22 @@ std::vector<PrecisionCandidate> precision_candidates(const engine::Plan& plan, s
   return out;
 }
 
+std::vector<PrecisionCandidate> precision_candidates(const std::vector<eut::BuiltLayer>& layers,
+                                                     engine::PrecisionId higher, std::vector<ExcludedLayer>* excluded) {
+  std::vector<PrecisionCandidate> out;
+  const std::string_view high = engine::precision_name(higher);
+  for (const eut::BuiltLayer& layer : layers) {
+    if (!layer.precision.empty() && layer.precision != high) {
+      out.push_back({layer.name, layer.name});
+    } else if (excluded) {
+      excluded->push_back({layer.name, layer.precision.empty()
+                                           ? std::string("the engine does not tell its precision")
+                                           : fmt::format("runs in {} already", high)});
+    }
+  }
+  return out;
+}
+
 Result<PrecisionResult> search_precision(const std::vector<std::string>& candidates,
                                          const PrecisionSearchOptions& options, const PrecisionCheckFn& check) {
   PrecisionResult result;

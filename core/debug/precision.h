@@ -14,6 +14,8 @@
 #include "core/common/status.h"
 #include "core/debug/check.h"
 #include "core/engine/plan.h"
+#include "core/engine/precision.h"
+#include "core/eut/engine_under_test.h"
 
 namespace vn::debug {
 
@@ -36,6 +38,14 @@ struct PrecisionCandidate {
 /// arithmetic, indices) go to `excluded` with the reason, as Polygraphy leaves out layers with
 /// non-float outputs; constants are folded at build time and are never layers.
 std::vector<PrecisionCandidate> precision_candidates(const engine::Plan& plan, std::vector<ExcludedLayer>* excluded);
+
+/// The layers of an engine under test without a Vernier plan (a runner's build, as
+/// eut::Build::layers describes it) that a precision can be set on: those that run in another
+/// precision than `higher`, in execution order. Layers already in `higher`, or whose precision the
+/// engine does not tell, go to `excluded` with the reason: marking them changes nothing the
+/// search could see.
+std::vector<PrecisionCandidate> precision_candidates(const std::vector<eut::BuiltLayer>& layers,
+                                                     engine::PrecisionId higher, std::vector<ExcludedLayer>* excluded);
 
 enum class PrecisionMode { kBisect, kLinear };
 enum class PrecisionDirection { kForward, kReverse };

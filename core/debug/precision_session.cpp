@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "core/engine/engine_backend.h"
+#include "core/eut/engine_under_test.h"
 
 namespace vn::debug {
 
@@ -22,14 +22,26 @@ Result<PrecisionSessionResult> run_precision_session(const PrecisionSessionConfi
   engine::BuildOptions base = engine.build;
   base.builder_seed = out.seed;
 
-  // The layers, in network order, from a build with the flags as given.
-  engine::EngineOptions probe_options;
-  probe_options.build = base;
-  engine::EngineBackend probe(probe_options);
+  // The layers, in network order, from a build with the flags as given: the built-in engine's
+  // plan, or the layers another engine under test describes.
+  const std::shared_ptr<eut::EngineUnderTest> under_test =
+      setup.builtin.under_test ? setup.builtin.under_test : eut::builtin_engine();
   PrepareOptions prep;
   prep.num_threads = setup.builtin.threads;
-  if (Status st = probe.prepare(engine.model, prep); !st.ok()) return st.with_context(engine.model_name);
-  out.candidates = precision_candidates(*probe.plan(), &out.excluded);
+  Result<std::unique_ptr<eut::Build>> built = under_test->build(engine.model, base, prep);
+  if (!built.ok()) return built.status().with_context(engine.model_name);
+  std::unique_ptr<eut::Build> probe = std::move(*built);
+  if (const std::shared_ptr<const engine::Plan> plan = probe->plan()) {
+    out.candidates = precision_candidates(*plan, &out.excluded);
+  } else {
+    const std::vector<eut::BuiltLayer> layers = probe->layers();
+    VN_RETURN_IF_NOT(!layers.empty(), StatusCode::kInvalidArgument,
+                     "{}: the engine under test ({}) does not say which layers it built, and debug precision "
+                     "searches over them",
+                     engine.model_name, under_test->name());
+    out.candidates = precision_candidates(layers, config.higher, &out.excluded);
+  }
+  probe.reset();  // a runner's build holds its session; the search builds its own
   if (hooks.on_candidates) hooks.on_candidates(out.candidates, out.excluded);
   std::vector<std::string> names;
   for (const PrecisionCandidate& c : out.candidates) names.push_back(c.name);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -20,16 +22,39 @@ using engine::PrecisionId;
 
 bool allows(const engine::BuildOptions& build, PrecisionId id) { return engine::mask_has(build.allowed, id); }
 
+// A model Vernier lowered for a runner, and each original node's precision in it.
+struct Lowered {
+  Model model;
+  std::vector<BuiltLayer> layers;  // the original model's nodes in graph order
+};
+
+// The nodes of `model`, in `precision` when `lowered` names them and in fp32 otherwise.
+std::vector<BuiltLayer> layers_lowered(const Model& model, const std::vector<std::string>& lowered,
+                                       std::string_view precision) {
+  const std::unordered_set<std::string> names(lowered.begin(), lowered.end());
+  std::vector<BuiltLayer> out;
+  for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
+    std::string label = node_label(model.graph, static_cast<int64_t>(i));
+    const bool low = names.count(label) > 0;
+    out.push_back({std::move(label), model.graph.nodes[i].op_type, std::string(low ? precision : "fp32"), ""});
+  }
+  return out;
+}
+
 class RunnerBuild final : public Build {
  public:
-  RunnerBuild(std::unique_ptr<Model> converted, std::unique_ptr<RunnerBackend> backend)
-      : converted_(std::move(converted)), backend_(std::move(backend)) {}
+  RunnerBuild(std::unique_ptr<Lowered> lowered, std::unique_ptr<RunnerBackend> backend)
+      : lowered_(std::move(lowered)), backend_(std::move(backend)) {}
 
   Backend& backend() override { return *backend_; }
 
+  // The runner's own description; for a model Vernier lowered, the conversion's when the runner
+  // tells none (ONNX Runtime does not): which nodes compute in the lower precision is what
+  // Vernier wrote into the model.
   std::vector<BuiltLayer> layers() const override {
     std::vector<BuiltLayer> out;
     for (const RunnerLayer& l : backend_->loaded().layers) out.push_back({l.name, l.type, l.precision, l.tactic});
+    if (out.empty() && lowered_) return lowered_->layers;
     return out;
   }
 
@@ -44,10 +69,10 @@ class RunnerBuild final : public Build {
   }
 
   std::vector<std::filesystem::path> artifacts() const override { return backend_->loaded().artifacts; }
-  const Model* converted_model() const override { return converted_.get(); }
+  const Model* converted_model() const override { return lowered_ ? &lowered_->model : nullptr; }
 
  private:
-  std::unique_ptr<Model> converted_;  // what the runner loads, when Vernier lowered the precision
+  std::unique_ptr<Lowered> lowered_;  // what the runner loads, when Vernier lowered the precision
   std::unique_ptr<RunnerBackend> backend_;
 };
 
@@ -94,16 +119,16 @@ class RunnerEngine final : public EngineUnderTest {
     RunnerBackendOptions backend_options;
     backend_options.options = options_.options;
     backend_options.build = runner_build_flags(build, prepare.num_threads);
-    std::unique_ptr<Model> converted;
+    std::unique_ptr<Lowered> converted;
     if (!caps.lowers_precision && backend_options.build.lowers()) {
-      VN_ASSIGN_OR_RETURN(Model lowered, lower(model, build, who, prepare.num_threads));
-      converted = std::make_unique<Model>(std::move(lowered));
+      VN_ASSIGN_OR_RETURN(Lowered lowered, lower(model, build, who, prepare.num_threads));
+      converted = std::make_unique<Lowered>(std::move(lowered));
       // The runner gets a model in the precision asked for, and no precision flags.
       backend_options.build = runner_build_flags(engine::BuildOptions{}, prepare.num_threads);
       backend_options.build.builder_seed = build.builder_seed;
     }
     auto backend = std::make_unique<RunnerBackend>(client_, std::move(backend_options));
-    VN_RETURN_IF_ERROR(backend->prepare(converted ? *converted : model, prepare));
+    VN_RETURN_IF_ERROR(backend->prepare(converted ? converted->model : model, prepare));
     return std::unique_ptr<Build>(std::make_unique<RunnerBuild>(std::move(converted), std::move(backend)));
   }
 
@@ -118,7 +143,7 @@ class RunnerEngine final : public EngineUnderTest {
 
  private:
   // The model with its precision lowered as `build` asks, for a runner that runs the file it gets.
-  Result<Model> lower(const Model& model, const engine::BuildOptions& build, const std::string& who, int threads) {
+  Result<Lowered> lower(const Model& model, const engine::BuildOptions& build, const std::string& who, int threads) {
     const auto refuse = [&](std::string_view flag, std::string_view why) {
       return make_error(StatusCode::kInvalidArgument, "{}: {} runs the ONNX file it is given, and {}", flag, who,
                         why);
@@ -138,7 +163,10 @@ class RunnerEngine final : public EngineUnderTest {
       qdq.input_shapes = build.input_shapes;
       qdq.num_threads = threads;
       VN_ASSIGN_OR_RETURN(surgeon::QdqResult result, surgeon::convert_to_qdq(model, qdq));
-      return std::move(result.model);
+      std::vector<std::string> quantized;
+      for (const surgeon::QuantizedNode& q : result.report.quantized) quantized.push_back(q.node);
+      std::vector<BuiltLayer> layers = layers_lowered(model, quantized, "int8");
+      return Lowered{std::move(result.model), std::move(layers)};
     }
     surgeon::Fp16Options fp16_options;
     if (requests) {
@@ -167,7 +195,8 @@ class RunnerEngine final : public EngineUnderTest {
       return reference.run(feeds.front());
     };
     VN_ASSIGN_OR_RETURN(surgeon::Fp16Result result, surgeon::convert_to_fp16(model, fp16_options));
-    return std::move(result.model);
+    std::vector<BuiltLayer> layers = layers_lowered(model, result.report.nodes_fp16, "fp16");
+    return Lowered{std::move(result.model), std::move(layers)};
   }
 
   RunnerEngineOptions options_;

@@ -397,7 +397,7 @@ class Converter {
       n = rename_outer_references(n, outer);
       if (s.has_f32 && !s.kept && !s.neutral) {
         retarget_attributes(n);
-        ++report.nodes_fp16;
+        report.nodes_fp16.push_back(node_label(g_, static_cast<int64_t>(i)));
       }
       if (s.kept) report.kept.push_back({node_label(g_, static_cast<int64_t>(i)), n.op_type, s.reason});
       // A graph output read in another type than it is computed in: the producer writes a new name

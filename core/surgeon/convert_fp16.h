@@ -42,7 +42,7 @@ struct Fp16Options {
 
 /// What convert_to_fp16 did.
 struct Fp16Report {
-  size_t nodes_fp16 = 0;        ///< nodes that now compute in float16
+  std::vector<std::string> nodes_fp16;  ///< node_label of each node that now computes in float16, in graph order
   std::vector<KeptNode> kept;   ///< nodes with float32 values left in float32, in graph order
   /// Inputs and outputs that stay float32 in a float16 node because ONNX allows no other type
   /// there ("node 'up' (Resize) input 2 'scales'").

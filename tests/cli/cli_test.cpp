@@ -12,6 +12,7 @@
 #include "core/io/polygraphy_json.h"
 #include "core/ir/onnx_export.h"
 #include "core/ir/onnx_import.h"
+#include "tests/util/cli_expect.h"
 #include "tests/util/process.h"
 
 namespace vn {
@@ -24,13 +25,7 @@ using ::testing::StartsWith;
 
 const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
 
-// Every bad-input failure must be exit code 2 and exactly one line on stderr.
-void expect_bad_input(const test::ProcessResult& r, const std::string& must_mention) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_THAT(r.err, StartsWith("vernier: error: "));
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr(must_mention));
-}
+using test::expect_bad_input;
 
 void save_text_model(const std::string& text, const std::filesystem::path& path) {
   LoadOptions opts;

@@ -11,6 +11,7 @@
 #include "core/engine/tactic_replay.h"
 #include "core/ir/onnx_export.h"
 #include "tests/debug/fixtures.h"
+#include "tests/util/cli_expect.h"
 #include "tests/util/process.h"
 
 namespace vn {
@@ -24,12 +25,7 @@ using ::testing::StartsWith;
 
 const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
 
-void expect_bad_input(const test::ProcessResult& r, const std::string& must_mention) {
-  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_THAT(r.err, StartsWith("vernier: error: "));
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr(must_mention));
-}
+using test::expect_bad_input;
 
 std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> out;

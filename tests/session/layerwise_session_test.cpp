@@ -25,7 +25,8 @@ Result<T> run_job(std::function<Result<T>(JobContext&)> work, std::vector<std::s
   return job->progress()->status;
 }
 
-Result<LayerwiseSession> faulty_demo() {
+// The demo model with a fault planted in conv2, compared layer-wise on the built-in engine.
+Result<std::unique_ptr<LayerwiseRunner>> faulty_demo_runner() {
   Result<Model> model = load_model(std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx");
   if (!model.ok()) return model.status();
   Result<std::vector<TensorMap>> feeds = data::generate_feeds(model->graph, {});
@@ -35,23 +36,18 @@ Result<LayerwiseSession> faulty_demo() {
   Result<engine::FaultSpec> fault = engine::parse_fault("layer=conv2,kind=scale,factor=1.5");
   if (!fault.ok()) return fault.status();
   options.engine.build.faults.push_back(*fault);
-  return run_job<LayerwiseSession>(
-      [&](JobContext& ctx) { return run_layerwise_session(std::move(*model), feeds->front(), options, ctx); });
+  return LayerwiseRunner::build(std::move(*model), feeds->front(), options);
+}
+
+Result<LayerwiseSession> faulty_demo() {
+  VN_ASSIGN_OR_RETURN(std::unique_ptr<LayerwiseRunner> runner, faulty_demo_runner());
+  return run_job<LayerwiseSession>([&](JobContext& ctx) { return runner->run(CompareConfig{}, ctx); });
 }
 
 TEST(LayerwiseSession, ComparedAgainUnderALooserToleranceItPasses) {
   // What the browser's `:set atol` does: the same prepared backends run again under another
   // tolerance.
-  Result<Model> model = load_model(std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx");
-  ASSERT_TRUE(model.ok());
-  Result<std::vector<TensorMap>> feeds = data::generate_feeds(model->graph, {});
-  ASSERT_TRUE(feeds.ok());
-  LayerwiseSessionOptions options;
-  options.engine.build.deterministic = true;
-  Result<engine::FaultSpec> fault = engine::parse_fault("layer=conv2,kind=scale,factor=1.5");
-  ASSERT_TRUE(fault.ok());
-  options.engine.build.faults.push_back(*fault);
-  Result<std::unique_ptr<LayerwiseRunner>> runner = LayerwiseRunner::build(std::move(*model), feeds->front(), options);
+  Result<std::unique_ptr<LayerwiseRunner>> runner = faulty_demo_runner();
   ASSERT_TRUE(runner.ok()) << runner.status().to_string();
   Result<LayerwiseSession> strict =
       run_job<LayerwiseSession>([&](JobContext& ctx) { return (*runner)->run(CompareConfig{}, ctx); });

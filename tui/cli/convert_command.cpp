@@ -145,7 +145,7 @@ Status to_fp16(const ConvertArgs& args, const Model& model) {
   };
   VN_ASSIGN_OR_RETURN(surgeon::Fp16Result result, surgeon::convert_to_fp16(model, options));
   const surgeon::Fp16Report& r = result.report;
-  fmt::print("[I] float16: {} node(s) compute in float16, {} kept in float32{}\n", r.nodes_fp16, r.kept.size(),
+  fmt::print("[I] float16: {} node(s) compute in float16, {} kept in float32{}\n", r.nodes_fp16.size(), r.kept.size(),
              r.kept.empty() ? "" : ":");
   print_kept(r.kept, "kept,");
   if (!r.fixed_float32.empty()) {

@@ -14,6 +14,7 @@
 #include "core/debug/build_session.h"
 #include "core/debug/precision_session.h"
 #include "core/debug/repeat_session.h"
+#include "core/ir/mapped_file.h"
 #include "core/ir/onnx_import.h"
 #include "tui/cli/commands.h"
 #include "tui/cli/debug_options.h"
@@ -31,6 +32,7 @@ struct EngineDebugArgs {
   DataOptions data;
   CompareOptions compare;
   EngineOptions engine;
+  RunnerFlags runners;  ///< --engine-runner: the engine under test, when not the built-in one
   CheckOptions check;
   ArtifactOptions artifacts;
 
@@ -46,6 +48,7 @@ struct EngineDebugArgs {
     data.add_to(cmd);
     compare.add_to(cmd);
     engine.add_to(cmd);
+    runners.add_to(cmd);
     check.add_to(cmd);
     artifacts.add_to(cmd);
     accept_check_command(cmd);
@@ -88,6 +91,7 @@ Result<debug::EngineSessionConfig> engine_session(const EngineDebugArgs& args, c
   }
   s.setup.builtin.compare = std::move(compare);
   s.setup.builtin.threads = args.threads;
+  VN_ASSIGN_OR_RETURN(s.setup.builtin.under_test, args.runners.single_engine());
   s.setup.external = checker ? &*checker : nullptr;
   s.setup.iter_artifact = args.iter_artifact;
   s.setup.save_tactics = args.engine.save_tactics;
@@ -177,7 +181,13 @@ int debug_build(const BuildArgs& args) {
   print_summary(result->summary);
   const std::vector<uint64_t>& bad_seeds = result->bad_seeds;
   const std::vector<uint64_t>& good_seeds = result->good_seeds;
-  if (!bad_seeds.empty()) {
+  // An engine whose builds never vary (ONNX Runtime) has no seed that chooses a build.
+  const std::shared_ptr<eut::EngineUnderTest>& under_test = config.engine.setup.builtin.under_test;
+  Result<eut::Capabilities> caps = under_test ? under_test->capabilities() : Result<eut::Capabilities>(eut::Capabilities{true});
+  if (caps.ok() && !caps->builds_vary) {
+    fmt::print("[I] {} builds a model the same way every time: the builds differ in nothing a seed chooses\n",
+               under_test->name());
+  } else if (!bad_seeds.empty()) {
     fmt::print("[I] Rebuild a failing engine with `--builder-seed {}`", bad_seeds.front());
     if (!good_seeds.empty()) fmt::print(", a passing one with `--builder-seed {}`", good_seeds.front());
     fmt::print("\n");
@@ -219,6 +229,7 @@ struct PrecisionArgs : EngineDebugArgs {
   std::string direction = "forward";
   std::string precision = "fp32";
   bool no_minimize = false;
+  std::string save_keep_fp32;  ///< --save-keep-fp32: the layers found, for convert --keep-fp32 @FILE
 };
 
 // Single-quoted for a POSIX shell when it holds anything but plain word characters.
@@ -237,12 +248,18 @@ std::string shell_quote(const std::string& s) {
 // compares it with the reference under the same data and tolerances.
 std::string run_command_line(const PrecisionArgs& args, const CompareConfig& compare, uint64_t seed,
                              const std::vector<std::string>& layers, const std::string& precision) {
-  std::vector<std::string> a = {"vernier", "run", args.model, "--ref", "--engine"};
+  std::vector<std::string> a = {"vernier", "run", args.model, "--ref"};
   auto add = [&](const std::string& flag, const std::vector<std::string>& values) {
     if (values.empty()) return;
     a.push_back(flag);
     a.insert(a.end(), values.begin(), values.end());
   };
+  if (args.runners.engine_runners.empty()) {
+    a.push_back("--engine");
+  } else {
+    add("--engine-runner", args.runners.engine_runners);
+    for (const std::string& o : args.runners.options) add("--runner-option", {o});
+  }
   const EngineOptions& e = args.engine;
   if (e.fp16) a.push_back("--fp16");
   if (e.bf16) a.push_back("--bf16");
@@ -378,6 +395,18 @@ int debug_precision(PrecisionArgs args) {
   }
   fmt::print("[I] Apply and verify with:\n    {}\n",
              run_command_line(args, config.engine.setup.builtin.compare, result->seed, r.layers, prec));
+  if (!args.save_keep_fp32.empty()) {
+    if (*higher != engine::PrecisionId::kFp32) {
+      return report_error(make_error(StatusCode::kInvalidArgument,
+                                     "--save-keep-fp32: the layers found must run in {}, not fp32", prec));
+    }
+    std::string text = fmt::format("# Layers `vernier debug precision` found must stay in float32 ({}).\n"
+                                   "# For `vernier convert MODEL --to-onnx OUT.onnx --fp16 --keep-fp32 @{}`.\n",
+                                   args.model, args.save_keep_fp32);
+    for (const std::string& l : r.layers) text += l + "\n";
+    if (Status s = file_write_atomic(args.save_keep_fp32, text); !s.ok()) return report_error(s);
+    fmt::print("[I] Wrote the {} layer(s) to keep in float32 to {}\n", r.layers.size(), args.save_keep_fp32);
+  }
   if (checker) {
     fmt::print(
         "[I] (The verdicts came from your --check; the command above compares with the reference backend. "
@@ -408,6 +437,8 @@ void add_debug_precision(CLI::App& debug, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--no-minimize", args->no_minimize,
                 "Stop at the K layers the search finds (default: then drop each one whose removal still passes)");
+  cmd->add_option("--save-keep-fp32", args->save_keep_fp32,
+                  "Write the layers found, one per line, for `convert --to-onnx --fp16 --keep-fp32 @FILE`");
   cmd->callback([args, &action] { action = [args] { return debug_precision(*args); }; });
 }
 

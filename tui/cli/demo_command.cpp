@@ -4,7 +4,9 @@
 // terminal (or with --headless) it walks the flowchart headless, printing the path with its
 // evidence and writing the report and bug-report bundle into the work folder; on a terminal the
 // same walk runs in the full-screen triage UI. `--browse` opens the full-screen browser over the
-// scenario's layer-wise comparison instead.
+// scenario's layer-wise comparison instead. With `--engine-runner`, the triage is that of a real
+// engine: assets/scenarios/ort_fp16_range.json (a float16 model whose last layer leaves float16's
+// range) on the runner given.
 #include <system_error>
 
 #include "core/engine/fault.h"
@@ -27,6 +29,8 @@ struct DemoArgs {
   std::string workdir = kDefaultWorkdir;
   bool force = false;
   std::string lang;
+  std::string engine_runner;                ///< --engine-runner: triage a real engine instead
+  std::vector<std::string> runner_options;  ///< --runner-option KEY=VALUE
 };
 
 // The browser's exit code, or nullopt when this terminal cannot show it (then the caller walks
@@ -55,7 +59,17 @@ std::optional<int> demo_tui(const flow::Scenario& scenario) {
 }
 
 int demo(const DemoArgs& demo_args) {
-  const std::filesystem::path scenario_path = assets_dir() / "scenarios" / "demo.json";
+  const bool real_engine = !demo_args.engine_runner.empty();
+  const std::filesystem::path scenario_path =
+      assets_dir() / "scenarios" / (real_engine ? "ort_fp16_range.json" : "demo.json");
+  if (real_engine && demo_args.browse) {
+    return report_error(make_error(StatusCode::kInvalidArgument,
+                                   "--browse shows the built-in engine's demo; with --engine-runner the demo is a "
+                                   "triage (run it without --browse)"));
+  }
+  if (!real_engine && !demo_args.runner_options.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "--runner-option is for --engine-runner"));
+  }
   std::error_code ec;
   if (!std::filesystem::exists(scenario_path, ec)) {
     return report_error(make_error(StatusCode::kIoError,
@@ -82,6 +96,14 @@ int demo(const DemoArgs& demo_args) {
   std::error_code abs_ec;
   args.command = {"--scenario", std::filesystem::absolute(scenario_path, abs_ec).string(), "--threads", "1"};
   if (!demo_args.lang.empty()) args.command.insert(args.command.end(), {"--lang", demo_args.lang});
+  if (real_engine) {
+    // The runner given replaces the scenario's (ort), with its options.
+    args.runners.engine_runners = {demo_args.engine_runner};
+    args.runners.options = demo_args.runner_options;
+    args.given.insert({"--engine-runner", "--runner-option"});
+    args.command.insert(args.command.end(), {"--engine-runner", demo_args.engine_runner});
+    for (const std::string& o : demo_args.runner_options) args.command.insert(args.command.end(), {"--runner-option", o});
+  }
   const int code = run_triage(std::move(args));
   // Triage exits 1 when it pins a failure down: for the demo, finding the planted fault is success.
   return code == kExitFailed ? kExitOk : code;
@@ -100,6 +122,10 @@ void add_demo_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--force", args->force, "Reuse a work folder other than the default that holds an earlier triage");
   cmd->add_option("--lang", args->lang, "Language of the chart and the screens: en or zh (default: from LANG)");
+  cmd->add_option("--engine-runner", args->engine_runner,
+                  "Triage a real engine instead: the float16 scenario (ort_fp16_range) on this runner (ort, "
+                  "ort-python, trt or a command line)");
+  cmd->add_option("--runner-option", args->runner_options, "KEY=VALUE for the runner (repeatable)");
   add_no_mouse_flag(*cmd);
   cmd->callback([&action, args] { action = [args] { return demo(*args); }; });
 }

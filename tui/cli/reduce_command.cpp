@@ -40,6 +40,7 @@ struct ReduceArgs {
   DataOptions data;
   CompareOptions compare;
   EngineOptions engine;
+  RunnerFlags runners;  ///< --engine-runner: the engine the built-in check tests
   CheckOptions check;
   ArtifactOptions artifacts;
   ReplayOptions replay;
@@ -149,10 +150,22 @@ int reduce(const ReduceArgs& args) {
     builtin.compare = std::move(*compare);
     apply_tolerance_preset(loosest_allowed(builtin.engine.build.allowed), builtin.compare);
     builtin.threads = args.threads;
+    Result<std::shared_ptr<eut::EngineUnderTest>> under_test = args.runners.single_engine();
+    if (!under_test.ok()) return report_error(under_test.status());
+    builtin.under_test = *under_test;
+    std::string engine_name = "engine";
+    if (builtin.under_test) {
+      Result<std::string> described = builtin.under_test->describe();
+      if (!described.ok()) return report_error(described.status());
+      engine_name = *described;
+    }
     const Tolerance tolerance = builtin.compare.tolerance_for("");
-    fmt::print("[I] Built-in check: engine vs reference, atol={} rtol={}\n", format_number(tolerance.atol),
+    fmt::print("[I] Built-in check: {} vs reference, atol={} rtol={}\n", engine_name, format_number(tolerance.atol),
                format_number(tolerance.rtol));
     config.builtin = std::move(builtin);
+  } else if (!args.runners.engine_runners.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument,
+                                   "--engine-runner names the engine --builtin-check tests; add --builtin-check"));
   } else if (interactive) {
     fmt::print("[I] No --check or --builtin-check: asking good/bad for every candidate\n");
   }
@@ -269,6 +282,7 @@ void add_debug_reduce(CLI::App& debug, Action& action) {
   args->data.add_to(*cmd);
   args->compare.add_to(*cmd);
   args->engine.add_to(*cmd);
+  args->runners.add_to(*cmd);
   args->check.add_to(*cmd);
   args->artifacts.add_to(*cmd);
   args->replay.add_to(*cmd);

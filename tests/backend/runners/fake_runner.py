@@ -3,8 +3,10 @@
 """A runner for the protocol tests, built on assets/runners/vernier_runner.py: its "engine" runs
 the model's elementwise nodes and MatMuls with numpy. FAKE_MODE picks one misbehaviour (see
 MODES); with FAKE_ONCE=PATH it misbehaves only while PATH does not exist, and creates it when it
-does, so that the runner Vernier restarts afterwards behaves. FAKE_LOG=PATH appends one line per
-process start, so that tests count processes."""
+does, so that the runner Vernier restarts afterwards behaves. FAKE_ONLY_ISOLATED=1 misbehaves in
+runs of isolated-layers models alone (models with several graph inputs), so that the layer-wise
+run before them goes well. FAKE_LOG=PATH appends one line per process start, so that tests count
+processes."""
 import os
 import signal
 import sys
@@ -29,9 +31,11 @@ OPS = {
 MODE = os.environ.get("FAKE_MODE", "ok")
 
 
-def misbehave(phase):
-    """Whether the mode's misbehaviour is due in `phase` (load or run) now."""
+def misbehave(phase, graph=None):
+    """Whether the mode's misbehaviour is due in `phase` (load or run) now, for `graph`."""
     if not MODE.endswith("_" + phase):
+        return False
+    if os.environ.get("FAKE_ONLY_ISOLATED") and (graph is None or len(graph.input) <= 1):
         return False
     once = os.environ.get("FAKE_ONCE")
     if once:
@@ -98,7 +102,7 @@ class FakeEngine:
             else:
                 values[node.output[0]] = OPS[node.op_type](*args)
         outputs = [(v.name, values[v.name]) for v in self.graph.output]
-        if misbehave("run"):
+        if misbehave("run", self.graph):
             stream = vernier_runner.reply_stream()
             if MODE == "crash_run":
                 os.kill(os.getpid(), signal.SIGSEGV)
