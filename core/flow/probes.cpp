@@ -290,6 +290,16 @@ Result<Answered> probe_layerwise(Walk& w) {
     ++w.builds;
     a.evidence["local_errors"] = "from one run of an isolated-layers model";
   }
+  // Layers without a local error are ranked by their accumulated error alone: say which and why.
+  const auto skipped = std::find_if(result.layers.begin(), result.layers.end(),
+                                    [](const LayerComparison& l) { return !l.local_skipped.empty(); });
+  if (skipped != result.layers.end()) {
+    a.evidence["local_errors_skipped"] = {
+        {"layers", std::count_if(result.layers.begin(), result.layers.end(),
+                                 [](const LayerComparison& l) { return !l.local_skipped.empty(); })},
+        {"first", skipped->layer.name},
+        {"reason", skipped->local_skipped}};
+  }
   a.answer = !result.passed();
   size_t failed = 0;
   for (const TensorComparison& t : result.tensors) failed += t.passed ? 0 : 1;

@@ -229,5 +229,92 @@ TEST(EngineUnderTest, TriageOnARunnerThatHangsEndsWithTheTimeout) {
       << result.status().message();
 }
 
+// ---- Each probe on a runner: an inaccurate engine, and one that misbehaves at one probe ----
+
+// The small model with its Mul named 'mul', and a fake engine whose 'mul' is 1.5x off, in `mode`,
+// with the extra environment `env`.
+std::shared_ptr<eut::EngineUnderTest> inaccurate_engine(const std::string& mode,
+                                                        std::vector<std::pair<std::string, std::string>> env = {}) {
+  eut::RunnerEngineOptions options;
+  options.runner = test::fake_runner(mode);
+  options.runner.command.env.emplace_back("FAKE_SCALE_NODE", "mul");
+  for (auto& e : env) options.runner.command.env.push_back(std::move(e));
+  options.spec = "fake";
+  return eut::runner_engine(std::move(options));
+}
+
+Model named_small_model() {
+  Model model = test::small_runner_model();
+  model.graph.nodes[2].name = "mul";
+  return model;
+}
+
+std::string path_of(const flow::TriageResult& r) {
+  std::string out;
+  for (const flow::TriageStep& s : r.path) {
+    out += (out.empty() ? "" : " > ") + s.node + (s.answer ? (*s.answer ? ":yes" : ":no") : "");
+  }
+  return out;
+}
+
+const flow::TriageStep* step_of(const flow::TriageResult& r, const std::string& node) {
+  for (const flow::TriageStep& s : r.path) {
+    if (s.node == node) return &s;
+  }
+  return nullptr;
+}
+
+TEST(EngineUnderTest, TriageOnAnInaccurateRunnerNamesTheLayerThroughEveryProbe) {
+  test::TempDir dir;
+  Result<flow::TriageResult> r = triage(inaccurate_engine("ok"), named_small_model(), dir);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(path_of(*r), "sanitize > real_data:no > intermittent:no > layerwise:yes > extract:yes > minimal");
+  EXPECT_EQ(r->culprit, "layer 'mul'");
+  // The runner says its builds do not vary: the intermittency question is answered from that.
+  const flow::TriageStep* intermittent = step_of(*r, "intermittent");
+  ASSERT_NE(intermittent, nullptr);
+  EXPECT_EQ(intermittent->builds, 0);
+  EXPECT_EQ(intermittent->evidence.value("skipped", ""), "builds do not vary");
+  // Local errors came from the runner's isolated-layers run, with no layer skipped.
+  const flow::TriageStep* layerwise = step_of(*r, "layerwise");
+  ASSERT_NE(layerwise, nullptr);
+  EXPECT_EQ(layerwise->evidence.value("local_errors", ""), "from one run of an isolated-layers model");
+  EXPECT_FALSE(layerwise->evidence.contains("local_errors_skipped")) << layerwise->evidence.dump();
+}
+
+TEST(EngineUnderTest, TriageOnARunnerWithoutIntermediateTensorsSkipsTheLayerwiseStepAndReduces) {
+  test::TempDir dir;
+  Result<flow::TriageResult> r = triage(inaccurate_engine("no_intermediate"), named_small_model(), dir);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(path_of(*r), "sanitize > real_data:no > intermittent:no > layerwise:no > reduce:yes > minimal");
+  const flow::TriageStep* layerwise = step_of(*r, "layerwise");
+  ASSERT_NE(layerwise, nullptr);
+  EXPECT_EQ(layerwise->evidence.value("skipped", ""), "no intermediate tensors");
+  EXPECT_NE(layerwise->summary.find("cannot return intermediate tensors"), std::string::npos) << layerwise->summary;
+  EXPECT_NE(r->culprit.find("'mul'"), std::string::npos) << r->culprit;
+}
+
+TEST(EngineUnderTest, TriageWhoseIsolatedLayersRunFailsRanksByAccumulatedErrorsAndSaysWhy) {
+  // The runner serves every check but crashes, or drops a tensor, on the isolated-layers model:
+  // the layer-wise step still names the first failing layer, from the accumulated errors, and its
+  // evidence says why no layer has a local error.
+  for (const std::string mode : {"crash_run", "missing_tensor_run"}) {
+    SCOPED_TRACE(mode);
+    test::TempDir dir;
+    Result<flow::TriageResult> r =
+        triage(inaccurate_engine(mode, {{"FAKE_ONLY_ISOLATED", "1"}}), named_small_model(), dir);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    EXPECT_EQ(path_of(*r), "sanitize > real_data:no > intermittent:no > layerwise:yes > extract:yes > minimal");
+    EXPECT_EQ(r->culprit, "layer 'mul'");
+    const flow::TriageStep* layerwise = step_of(*r, "layerwise");
+    ASSERT_NE(layerwise, nullptr);
+    ASSERT_TRUE(layerwise->evidence.contains("local_errors_skipped")) << layerwise->evidence.dump();
+    EXPECT_EQ(layerwise->evidence["local_errors_skipped"]["layers"], 4);
+    EXPECT_NE(layerwise->evidence["local_errors_skipped"]["reason"].get<std::string>().find(
+                  "the engine cannot run the isolated layers"),
+              std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace vn
