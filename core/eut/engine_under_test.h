@@ -33,7 +33,7 @@ struct Capabilities {
   /// Its builds run one layer alone on given inputs (Backend::layers): local errors come from the
   /// build itself. Otherwise they come from an isolated-layers model (local_errors.h).
   bool layers_alone = false;
-  /// Honours --fp16/--bf16/--tf32/--int8 itself. An engine that runs the ONNX file it is given
+  /// Honours --fp16/--bf16/--tf32/--int8 itself. False: it runs the ONNX file it is given, and
   /// gets a model Vernier converted instead (float16 or QDQ), so the flags mean the same.
   bool lowers_precision = false;
   /// Honours per-layer precision requests (--layer-precisions).

@@ -97,7 +97,7 @@ class RunnerEngine final : public EngineUnderTest {
     Capabilities c;
     c.builds_vary = r.builds_vary;
     c.intermediate_tensors = r.intermediate_tensors;
-    c.lowers_precision = true;  // itself, or on a model Vernier converted
+    c.lowers_precision = r.lowers_precision;
     c.per_layer_precision = r.per_layer_precision;
     c.tactic_replays = r.tactic_replays;
     c.artifacts = r.artifacts;

@@ -10,6 +10,7 @@
 
 #include "core/common/paths.h"
 #include "core/compare/layerwise.h"
+#include "core/eut/engine_model.h"
 #include "core/eut/engine_under_test.h"
 #include "core/eut/local_errors.h"
 #include "core/eut/runner_engine.h"
@@ -18,6 +19,8 @@
 #include "core/ir/onnx_import.h"
 #include "core/backend/runner_registry.h"
 #include "core/ref/reference_backend.h"
+#include "core/surgeon/convert_fp16.h"
+#include "core/surgeon/surgeon.h"
 #include "tests/backend/runner_test_util.h"
 #include "tests/engine/engine_test_util.h"
 #include "tests/util/process.h"
@@ -84,7 +87,7 @@ TEST(EngineUnderTest, OrtRunsTheModelAsGivenOrConvertedToFloat16) {
   EXPECT_FALSE(caps->builds_vary);
   EXPECT_TRUE(caps->intermediate_tensors);
   EXPECT_FALSE(caps->layers_alone);
-  EXPECT_TRUE(caps->lowers_precision) << "through the model Vernier converts for it";
+  EXPECT_FALSE(caps->lowers_precision) << "ONNX Runtime runs the file it is given: Vernier converts it";
   const TensorMap feeds{{"image", random_tensor({1, 3, 32, 32}, 3)}};
   const TensorMap ref = reference_outputs(*model, feeds);
 
@@ -227,6 +230,56 @@ TEST(EngineUnderTest, TriageOnARunnerThatHangsEndsWithTheTimeout) {
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().message().find("no reply within 2 s"), std::string::npos)
       << result.status().message();
+}
+
+// ---- --engine-model: the user's converted model, part for part ----
+
+TEST(EngineUnderTest, AnEngineModelRunsTheSamePartOfTheUsersModel) {
+  // The user converted fp16_range.onnx to float16 themselves; a part of the original (its last
+  // layer, as the extract step builds it) runs as the same part of theirs, fed float32 through a
+  // Cast. (The built-in engine has no float16 kernels for a model stored in float16: it refuses it.)
+  Result<Model> model = load_model(std::string(VN_SOURCE_DIR) + "/assets/scenarios/fp16_range.onnx");
+  ASSERT_TRUE(model.ok());
+  Result<surgeon::Fp16Result> fp16 = surgeon::convert_to_fp16(*model, {});
+  ASSERT_TRUE(fp16.ok()) << fp16.status().to_string();
+  auto converted = std::make_shared<const Model>(std::move(fp16->model));
+  Result<surgeon::Rewrite> part = surgeon::extract(*model, {{"logits", std::nullopt, std::nullopt}},
+                                        {{"scores", std::nullopt, std::nullopt}}, nullptr);
+  ASSERT_TRUE(part.ok()) << part.status().to_string();
+  const TensorMap feeds{{"logits", random_tensor({1, 4}, 3)}};
+  const TensorMap expected = reference_outputs(part->model, feeds);
+  {
+    auto engine = eut::engine_model_engine(ort_engine(), converted, "mine_fp16.onnx");
+    // --fp16 only sets the tolerance: the user's model runs as it is, not converted again.
+    engine::BuildOptions build;
+    build.allowed = engine::kFp32 | engine::kFp16;
+    Result<std::unique_ptr<eut::Build>> built = engine->build(part->model, build, PrepareOptions{});
+    ASSERT_TRUE(built.ok()) << built.status().to_string() << kInstallHint;
+    const Model* ran = (*built)->converted_model();
+    ASSERT_NE(ran, nullptr);
+    ASSERT_EQ(ran->graph.inputs.size(), 1u);
+    EXPECT_EQ(ran->graph.inputs[0].dtype, DType::kFloat32);
+    EXPECT_EQ(ran->graph.nodes.front().op_type, "Cast") << "the float16 'logits' of the user's model is cast to";
+    Result<TensorMap> out = (*built)->backend().run(feeds);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    // The gain of 1e5 is 65504 in the user's float16 model: the scores are a third too small.
+    const Tensor* scores = out->find("scores");
+    ASSERT_NE(scores, nullptr);
+    const Tensor& ref = *expected.find("scores");
+    for (int64_t i = 0; i < ref.numel(); ++i) {
+      EXPECT_NEAR(scores->data<float>()[i] / ref.data<float>()[i], 65504.0 / 1e5, 1e-3) << i;
+    }
+  }
+  // A model Vernier rewrote with names of its own has no counterpart in the user's model.
+  auto engine = eut::engine_model_engine(eut::builtin_engine(), converted, "mine_fp16.onnx");
+  Model renamed = part->model;
+  renamed.graph.inputs[0].name = "logits__in";
+  renamed.graph.nodes[0].inputs[0] = "logits__in";
+  Result<std::unique_ptr<eut::Build>> refused = engine->build(renamed, engine::BuildOptions{}, PrepareOptions{});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("mine_fp16.onnx has no tensor 'logits__in'"), std::string::npos)
+      << refused.status().message();
 }
 
 // ---- Each probe on a runner: an inaccurate engine, and one that misbehaves at one probe ----

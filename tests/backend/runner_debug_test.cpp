@@ -289,6 +289,29 @@ TEST(RunnerDebugCli, LocalErrorsOnARunnerThatFailsTheIsolatedRunSkipEachLayerWit
   }
 }
 
+TEST(RunnerDebugCli, TriageOfTheUsersOwnFloat16ModelOnOrt) {
+  // --engine-model: the user converted the model themselves; the triage pairs each part of the
+  // float32 model with the same part of theirs, names the layer, and the bundle reproduces.
+  test::TempDir dir;
+  const std::string model = scenario_model("fp16_range.onnx");
+  ASSERT_EQ(test::run_vernier({"convert", model, "--to-onnx", "mine_fp16.onnx", "--fp16"}, dir.path()).exit_code, 0);
+  test::ProcessResult r = test::run_vernier({"triage", model, "--headless", "--engine-runner", "ort", "--engine-model",
+                                             "mine_fp16.onnx", "--fp16", "--workdir", "work"},
+                                            dir.path());
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("culprit: layer 'gain'"));
+  EXPECT_THAT(r.out, HasSubstr("running mine_fp16.onnx"));
+  test::ProcessResult again = test::run_process({"sh", "reproduce.sh"}, dir / "work" / "bundle");
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+
+  test::expect_bad_input(test::run_vernier({"debug", "precision", model, "--fp16", "--engine-model", "mine_fp16.onnx"},
+                                           dir.path()),
+                         "--engine-model");
+  test::expect_bad_input(
+      test::run_vernier({"debug", "reduce", model, "-o", "min.onnx", "--engine-model", "mine_fp16.onnx"}, dir.path()),
+      "add --builtin-check");
+}
+
 TEST(RunnerDebugCli, DemoTriagesOnTheRunnerGiven) {
   test::TempDir dir;
   test::ProcessResult r =

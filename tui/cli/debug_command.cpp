@@ -49,6 +49,7 @@ struct EngineDebugArgs {
     compare.add_to(cmd);
     engine.add_to(cmd);
     runners.add_to(cmd);
+    runners.add_engine_model(cmd);
     check.add_to(cmd);
     artifacts.add_to(cmd);
     accept_check_command(cmd);
@@ -316,6 +317,11 @@ int debug_precision(PrecisionArgs args) {
   if (!higher || (*higher != engine::PrecisionId::kFp32 && *higher != engine::PrecisionId::kFp16)) {
     return report_error(
         make_error(StatusCode::kInvalidArgument, "-p/--precision '{}': expected fp32 or fp16", args.precision));
+  }
+  if (!args.runners.engine_model.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument,
+                                   "--engine-model: debug precision changes the precision of layers as it builds, and "
+                                   "an engine model keeps the precisions it holds; give the float32 model and --fp16"));
   }
   if (!args.engine.fp16 && !args.engine.bf16 && !args.engine.tf32) {
     return report_error(make_error(StatusCode::kInvalidArgument,

@@ -9,7 +9,9 @@
 #include "core/data/feeds.h"
 #include "core/engine/tactic_replay.h"
 #include "core/backend/runner_registry.h"
+#include "core/eut/engine_model.h"
 #include "core/eut/runner_engine.h"
+#include "core/ir/onnx_import.h"
 #include "core/io/polygraphy_json.h"
 
 namespace vn::cli {
@@ -297,11 +299,26 @@ Result<std::shared_ptr<eut::EngineUnderTest>> RunnerFlags::engine_under_test(con
   return eut::runner_engine(std::move(options));
 }
 
+void RunnerFlags::add_engine_model(CLI::App& app) {
+  app.add_option("--engine-model", engine_model,
+                 "The engine runs this model instead of MODEL (e.g. one you converted to float16 yourself), and "
+                 "each part of MODEL that is checked as the same part of it; the reference runs MODEL, tensors "
+                 "paired by name")
+      ->check(CLI::ExistingFile)
+      ->group("Backends");
+}
+
 Result<std::shared_ptr<eut::EngineUnderTest>> RunnerFlags::single_engine() const {
-  if (engine_runners.empty()) return std::shared_ptr<eut::EngineUnderTest>();
-  VN_RETURN_IF_NOT(engine_runners.size() == 1, StatusCode::kInvalidArgument,
+  VN_RETURN_IF_NOT(engine_runners.size() <= 1, StatusCode::kInvalidArgument,
                    "--engine-runner: this command tests one engine; it was given {}", engine_runners.size());
-  return engine_under_test(engine_runners.front());
+  std::shared_ptr<eut::EngineUnderTest> engine;
+  if (!engine_runners.empty()) {
+    VN_ASSIGN_OR_RETURN(engine, engine_under_test(engine_runners.front()));
+  }
+  if (engine_model.empty()) return engine;
+  VN_ASSIGN_OR_RETURN(Model converted, load_model(engine_model));
+  return eut::engine_model_engine(engine ? engine : eut::builtin_engine(),
+                                  std::make_shared<const Model>(std::move(converted)), engine_model);
 }
 
 Result<engine::EngineOptions> EngineOptions::engine_options(const std::vector<std::string>& input_shapes,

@@ -120,8 +120,15 @@ struct RunnerFlags {
   Result<std::vector<std::pair<std::string, std::string>>> parsed_options() const;
   /// The engine under test run by the runner `spec` (one of engine_runners) with these options.
   Result<std::shared_ptr<eut::EngineUnderTest>> engine_under_test(const std::string& spec) const;
+  /// --engine-model FILE (commands that test one engine; `run` has its own): the engine runs this
+  /// model, part for part, in place of the model the reference runs.
+  std::string engine_model;
+
+  /// Adds --engine-model.
+  void add_engine_model(CLI::App& app);
   /// For commands that test one engine: the runner given, or null (the built-in engine) when none
-  /// was; more than one --engine-runner is refused.
+  /// was, running --engine-model when given (core/eut/engine_model.h); more than one
+  /// --engine-runner is refused, and an --engine-model that does not load.
   Result<std::shared_ptr<eut::EngineUnderTest>> single_engine() const;
 };
 

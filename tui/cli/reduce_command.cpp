@@ -163,9 +163,9 @@ int reduce(const ReduceArgs& args) {
     fmt::print("[I] Built-in check: {} vs reference, atol={} rtol={}\n", engine_name, format_number(tolerance.atol),
                format_number(tolerance.rtol));
     config.builtin = std::move(builtin);
-  } else if (!args.runners.engine_runners.empty()) {
-    return report_error(make_error(StatusCode::kInvalidArgument,
-                                   "--engine-runner names the engine --builtin-check tests; add --builtin-check"));
+  } else if (!args.runners.engine_runners.empty() || !args.runners.engine_model.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "{} the engine --builtin-check tests; add --builtin-check",
+                                   args.runners.engine_runners.empty() ? "--engine-model is what" : "--engine-runner names"));
   } else if (interactive) {
     fmt::print("[I] No --check or --builtin-check: asking good/bad for every candidate\n");
   }
@@ -283,6 +283,7 @@ void add_debug_reduce(CLI::App& debug, Action& action) {
   args->compare.add_to(*cmd);
   args->engine.add_to(*cmd);
   args->runners.add_to(*cmd);
+  args->runners.add_engine_model(*cmd);
   args->check.add_to(*cmd);
   args->artifacts.add_to(*cmd);
   args->replay.add_to(*cmd);

@@ -76,6 +76,7 @@ CLI::App* add_triage_options(CLI::App& app, TriageArgs& args) {
   args.compare.add_to(*cmd);
   args.engine.add_to(*cmd);
   args.runners.add_to(*cmd);
+  args.runners.add_engine_model(*cmd);
   args.check.add_to(*cmd);
   accept_check_command(*cmd);
   return cmd;
