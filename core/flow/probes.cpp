@@ -384,7 +384,10 @@ Result<Answered> probe_extract(Walk& w) {
   a.evidence["check"] = check_json(result);
   a.answer = result.verdict == debug::Verdict::kBad;
   a.summary = fmt::format("'{}' extracted with its inputs from the reference {}: {}", layer,
-                          *a.answer ? "fails alone" : "passes alone", result.reason);
+                          *a.answer                                          ? "fails alone"
+                          : result.verdict == debug::Verdict::kUnresolved ? "cannot run alone on the engine"
+                                                                          : "passes alone",
+                          result.reason);
   if (*a.answer) {
     w.culprit = fmt::format("layer '{}'", layer);
     VN_RETURN_IF_ERROR(keep_failing(w, reducer, candidate));

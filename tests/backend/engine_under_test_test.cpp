@@ -369,5 +369,37 @@ TEST(EngineUnderTest, TriageWhoseIsolatedLayersRunFailsRanksByAccumulatedErrorsA
   }
 }
 
+TEST(EngineUnderTest, TriageRebuildsThroughARunnerWhoseBuildsVary) {
+  // A runner that says its builds vary is rebuilt by the intermittency probe, each build checked;
+  // one that fails in every build is not intermittent.
+  test::TempDir dir;
+  Result<flow::TriageResult> r =
+      triage(inaccurate_engine("ok", {{"FAKE_BUILDS_VARY", "1"}}), named_small_model(), dir);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(path_of(*r), "sanitize > real_data:no > intermittent:no > layerwise:yes > extract:yes > minimal");
+  const flow::TriageStep* intermittent = step_of(*r, "intermittent");
+  ASSERT_NE(intermittent, nullptr);
+  EXPECT_EQ(intermittent->builds, 5) << intermittent->evidence.dump();
+  EXPECT_EQ(intermittent->checks, 5);
+}
+
+TEST(EngineUnderTest, TriageWhoseExtractedLayerCrashesTheRunnerSaysSoAndReduces) {
+  // The runner crashes on the extracted layer (a model with the graph input 'b'): the extract step
+  // says the layer cannot run alone, quoting the crash, and the walk goes on to the reduction.
+  test::TempDir dir;
+  Result<flow::TriageResult> r =
+      triage(inaccurate_engine("crash_run", {{"FAKE_ONLY_INPUT", "b"}}), named_small_model(), dir);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(path_of(*r).rfind("sanitize > real_data:no > intermittent:no > layerwise:yes > extract:no > reduce:", 0),
+            0u)
+      << path_of(*r);
+  const flow::TriageStep* extract = step_of(*r, "extract");
+  ASSERT_NE(extract, nullptr);
+  EXPECT_NE(extract->summary.find("'mul' extracted with its inputs from the reference cannot run alone on the engine"),
+            std::string::npos)
+      << extract->summary;
+  EXPECT_NE(extract->summary.find("SIGSEGV"), std::string::npos) << extract->summary;
+}
+
 }  // namespace
 }  // namespace vn

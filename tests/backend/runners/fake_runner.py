@@ -5,8 +5,11 @@ the model's elementwise nodes and MatMuls with numpy. FAKE_MODE picks one misbeh
 MODES); with FAKE_ONCE=PATH it misbehaves only while PATH does not exist, and creates it when it
 does, so that the runner Vernier restarts afterwards behaves. FAKE_ONLY_ISOLATED=1 misbehaves in
 runs of isolated-layers models alone (their outputs are named "*__local"), so that the layer-wise
-run before them and the checks after them go well. FAKE_LOG=PATH appends one line per process start, so that tests count
-processes."""
+run before them and the checks after them go well; FAKE_ONLY_INPUT=NAME only with models that have
+a graph input NAME (an extracted part of a model). FAKE_SCALE_NODE=NAME makes the engine
+inaccurate without misbehaving: the node of that name (in any model it loads) has its output scaled
+by 1.5. FAKE_BUILDS_VARY=1 says its builds vary, so that triage rebuilds through it. FAKE_LOG=PATH
+appends one line per process start, so that tests count processes."""
 import os
 import signal
 import sys
@@ -34,6 +37,9 @@ MODE = os.environ.get("FAKE_MODE", "ok")
 def misbehave(phase, graph=None):
     """Whether the mode's misbehaviour is due in `phase` (load or run) now, for `graph`."""
     if not MODE.endswith("_" + phase):
+        return False
+    only_input = os.environ.get("FAKE_ONLY_INPUT")
+    if only_input and (graph is None or not any(i.name == only_input for i in graph.input)):
         return False
     if os.environ.get("FAKE_ONLY_ISOLATED") and (
             graph is None or not any(o.name.endswith("__local") for o in graph.output)):
@@ -66,7 +72,8 @@ class FakeEngine:
     version = "0.1"
 
     def __init__(self):
-        self.capabilities = {"intermediate_tensors": MODE != "no_intermediate", "artifacts": True}
+        self.capabilities = {"intermediate_tensors": MODE != "no_intermediate", "artifacts": True,
+                             "builds_vary": os.environ.get("FAKE_BUILDS_VARY") == "1"}
         self.graph = None
 
     def load(self, model, workdir, build, options):
