@@ -21,6 +21,7 @@ namespace {
 using test::run_vernier;
 using test::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
@@ -245,6 +246,34 @@ TEST(CliCompare, ComparesPolygraphyFilesWithoutRunning) {
   expect_bad_input(run_vernier({"run", kDemo, "--ref", "--load-outputs", two_iterations}), "2 iteration(s)");
   expect_bad_input(run_vernier({"run", kDemo, "--ref", "--atol", "x:abc"}), "--atol");
   expect_bad_input(run_vernier({"run", kDemo, "--ref", "--check-error-stat", "p50"}), "--check-error-stat");
+}
+
+TEST(CliCompare, SavedResultsAreComparedWithNoModel) {
+  // As `polygraphy run --load-outputs a.json b.json`: two files, no model, either spelling.
+  TempDir dir;
+  const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string();
+  ASSERT_EQ(run_vernier({"run", kDemo, "--ref", "--save-outputs", a}).exit_code, 0);
+  ASSERT_EQ(run_vernier({"run", kDemo, "--ref", "--seed", "2", "--save-outputs", b}).exit_code, 0);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--load-outputs", a, b}, {"run", "--load-outputs", a, "--load-outputs", b}}) {
+    auto r = run_vernier(args);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("Loaded 1 runner(s) from " + b));
+    EXPECT_THAT(r.out, HasSubstr("FAILED | 1 comparison(s)"));
+  }
+  auto same = run_vernier({"run", "--load-outputs", a, a});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  // With a model the results do not come from, they are compared tensor by tensor, not ranked
+  // as the layers of that model.
+  auto unrelated = run_vernier(
+      {"run", std::string(VN_SOURCE_DIR) + "/assets/scenarios/fp16_range.onnx", "--load-outputs", a, b});
+  EXPECT_EQ(unrelated.exit_code, 1) << unrelated.out;
+  EXPECT_THAT(unrelated.out, Not(HasSubstr("layer-wise")));
+  EXPECT_THAT(unrelated.out, Not(HasSubstr("layer(s)")));
+  auto one = run_vernier({"run", "--load-outputs", a});
+  EXPECT_EQ(one.exit_code, 0);
+  EXPECT_THAT(one.out, HasSubstr("1 runner(s) loaded: nothing to compare"));
+  expect_bad_input(run_vernier({"run", "--ref"}), "a model is required");
 }
 
 }  // namespace

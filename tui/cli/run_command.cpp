@@ -222,12 +222,17 @@ int browse_result(std::optional<Browsed> browsed, BrowseSource source, int code)
 
 // Whether comparing `test` with `ref` is layer-wise: asked for, or the results hold tensors that
 // are not graph outputs (a layer-wise run saved by Vernier or Polygraphy).
+// Results of another model than the one given (none of their tensors is one of its tensors) are
+// compared tensor by tensor, not ranked against an unrelated graph.
 bool is_layerwise(const RunArgs& args, const TensorMap& test, const Model* model) {
   if (args.outputs.mark_all) return true;
   if (!model) return false;
   size_t graph_outputs = 0;
   for (const ValueInfo& v : model->graph.outputs) graph_outputs += test.contains(v.name) ? 1 : 0;
-  return test.size() > graph_outputs;
+  const bool of_this_model = std::any_of(test.begin(), test.end(), [&](const NamedTensor& t) {
+    return model->graph.producer_of(t.name) >= 0;
+  });
+  return of_this_model && test.size() > graph_outputs;
 }
 
 // Adds one comparison to the report. Its details (`comparison()`, every tensor's statistics) are
@@ -512,7 +517,12 @@ int run(const RunArgs& args) {
   std::optional<Model> model;
   std::optional<std::vector<TensorMap>> feeds;
   // A model is needed to run it, and to rank layers when comparing loaded layer-wise results.
-  if (any_live || args.outputs.mark_all || std::filesystem::exists(args.model)) {
+  if ((any_live || args.outputs.mark_all) && args.model.empty()) {
+    return report_error(make_error(StatusCode::kInvalidArgument,
+                                   "a model is required to run {}: give MODEL first (`vernier run MODEL ...`)",
+                                   any_live ? "a backend" : "--mark-all"));
+  }
+  if (any_live || args.outputs.mark_all || (!args.model.empty() && std::filesystem::exists(args.model))) {
     Result<Model> loaded = load_model(args.model);
     if (!loaded.ok() && (any_live || args.outputs.mark_all)) return report_error(loaded.status());
     if (loaded.ok()) model = std::move(*loaded);
@@ -551,6 +561,7 @@ int run(const RunArgs& args) {
     fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
   if (results.size() < 2) {
+    if (any_loaded && !any_live) fmt::print("[I] {} runner(s) loaded: nothing to compare\n", results.size());
     if (args.tui) fmt::print("[W] --tui: nothing was compared, so there is nothing to browse\n");
     return kExitOk;
   }
@@ -572,7 +583,7 @@ int run(const RunArgs& args) {
 void add_run_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model on one or more backends and compare their outputs");
-  cmd->add_option("model", args->model, "ONNX model")->required();
+  cmd->add_option("model", args->model, "ONNX model (not needed to compare --load-outputs files alone)");
   CLI::Option* ref = cmd->add_flag("--ref", args->ref, "Run the reference backend (the oracle)")->group("Backends");
   cmd->add_option("--ref-precision", args->ref_precision,
                   "fp64 computes float models in double throughout (outputs keep their declared dtypes)")
@@ -597,7 +608,11 @@ void add_run_command(CLI::App& app, Action& action) {
       ->group("Backends");
   CLI::Option* loaded =
       cmd->add_option("--load-outputs", args->load_outputs,
-                      "Results saved by Vernier or Polygraphy (RunResults .json), compared with the others")
+                      "Results saved by Vernier or Polygraphy (RunResults .json), compared with the others; "
+                      "`--load-outputs A B` and `--load-outputs A --load-outputs B` are the same; with no live "
+                      "backend no model is needed")
+          ->expected(1, CLI::detail::expected_max_vector_size)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
           ->group("Backends");
   cmd->add_option("--threads", args->threads, "Threads for the backends (default: all cores)")
       ->check(CLI::Range(0, 1024));
