@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/common/hash.h"
+
 namespace vn {
 namespace {
 
@@ -15,15 +17,6 @@ bool kept(unsigned char c) {
          c == '_' || c == '+';
 }
 
-// FNV-1a: stable across runs and platforms, unlike std::hash, so file names are reproducible.
-uint64_t fnv1a(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 
 #include <fmt/ranges.h>
 
+#include "core/common/hash.h"
 #include "core/common/logging.h"
 #include "core/data/synthetic.h"
 
@@ -33,21 +34,6 @@ const std::vector<std::vector<PrecisionId>> kPrecisionClasses = {
     {PrecisionId::kFp32},
 };
 
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 14695981039346656037ull;
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::vector<std::string> member_labels(const Model& model, const LayerSpec& spec) {
   std::vector<std::string> out;
@@ -501,7 +487,7 @@ class Builder {
       layer.choice = "fastest" + how;
       return tied.front();
     }
-    const uint64_t draw = mix64(engine_.plan.settings.builder_seed ^ fnv1a(spec.name));
+    const uint64_t draw = splitmix64(engine_.plan.settings.builder_seed ^ fnv1a(spec.name));
     layer.choice = fmt::format("{} tied within {:g}% of the fastest, broken by the builder seed{}", tied.size(),
                                options_.timing_margin * 100, how);
     return tied[draw % tied.size()];

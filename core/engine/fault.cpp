@@ -10,6 +10,7 @@
 #include <numbers>
 #include <utility>
 
+#include "core/common/hash.h"
 #include "core/engine/tactic_registry.h"
 
 namespace vn::engine {
@@ -55,25 +56,9 @@ std::string names_of(const T& table) {
   return out;
 }
 
-// SplitMix64: a counter-based generator, so element i gets the same draw whatever else runs.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // A uniform double in [0, 1) from 53 random bits.
 double unit(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1p-53; }
-
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 14695981039346656037ull;
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -196,9 +181,9 @@ bool fault_condition_holds(const FaultSpec& fault, const Shape& output_shape, Pr
 
 void apply_fault(const FaultSpec& fault, std::span<float> values) {
   if (fault.kind == FaultKind::kBiasDrop) return;
-  const uint64_t select_seed = mix(fault.seed ^ 0x5eedull);
+  const uint64_t select_seed = splitmix64(fault.seed ^ 0x5eedull);
   for (size_t i = 0; i < values.size(); ++i) {
-    if (fault.fraction < 1 && unit(mix(select_seed + i)) >= fault.fraction) continue;
+    if (fault.fraction < 1 && unit(splitmix64(select_seed + i)) >= fault.fraction) continue;
     float& v = values[i];
     switch (fault.kind) {
       case FaultKind::kScale:
@@ -209,8 +194,8 @@ void apply_fault(const FaultSpec& fault, std::span<float> values) {
         break;
       case FaultKind::kNoise: {
         // Box-Muller on two independent draws for element i.
-        const double u1 = 1.0 - unit(mix(fault.seed + 2 * i));
-        const double u2 = unit(mix(fault.seed + 2 * i + 1));
+        const double u1 = 1.0 - unit(splitmix64(fault.seed + 2 * i));
+        const double u2 = unit(splitmix64(fault.seed + 2 * i + 1));
         const double n = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
         v = static_cast<float>(v + fault.magnitude * n);
         break;

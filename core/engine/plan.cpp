@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/common/hash.h"
 #include "core/common/json_depth.h"
 #include "core/ir/mapped_file.h"
 
@@ -83,11 +84,8 @@ class Hasher {
     for (const Tensor& t : a.tensors) tensor(t);
     for (const auto& sub : a.graphs) graph(*sub);
   }
-  void mix(uint64_t v) {
-    h_ ^= v;
-    h_ *= 1099511628211ull;
-  }
-  uint64_t h_ = 14695981039346656037ull;
+  void mix(uint64_t v) { h_ = fnv1a_word(h_, v); }
+  uint64_t h_ = kFnv1aBasis;
 };
 
 nlohmann::ordered_json desc_json(const std::vector<TensorDesc>& descs) {

@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "core/common/hash.h"
+
 namespace vn::engine {
 namespace {
 
@@ -55,13 +57,6 @@ std::vector<const TacticInfo*> tactics_for(LayerKind kind) {
   return out;
 }
 
-int64_t tactic_replay_id(TacticId id) {
-  uint64_t h = 14695981039346656037ull;
-  for (char c : tactic_info(id).name) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return static_cast<int64_t>(h);
-}
+int64_t tactic_replay_id(TacticId id) { return static_cast<int64_t>(fnv1a(tactic_info(id).name)); }
 
 }  // namespace vn::engine
