@@ -62,20 +62,6 @@ double unit(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1p-53; }
 
 }  // namespace
 
-std::string_view fault_kind_name(FaultKind kind) {
-  for (const auto& [k, name] : kKinds) {
-    if (k == kind) return name;
-  }
-  return "?";
-}
-
-std::string_view fault_condition_name(FaultCondition when) {
-  for (const auto& [c, name] : kConditions) {
-    if (c == when) return name;
-  }
-  return "?";
-}
-
 Result<FaultSpec> parse_fault(std::string_view text) {
   FaultSpec f;
   f.text = std::string(text);

@@ -68,9 +68,6 @@ struct FaultSpec {
 /// A tactic name is checked against the catalogue here; a layer name when the engine is built.
 Result<FaultSpec> parse_fault(std::string_view text);
 
-std::string_view fault_kind_name(FaultKind kind);            ///< "scale", ..., "bias-drop"
-std::string_view fault_condition_name(FaultCondition when);  ///< "always", ...
-
 /// Whether `fault`'s condition holds for a layer of `member_nodes` nodes whose first output has
 /// `output_shape` and that runs in `precision`.
 bool fault_condition_holds(const FaultSpec& fault, const Shape& output_shape, PrecisionId precision,

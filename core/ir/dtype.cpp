@@ -106,24 +106,4 @@ bool dtype_is_integer(DType dtype) {
   return false;
 }
 
-bool dtype_is_signed(DType dtype) {
-  switch (dtype) {
-    case DType::kInt8:
-    case DType::kInt16:
-    case DType::kInt32:
-    case DType::kInt64:
-    case DType::kFloat32:
-    case DType::kFloat16:
-    case DType::kFloat64:
-    case DType::kBFloat16: return true;
-    case DType::kUInt8:
-    case DType::kUInt16:
-    case DType::kUInt32:
-    case DType::kUInt64:
-    case DType::kString:
-    case DType::kBool: return false;
-  }
-  return false;
-}
-
 }  // namespace vn

@@ -42,7 +42,6 @@ std::optional<DType> dtype_from_numpy_descr(std::string_view descr);
 
 bool dtype_is_float(DType dtype);     ///< float16/32/64, bfloat16
 bool dtype_is_integer(DType dtype);   ///< signed and unsigned integers (not bool)
-bool dtype_is_signed(DType dtype);    ///< signed integers and floats
 
 /// Maps a C++ element type to its DType at compile time.
 template <typename T>

@@ -346,6 +346,11 @@ Result<std::shared_ptr<const Graph>> subgraph_from_proto(onnx::GraphProto& proto
   return std::make_shared<const Graph>(std::move(g));
 }
 
+// Converts an attribute of `owner`, including subgraphs (recursively) and tensors. An attribute
+// without a type (IR version 1) gets the type of the field that is set. Sparse tensors are
+// densified; a Constant's sparse_value becomes a dense `value` (the caller renames, see
+// graph_from_proto). TYPE_PROTO attributes are kUnsupportedAttr. Tensor data is released from `p`
+// once converted.
 Result<Attribute> attribute_from_proto_impl(AttributeProto& p, ProtoReadContext& ctx, const std::string& owner) {
   Attribute a;
   a.name = p.name();
@@ -602,10 +607,6 @@ void value_info_to_proto(const ValueInfo& info, onnx::ValueInfoProto& proto) {
 }
 
 // --- Public: attributes, graphs, models --------------------------------------------------------------
-
-Result<Attribute> attribute_from_proto(AttributeProto& proto, ProtoReadContext& ctx) {
-  return attribute_from_proto_impl(proto, ctx, "");
-}
 
 Status attribute_to_proto(const Attribute& attr, AttributeProto& proto, ProtoWriteContext* ctx) {
   proto.set_name(attr.name);

@@ -114,12 +114,6 @@ ValueInfo value_info_from_proto(const onnx::ValueInfoProto& proto);
 bool value_info_proto_supported(const onnx::ValueInfoProto& proto);
 void value_info_to_proto(const ValueInfo& info, onnx::ValueInfoProto& proto);
 
-/// Converts an attribute, including subgraphs (recursively) and tensors. An attribute without a type
-/// (IR version 1) gets the type of the field that is set. Sparse tensors are densified; a Constant's
-/// sparse_value becomes a dense `value` (the caller renames, see graph_from_proto). TYPE_PROTO
-/// attributes are kUnsupportedAttr.
-/// Tensor data is released from `proto` once converted.
-Result<Attribute> attribute_from_proto(onnx::AttributeProto& proto, ProtoReadContext& ctx);
 /// kInvalidArgument for an undefined tensor or a missing subgraph.
 Status attribute_to_proto(const Attribute& attr, onnx::AttributeProto& proto, ProtoWriteContext* ctx = nullptr);
 
