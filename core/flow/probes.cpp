@@ -101,7 +101,7 @@ Result<Answered> probe_real_data(Walk& w) {
     w.ref_outputs = std::move(synthetic_ref);
     return a;
   }
-  w.progress->count(1, "real data");
+  w.progress->count(1);
   VN_ASSIGN_OR_RETURN(std::vector<TensorMap> real_ref,
                       debug::reference_outputs(w.config.model, w.config.real_feeds, w.config.threads, w.cancel));
   VN_ASSIGN_OR_RETURN(debug::CheckResult real, check(w, w.config.model, w.config.real_feeds, &real_ref));
@@ -165,7 +165,7 @@ Result<Answered> probe_intermittent(Walk& w) {
     good += built.result.verdict == debug::Verdict::kGood;
     bad += built.result.verdict == debug::Verdict::kBad;
     a.evidence["builds"].push_back({{"builder_seed", *build.builder_seed}, {"check", check_json(built.result)}});
-    w.progress->count(i + 1, i + 1 < w.config.builds ? fmt::format("builder seed {}", base + static_cast<uint64_t>(i) + 1) : "");
+    w.progress->count(i + 1);
   }
   a.answer = good > 0 && bad > 0;
   a.summary = fmt::format("{} of {} build(s) fail, {} pass{}", bad, w.config.builds, good,
@@ -436,8 +436,7 @@ Result<Answered> probe_reduce(Walk& w) {
     return Status::OK();
   };
   debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& c, const std::string&) -> Result<debug::CheckResult> {
-    w.progress->count(last.checks_done, fmt::format("{} node(s)", c.nodes.size()),
-                      last.checks_left > 0 ? last.checks_done + last.checks_left : 0);
+    w.progress->count(last.checks_done, {}, last.checks_left > 0 ? last.checks_done + last.checks_left : 0);
     if (watch.reduce_check) watch.reduce_check(c);
     if (!w.config.check) return check_candidate(w, reducer, c);
     VN_RETURN_IF_ERROR(write_candidate(w, reducer, c));

@@ -40,7 +40,7 @@ struct ProbeProgress {
   /// Seconds left, once a unit finished and the total is known (at most this with at_most):
   /// the stage's mean time per unit so far times the units left.
   std::optional<double> remaining;
-  std::string item;  ///< what the unit at hand works on ("conv2", "3 node(s): ...")
+  std::string item;  ///< the name of what the unit at hand works on (the layer "conv2"), if any
 };
 
 /// The extract step's subgraph and its check.
