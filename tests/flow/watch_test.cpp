@@ -177,6 +177,7 @@ TEST(TriageWatch, AReductionShowsEveryIterationAndNeverFewerChecksThanItRan) {
     EXPECT_EQ(checks[i].done, static_cast<int64_t>(i - 1));
     if (checks[i].total > 0) {
       EXPECT_GT(checks[i].total, checks[i].done) << "check " << i;
+      EXPECT_GE(checks[i].total, static_cast<int64_t>(seen.iterations.size())) << "check " << i << ": at most a lie";
     }
     EXPECT_EQ(checks[i].remaining.has_value(), checks[i].done > 0 && checks[i].total > 0);
   }

@@ -299,24 +299,25 @@ int FlowchartView::draw_progress(tui::Canvas& canvas, tui::Rect area, int y, int
   if (!progress_ || progress_->node != model_.current) return y;
   const flow::ProbeProgress& p = *progress_;
   const tui::Glyphs& g = canvas.glyphs();
-  if (y < bottom && !p.stage.empty()) {
-    const std::string stage = std::string(tui::tr(p.stage)) + (p.item.empty() ? "" : ": " + p.item);
-    canvas.put_text(area, area.x, y++, tui::truncate_to_width(stage, area.w, g.ellipsis));
-  }
-  const std::string counts = progress_counts(p);
-  if (y >= bottom || counts.empty()) return y;
+  // The stage, what it works on and the estimate; then the counts, with a bar when they have a total.
   std::string estimate;
   if (p.remaining) {
     estimate = p.at_most ? tui::trf("at most about {} left", duration_text(*p.remaining))
                          : tui::trf("about {} left", duration_text(*p.remaining));
   }
+  if (y < bottom && !p.stage.empty()) {
+    const std::string stage = std::string(tui::tr(p.stage)) + (estimate.empty() ? "" : " (" + estimate + ")") +
+                              (p.item.empty() ? "" : ": " + p.item);
+    canvas.put_text(area, area.x, y++, tui::truncate_to_width(stage, area.w, g.ellipsis));
+  }
+  const std::string counts = progress_counts(p);
+  if (y >= bottom || counts.empty()) return y;
   if (p.total > 0) {
     tui::ProgressBar bar;
-    bar.set(static_cast<double>(p.done) / static_cast<double>(p.total), counts, estimate);
+    bar.set(static_cast<double>(p.done) / static_cast<double>(p.total), counts);
     bar.draw(canvas, area.rows(y - area.y, 1));
   } else {
-    canvas.put_text(area, area.x, y,
-                    tui::truncate_to_width(estimate.empty() ? counts : counts + "  " + estimate, area.w, g.ellipsis));
+    canvas.put_text(area, area.x, y, tui::truncate_to_width(counts, area.w, g.ellipsis));
   }
   return y + 1;
 }
