@@ -5,11 +5,14 @@
 // fewer checks than it has run.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "core/data/synthetic.h"
 #include "core/engine/fault.h"
+#include "core/engine/plan.h"
 #include "core/flow/flowchart.h"
+#include "core/flow/session.h"
 #include "core/flow/triage.h"
 #include "core/ir/onnx_import.h"
 #include "tests/util/process.h"
@@ -63,8 +66,10 @@ TriageWatch watch(Seen& seen) {
   return w;
 }
 
-// The demo model with `fault`, every build alike, three builds.
-Result<TriageResult> triage_demo(const std::string& fault, const std::filesystem::path& workdir, Seen& seen) {
+// The demo model with `fault`, every build alike, three builds; kept in `session` when given, and
+// cancelled once `stop_at` was answered.
+Result<TriageResult> triage_demo(const std::string& fault, const std::filesystem::path& workdir, Seen& seen,
+                                 TriageSession* session = nullptr, const std::string& stop_at = "") {
   VN_ASSIGN_OR_RETURN(Flowchart chart, load_flowchart(kSource / "assets/flowchart/en.json"));
   TriageConfig c;
   VN_ASSIGN_OR_RETURN(c.model, load_model(kSource / "assets/models/demo.onnx"));
@@ -77,7 +82,12 @@ Result<TriageResult> triage_demo(const std::string& fault, const std::filesystem
   c.builds = 3;
   c.workdir = workdir;
   c.watch = watch(seen);
-  return triage_headless(chart, std::move(c), nullptr);
+  c.session = session;
+  std::atomic<bool> cancel{false};
+  auto observe = [&](const TriageStep& step, const FlowNode&) {
+    if (step.node == stop_at) cancel = true;
+  };
+  return triage_headless(chart, std::move(c), observe, &cancel);
 }
 
 TEST(TriageWatch, TheDemoShowsItsModelComparisonAndExtractWithCounts) {
@@ -181,6 +191,37 @@ TEST(TriageWatch, AReductionShowsEveryIterationAndNeverFewerChecksThanItRan) {
     }
     EXPECT_EQ(checks[i].remaining.has_value(), checks[i].done > 0 && checks[i].total > 0);
   }
+}
+
+TEST(TriageWatch, AResumedWalkShowsTheComparisonItsSessionKept) {
+  test::TempDir dir;
+  const std::string fault = "layer=conv2,kind=scale,factor=1.5,fraction=0.1,seed=7";
+  {
+    Result<Model> model = load_model(kSource / "assets/models/demo.onnx");
+    ASSERT_TRUE(model.ok());
+    Result<TriageSession> session =
+        TriageSession::create(dir / "w", nlohmann::ordered_json::object(), engine::model_hash(*model));
+    ASSERT_TRUE(session.ok()) << session.status().to_string();
+    Seen first;
+    Result<TriageResult> stopped = triage_demo(fault, dir / "w", first, &*session, "layerwise");
+    ASSERT_FALSE(stopped.ok());
+    EXPECT_EQ(stopped.status().code(), StatusCode::kCancelled);
+  }
+  Result<TriageSession> session = TriageSession::open(dir / "w");
+  ASSERT_TRUE(session.ok()) << session.status().to_string();
+  Seen seen;
+  Result<TriageResult> result = triage_demo(fault, dir / "w", seen, &*session);
+  ASSERT_TRUE(result.ok()) << result.status().to_string();
+  EXPECT_EQ(result->culprit, "layer 'conv2'");
+  // The sanitized model, and the layers' errors with their ranks, before any probe runs again.
+  ASSERT_EQ(seen.models.size(), 1u);
+  ASSERT_NE(seen.layerwise, nullptr);
+  const LayerwiseComparison& c = seen.layerwise->comparison;
+  ASSERT_FALSE(c.layers.empty());
+  EXPECT_TRUE(c.tensors.empty()) << "the session keeps the layers' errors, not the tensors'";
+  ASSERT_TRUE(c.first_culprit.has_value());
+  EXPECT_EQ(c.layers[*c.first_culprit].layer.name, "conv2");
+  EXPECT_TRUE(seen.counted("layerwise", ProgressUnit::kLayer).empty()) << "not compared again";
 }
 
 }  // namespace
