@@ -261,6 +261,11 @@ TEST(TriageCockpit, EvidenceLinksGiveTheKeysBackToTheQuestion) {
 TEST(TriageCockpit, ViewNamesTheScreensThatComeLater) {
   Triage t(100, 30);
   t.turn();
+  // Before the walk published its model (a runner may take seconds to start), the note.
+  t.keys("2");
+  EXPECT_NE(t.terminal.dump().find("No errors yet: the layer-wise step has not run"), std::string::npos)
+      << t.terminal.dump();
+  EXPECT_EQ(t.terminal.dump().find("x cancels"), std::string::npos) << "no job to cancel";
   t.app.execute_command("view reduce");
   EXPECT_EQ(t.app.status_line().message(), "The Reduce screen appears when the triage reduces the model");
   t.app.execute_command("view tactics");

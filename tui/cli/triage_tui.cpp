@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tui/cli/triage_tui.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
+
+#include <fmt/format.h>
 
 #include "core/session/answer.h"
 #include "core/session/job.h"

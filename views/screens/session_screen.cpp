@@ -14,7 +14,9 @@ void SessionScreen::resize(tui::Rect area) {
 
 void SessionScreen::draw(tui::Canvas& canvas) const {
   canvas.fill(area_);
-  if (shown_ != nullptr && !compared() && !shows_model()) {
+  // Without a comparison (and, for a feed that runs no job, before its first session) the note.
+  if ((shown_ != nullptr && !compared() && !shows_model()) ||
+      (shown_ == nullptr && feed_->progress() == nullptr && !feed_->note().empty())) {
     int y = area_.y;
     for (const std::string& line : tui::wrap_text(feed_->note(), area_.w)) {
       if (y >= area_.y + area_.h) break;
