@@ -58,6 +58,8 @@ void App::add_builtin_commands() {
   add_command({"view", "NAME", "Open a screen by its name", [this](std::string_view name) -> CommandResult {
                  if (show_view(name)) return {};
                  if (std::find(catalog_.begin(), catalog_.end(), name) != catalog_.end()) {
+                   std::string absent = absent_message_ ? absent_message_(name) : std::string();
+                   if (!absent.empty()) return {kHandled | kRedraw, std::move(absent), true};
                    return {kHandled | kRedraw, trf("the {} screen is not part of this command", name), true};
                  }
                  return {kHandled | kRedraw, trf("no screen named '{}'", name), true};

@@ -102,6 +102,11 @@ class App {
   /// Every screen id the program family knows (`:view` explains that one of them is not part of
   /// this program rather than calling it unknown); the views' own ids need not be listed.
   void set_screen_catalog(std::vector<std::string> ids) { catalog_ = std::move(ids); }
+  /// What `:view ID` says of a catalogued screen the program has not added (yet), in the UI's
+  /// language: "the Reduce screen appears when the reduction starts"; "" keeps the default.
+  void set_absent_screen_message(std::function<std::string(std::string_view id)> message) {
+    absent_message_ = std::move(message);
+  }
 
   /// The key bindings (defaults from actions.inc); changes apply from the next key.
   Bindings& bindings() { return bindings_; }
@@ -189,6 +194,7 @@ class App {
   size_t active_ = 0;
   std::vector<Command> commands_;
   std::vector<std::string> catalog_;
+  std::function<std::string(std::string_view id)> absent_message_;
 
   Size size_;
   Rect tab_area_;

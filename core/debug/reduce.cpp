@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/debug/ddmin_bound.h"
 #include "core/ir/subgraph.h"
 #include "core/ir/topo.h"
 #include "core/ref/reference_backend.h"
@@ -478,11 +479,12 @@ Result<ReduceResult> Reducer::reduce(const ReduceOptions& options, DebugReplay& 
       return candidate_of(std::vector<int64_t>(order.begin() + a, order.begin() + b + 1));
     };
     int64_t iteration = 0;
+    const DdminBound stage3(n);  // the checks still to come: this stage's and the later ones' worst cases
     // 1. The last node the failure needs: the whole model is taken to fail, the empty prefix to pass.
     int64_t lo = -1, hi = n - 1;
     while (hi - lo > 1) {
       const int64_t mid = lo + (hi - lo) / 2;
-      const int64_t left = ceil_log2(hi - lo) - 1 + ceil_log2(hi + 1);
+      const int64_t left = stage3.after(ceil_log2(hi - lo) + ceil_log2(hi), hi + 1);
       VN_ASSIGN_OR_RETURN(Verdict v, search.test(range(0, mid), "ddmin", iteration++, left));
       (v == Verdict::kBad ? hi : lo) = mid;
     }
@@ -491,7 +493,8 @@ Result<ReduceResult> Reducer::reduce(const ReduceOptions& options, DebugReplay& 
     //    node `last`'s outputs and only `last` and its ancestors matter. A fault in one node ends
     //    here: `last` alone fails. Otherwise the start of the range is searched among the ancestors.
     std::vector<int64_t> current;
-    VN_ASSIGN_OR_RETURN(Verdict alone, search.test(range(last, last), "ddmin", iteration++, ceil_log2(last + 1)));
+    const int64_t alone_left = stage3.after(ceil_log2(last), last + 1);
+    VN_ASSIGN_OR_RETURN(Verdict alone, search.test(range(last, last), "ddmin", iteration++, alone_left));
     if (alone == Verdict::kBad) {
       current = {last};
     } else {
@@ -499,7 +502,8 @@ Result<ReduceResult> Reducer::reduce(const ReduceOptions& options, DebugReplay& 
       int64_t first = 0, known_good = static_cast<int64_t>(ancestors.size()) - 1;
       while (known_good - first > 1) {
         const int64_t mid = first + (known_good - first) / 2;
-        const int64_t left = ceil_log2(known_good - first) - 1;
+        const int64_t left =
+            stage3.after(ceil_log2(known_good - first) - 1, last - ancestors[static_cast<size_t>(first)] + 1);
         VN_ASSIGN_OR_RETURN(Verdict v, search.test(range(ancestors[static_cast<size_t>(mid)], last), "ddmin",
                                                    iteration++, left));
         (v == Verdict::kBad ? first : known_good) = mid;
@@ -537,7 +541,7 @@ Result<ReduceResult> Reducer::reduce(const ReduceOptions& options, DebugReplay& 
         std::vector<int64_t> rest(current.begin(), current.begin() + begin);
         rest.insert(rest.end(), current.begin() + end, current.end());
         if (rest.empty() || components(rest) > pieces) continue;
-        const int64_t left = size * (size - 1) / 2;
+        const int64_t left = stage3.after(-(chunk + 1), size, granularity);
         VN_ASSIGN_OR_RETURN(Verdict v, search.test(candidate_of(rest), "ddmin", iteration++, left));
         if (v == Verdict::kBad) {
           current = std::move(rest);

@@ -53,7 +53,9 @@ struct ReduceIteration {
 struct ReduceProgress {
   std::string phase;
   int64_t checks_done = 0;
-  int64_t checks_left = 0;   ///< an upper bound
+  /// An upper bound on the checks still to come, whatever their verdicts; -1 when there is none
+  /// (ddmin over a range of more nodes than DdminBound tabulates).
+  int64_t checks_left = 0;
   int64_t nodes_kept = 0;    ///< nodes of the smallest failing candidate so far
   int64_t total_nodes = 0;
 };

@@ -65,6 +65,7 @@ Result<Answered> probe_sanitize(Walk& w) {
   a.evidence["nodes_after"] = rewrite.model.graph.nodes.size();
   a.evidence["changes"] = rewrite.changes;
   w.config.model = std::move(rewrite.model);
+  if (w.config.watch.model) w.config.watch.model(w.config.model);
   return a;
 }
 
@@ -79,6 +80,8 @@ Result<const debug::Reducer*> reducer_of(Walk& w) {
 
 Result<Answered> probe_real_data(Walk& w) {
   Answered a;
+  w.progress->stage("checking the engine against the reference", ProgressUnit::kCheck,
+                    w.config.real_feeds.empty() ? 1 : 2);
   // The reference outputs of the data that fails are kept for the probes after this one.
   VN_ASSIGN_OR_RETURN(std::vector<TensorMap> synthetic_ref,
                       debug::reference_outputs(w.config.model, w.config.synthetic_feeds, w.config.threads, w.cancel));
@@ -98,6 +101,7 @@ Result<Answered> probe_real_data(Walk& w) {
     w.ref_outputs = std::move(synthetic_ref);
     return a;
   }
+  w.progress->count(1);
   VN_ASSIGN_OR_RETURN(std::vector<TensorMap> real_ref,
                       debug::reference_outputs(w.config.model, w.config.real_feeds, w.config.threads, w.cancel));
   VN_ASSIGN_OR_RETURN(debug::CheckResult real, check(w, w.config.model, w.config.real_feeds, &real_ref));
@@ -144,6 +148,7 @@ Result<Answered> probe_intermittent(Walk& w) {
   const uint64_t base = w.config.build.builder_seed.value_or(1);
   int good = 0, bad = 0;
   Answered a;
+  w.progress->stage("building and checking the engine", ProgressUnit::kBuild, w.config.builds);
   for (int i = 0; i < w.config.builds; ++i) {
     engine::BuildOptions build = w.config.build;
     build.builder_seed = base + static_cast<uint64_t>(i);
@@ -160,6 +165,7 @@ Result<Answered> probe_intermittent(Walk& w) {
     good += built.result.verdict == debug::Verdict::kGood;
     bad += built.result.verdict == debug::Verdict::kBad;
     a.evidence["builds"].push_back({{"builder_seed", *build.builder_seed}, {"check", check_json(built.result)}});
+    w.progress->count(i + 1);
   }
   a.answer = good > 0 && bad > 0;
   a.summary = fmt::format("{} of {} build(s) fail, {} pass{}", bad, w.config.builds, good,
@@ -263,8 +269,10 @@ Result<Answered> probe_layerwise(Walk& w) {
     a.answer = false;
     a.summary = fmt::format("{} cannot return intermediate tensors, so no layer-wise comparison", engine);
     a.evidence["skipped"] = "no intermediate tensors";
+    if (w.config.watch.layerwise) w.config.watch.layerwise(nullptr, a.summary);
     return a;
   }
+  w.progress->stage("building the engine with every tensor marked");
   ref::ReferenceBackend reference;
   PrepareOptions prep;
   prep.mark_all = true;
@@ -279,8 +287,19 @@ Result<Answered> probe_layerwise(Walk& w) {
   lw.local_errors = w.capabilities.layers_alone;
   lw.layer_graph = &w.config.model.graph;
   lw.cancel = w.cancel;
+  // A watcher's Tensor screen shows what the comparison keeps of each pair.
+  if (w.config.watch.layerwise) lw.digest = DigestLimits{};
+  std::vector<LayerInfo> layers;
+  if (const std::vector<LayerInfo>* own = build->backend().layers()) {
+    layers = *own;
+  } else {
+    VN_ASSIGN_OR_RETURN(layers, graph_layers(w.config.model.graph));
+  }
+  w.progress->stage("comparing layer by layer", ProgressUnit::kLayer, static_cast<int64_t>(layers.size()));
+  lw.on_tensor = count_layers(*w.progress, layers);
   VN_ASSIGN_OR_RETURN(LayerwiseComparison result, compare_layerwise(reference, build->backend(), w.feeds.front(), lw));
   if (!w.capabilities.layers_alone) {
+    w.progress->stage("measuring local errors with an isolated-layers model");
     eut::IsolatedLocalErrors local;
     local.build = w.config.build;
     local.compare = w.config.compare;
@@ -313,6 +332,7 @@ Result<Answered> probe_layerwise(Walk& w) {
                                               : "")
                         : fmt::format("all {} tensor(s) pass with every tensor marked: marking hides the failure",
                                       result.tensors.size());
+  if (w.config.watch.layerwise) w.config.watch.layerwise(layerwise_session(w.config.model, result, *build), "");
   w.layerwise = std::move(result);
   return a;
 }
@@ -379,7 +399,15 @@ Result<Answered> probe_extract(Walk& w) {
     return a;
   }
   const debug::ReduceCandidate candidate = reducer.candidate_of(nodes);
+  w.progress->stage("checking the extracted subgraph", ProgressUnit::kCheck, 1);
   VN_ASSIGN_OR_RETURN(debug::CheckResult result, check_candidate(w, reducer, candidate));
+  w.progress->count(1);
+  if (w.config.watch.extract) {
+    ExtractWatch extracted{layer, {}, reducer.describe(candidate), std::string(debug::verdict_name(result.verdict)),
+                           result.reason};
+    for (int64_t v : nodes) extracted.nodes.push_back(node_label(reducer.model().graph, v));
+    w.config.watch.extract(extracted);
+  }
   a.evidence["subgraph"] = reducer.describe(candidate);
   a.evidence["check"] = check_json(result);
   a.answer = result.verdict == debug::Verdict::kBad;
@@ -400,13 +428,36 @@ Result<Answered> probe_reduce(Walk& w) {
   const debug::Reducer& reducer = *reducer_ptr;
   debug::ReduceOptions options;
   options.mode = debug::ReduceMode::kDdmin;
+  const TriageWatch& watch = w.config.watch;
+  w.progress->stage("reducing the model", ProgressUnit::kCheck, 0, true);
+  if (watch.reduce_start) {
+    ReduceStartWatch start{reducer.node_count(), {}, w.config.check ? w.config.workdir / "vernier_debug.onnx" : ""};
+    for (int64_t v = 0; v < reducer.node_count(); ++v) {
+      start.labels.push_back(fmt::format("{} ({})", node_label(reducer.model().graph, v),
+                                         reducer.model().graph.nodes[static_cast<size_t>(v)].op_type));
+    }
+    watch.reduce_start(start);
+  }
+  // The bound on the checks comes with each check's progress: check 7 of at most 6 + what the
+  // sixth said was left. Before the first, and when the last said none were left (the reducer's
+  // bound covers its current stage only), the total is not known.
+  debug::ReduceProgress last;
+  debug::ReduceObserver observe = [&](const debug::ReduceIteration& it, const debug::ReduceProgress& p) -> Status {
+    if (w.reduce_observer) VN_RETURN_IF_ERROR(w.reduce_observer(it, p));
+    last = p;
+    if (watch.reduce_iteration) watch.reduce_iteration(it, p);
+    return Status::OK();
+  };
   debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& c, const std::string&) -> Result<debug::CheckResult> {
+    w.progress->count(last.checks_done, {}, last.checks_left > 0 ? last.checks_done + last.checks_left : 0);
+    if (watch.reduce_check) watch.reduce_check(c);
     if (!w.config.check) return check_candidate(w, reducer, c);
     VN_RETURN_IF_ERROR(write_candidate(w, reducer, c));
     ++w.checks;
     return w.config.check->run(w.cancel);
   };
-  VN_ASSIGN_OR_RETURN(debug::ReduceResult result, reducer.reduce(options, w.reduce_replay, oracle, w.reduce_observer));
+  VN_ASSIGN_OR_RETURN(debug::ReduceResult result, reducer.reduce(options, w.reduce_replay, oracle, observe));
+  if (watch.reduce_end) watch.reduce_end(result.failed_any ? std::optional(result.minimal) : std::nullopt);
   // Iterations a resumed session replayed were checked by an earlier run: they count too.
   result.checks = static_cast<int64_t>(result.history.size());
   Answered a;
@@ -485,6 +536,7 @@ Result<Answered> probe_double_check(Walk& w) {
 }  // namespace
 
 Result<Answered> run_probe(Walk& w, const FlowNode& node) {
+  w.progress.emplace(&w.config.watch, node.id);
   if (node.probe == "sanitize") return probe_sanitize(w);
   if (node.probe == "real_data") return probe_real_data(w);
   if (node.probe == "intermittent") return probe_intermittent(w);

@@ -45,6 +45,7 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
     VN_ASSIGN_OR_RETURN(node, open_session(w, *session, chart, result, observe, saved_model_hash));
     if (!node && session->ended()) return result;
   }
+  publish_walk(w);
   // Every node but double_check's loop back is visited at most once; the guard bounds a chart
   // edited into a longer cycle.
   for (size_t visits = 0; node && visits < 4 * chart.nodes.size(); ++visits) {

@@ -20,6 +20,7 @@
 #include "core/engine/builder.h"
 #include "core/eut/engine_under_test.h"
 #include "core/flow/flowchart.h"
+#include "core/flow/watch.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
 
@@ -73,6 +74,9 @@ struct TriageConfig {
   /// probes, and a reduction in progress checks none of its recorded iterations again. The state
   /// is saved at the start, after every answered step and after every reduce iteration.
   TriageSession* session = nullptr;
+  /// What the walk tells a watcher (the full-screen UI) as it goes: the model, the layer-wise
+  /// comparison, the extracted subgraph, the reduction and every probe's progress (watch.h).
+  TriageWatch watch;
 };
 
 /// Where triage ended.

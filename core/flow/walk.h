@@ -50,6 +50,8 @@ struct Walk {
   /// The engine under test (the config's, or the built-in engine) and what it can do.
   std::shared_ptr<eut::EngineUnderTest> engine;
   eut::Capabilities capabilities;
+  /// The running probe's progress for the watch (made by run_probe).
+  std::optional<ProgressReporter> progress;
 };
 
 struct Answered {
@@ -61,6 +63,19 @@ struct Answered {
 /// Runs the probe of `node` (its `probe` field) on the walk. Errors: the probe's, kInvalidArgument
 /// for a probe no code implements.
 Result<Answered> run_probe(Walk& w, const FlowNode& node);
+
+/// Tells the watch the walk's model, and the layer-wise comparison a resumed session kept.
+void publish_walk(const Walk& w);
+
+/// A LayerwiseOptions::on_tensor that counts the layers of `layers` whose first output the backend
+/// under test produced, for the progress (layer 120 of 683).
+std::function<void(bool test, const std::string& name, const Tensor& tensor)> count_layers(
+    ProgressReporter& progress, const std::vector<LayerInfo>& layers);
+
+/// The layer-wise step's comparison of `model` as the screens show it: each layer's precision and
+/// tactic from the built-in engine's plan, else from what `build` tells of its layers.
+std::shared_ptr<const session::LayerwiseSession> layerwise_session(const Model& model, LayerwiseComparison comparison,
+                                                                   const eut::Build& build);
 
 /// What the walk hands on, for the session state: small values inline, models and feeds as files
 /// of the session folder (written when they change; `saved_model_hash` is the hash of the model

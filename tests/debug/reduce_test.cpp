@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "core/debug/ddmin_bound.h"
 #include "core/ir/onnx_export.h"
 #include "core/ir/onnx_import.h"
 
@@ -157,6 +158,49 @@ TEST(Reduce, DdminFindsOneNodeOfAChainInLogChecks) {
     EXPECT_LE(result->checks, 7 + 1) << k;  // ceil(log2 100) + the node alone
     EXPECT_EQ(result->checks, oracle.calls);
   }
+}
+
+TEST(Reduce, DdminsChecksLeftBoundWhatComesWhateverTheVerdicts) {
+  // Faults in one node, in pairs, and oracles answering at random (seeded): at every check the
+  // checks done plus the bound it reports cover every check the reduction made.
+  auto r = Reducer::create(chain(12), {feed(1)}, 1);
+  ASSERT_TRUE(r.ok());
+  std::vector<ReduceOracle> oracles;
+  std::vector<Oracle> faulty = {Oracle{{0}}, Oracle{{5}}, Oracle{{11}}, Oracle{{3, 4}}, Oracle{{2, 9}}};
+  for (Oracle& o : faulty) oracles.push_back(o.fn());
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    oracles.push_back([state = seed](const ReduceCandidate&, const std::string&) mutable -> Result<CheckResult> {
+      state = state * 1664525u + 1013904223u;
+      CheckResult c;
+      c.verdict = (state >> 16) & 1 ? Verdict::kBad : Verdict::kGood;
+      return c;
+    });
+  }
+  for (size_t i = 0; i < oracles.size(); ++i) {
+    std::vector<ReduceProgress> seen;
+    DebugReplay replay;
+    ReduceOptions options;
+    options.mode = ReduceMode::kDdmin;
+    auto result = r->reduce(options, replay, oracles[i], [&](const ReduceIteration&, const ReduceProgress& p) {
+      seen.push_back(p);
+      return Status::OK();
+    });
+    ASSERT_TRUE(result.ok());
+    for (const ReduceProgress& p : seen) {
+      ASSERT_GE(p.checks_left, 0) << "12 nodes are within the table";
+      EXPECT_GE(p.checks_done + p.checks_left, result->checks) << "oracle " << i << ", check " << p.checks_done;
+    }
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.back().checks_done, result->checks);
+  }
+  // Worst cases the table holds: a pair needs at most 2 checks, three nodes 7; none for one node,
+  // and no bound past the table.
+  const DdminBound bound(2000);
+  EXPECT_EQ(bound.checks(1, 2), 0);
+  EXPECT_EQ(bound.checks(2, 2), 2);
+  EXPECT_EQ(bound.checks(3, 2), 7);
+  EXPECT_EQ(bound.checks(DdminBound::kLimit + 1, 2), std::nullopt);
+  EXPECT_EQ(bound.after(3, DdminBound::kLimit + 1), -1);
 }
 
 TEST(Reduce, BisectMatchesPolygraphysMarkersOnAChain) {

@@ -120,9 +120,9 @@ TEST_F(TriageTerminal, WalksTheDemoToTheBundleWithKeys) {
   EXPECT_TRUE(shows(*term, "3. Intermittent or not? → no")) << term->screen();
 
   // The Log screen has the walk, the Help screen the keys; then back and quit.
-  term->send("2");
+  term->send("5");
   ASSERT_TRUE(term->wait_for_text("Intermittent or not? -> no", kKey)) << term->screen();
-  term->send("3");
+  term->send("6");
   ASSERT_TRUE(term->wait_for_text("Commands (:)", kKey)) << term->screen();
   term->send("1");
   ASSERT_TRUE(term->wait_for_text("Outcome: localized", kKey)) << term->screen();
@@ -238,7 +238,7 @@ TEST_F(TriageTerminal, MixedBuildsOpenTheTacticsScreen) {
       << term->screen();
   ASSERT_TRUE(term->wait_until([&] { return term->line(0).find("Tactics") != std::string::npos; }, kKey))
       << term->screen();
-  term->send("4");
+  term->send("7");
   // How the twelve builds split depends on their timings; both kinds are there.
   std::smatch counts;
   std::string head;

@@ -177,8 +177,12 @@ TEST(FlowchartView, AnswersOnceWithYNOrEnter) {
   EXPECT_EQ(view.handle(Action::kScreen2), tui::kIgnored);
   EXPECT_EQ(view.handle(Action::kHelp), tui::kIgnored);
   EXPECT_EQ(view.handle(Action::kNextPane), tui::kIgnored);
-  EXPECT_EQ(view.handle(Action::kDown), tui::kHandled);  // modal: nothing moves behind it
+  EXPECT_EQ(view.handle(Action::kPageDown), tui::kHandled);  // modal: nothing moves behind it
+  // Down selects the evidence line that cites the culprit; n gives the keys back and answers.
+  EXPECT_EQ(view.handle(Action::kDown), tui::kHandled | tui::kRedraw);
+  EXPECT_EQ(view.selected_link(), 0u);
   view.handle(Action::kNo);
+  EXPECT_FALSE(view.selected_link().has_value());
   view.handle(Action::kYes);
   EXPECT_EQ(answers, std::vector<bool>{false});
   EXPECT_EQ(view.key_context(), tui::KeyContext::kNormal);

@@ -208,8 +208,9 @@ int reduce(const ReduceArgs& args) {
                it.replayed ? "" : fmt::format(" | {:.3g} s", it.result.seconds));
     std::fflush(stdout);
     if (progress_line) {
-      fmt::print(stderr, "[reduce {}] {} check(s) done, at most {} left | {} of {} node(s) kept", progress.phase,
-                 progress.checks_done, progress.checks_left, progress.nodes_kept, progress.total_nodes);
+      fmt::print(stderr, "[reduce {}] {} check(s) done{} | {} of {} node(s) kept", progress.phase, progress.checks_done,
+                 progress.checks_left > 0 ? fmt::format(", at most {} left", progress.checks_left) : "",
+                 progress.nodes_kept, progress.total_nodes);
       std::fflush(stderr);
     }
   };

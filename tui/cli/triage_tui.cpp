@@ -20,6 +20,7 @@
 #include "views/screens/screens.h"
 #include "views/screens/tactics_view.h"
 #include "views/screens/text_views.h"
+#include "views/screens/triage_cockpit.h"
 
 namespace vn::cli {
 namespace {
@@ -137,7 +138,14 @@ class TriageScreenState {
 Result<flow::TriageResult> triage_screen(tui::CursesTerminal& terminal, const flow::Flowchart& chart,
                                          flow::TriageConfig config) {
   auto state = std::make_shared<TriageScreenState>(std::make_shared<const flow::Flowchart>(chart), config.workdir);
+  // The Graph, Layers, Tensor and Reduce screens, fed by the walk's watch.
+  views::TriageCockpit cockpit;
+  config.watch = cockpit.watch();
   auto job = TriageJob::start([state, &chart, config = std::move(config)](session::JobContext& ctx) mutable {
+    config.watch.extract = [extract = std::move(config.watch.extract), &ctx](const flow::ExtractWatch& e) {
+      extract(e);
+      ctx.log(fmt::format("Extracted '{}': {} alone ({})", e.layer, e.verdict == "bad" ? "fails" : "passes", e.reason));
+    };
     config.decide = [state, &ctx](const flow::FlowNode& node, const flow::TriageStep& proposed) {
       return state->decide(node, proposed, ctx);
     };
@@ -155,14 +163,19 @@ Result<flow::TriageResult> triage_screen(tui::CursesTerminal& terminal, const fl
                               : std::string();
                  }));
     app.set_screen_catalog(views::screen_ids());
-    app.add_view(std::make_unique<views::FlowchartView>([state](bool yes) { state->answer(yes); },
-                                                        [state] { return state->poll(); },
-                                                        [&running] { running.cancel(); }));
+    app.set_absent_screen_message(views::triage_absent_screen);
+    auto& flowchart = static_cast<views::FlowchartView&>(app.add_view(
+        std::make_unique<views::FlowchartView>([state](bool yes) { state->answer(yes); },
+                                               [state] { return state->poll(); }, [&running] { running.cancel(); })));
+    flowchart.set_progress_source([&cockpit] { return cockpit.take_progress(); });
+    flowchart.set_open([&cockpit](const views::EvidenceLink& link) { return cockpit.open(link); });
+    cockpit.add_screens(app);
     app.add_view(std::make_unique<views::LogView>([&running] { return running.progress(); }));
     app.add_view(std::make_unique<views::HelpView>([&app] { return app.help_document(); }));
     bool ended = false;
     while (!app.quit_requested()) {
       app.run(1);
+      cockpit.pump(app);
       if (!ended && job->progress()->state != session::JobState::kRunning) {
         ended = true;
         state->finish(*job);

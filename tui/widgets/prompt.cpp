@@ -91,7 +91,7 @@ void Prompt::draw_choices(Canvas& canvas, Rect area, const std::vector<std::vect
     int x = area.x + std::max(0, (area.w - width) / 2);
     const int y = area.y + static_cast<int>(r);
     for (size_t i : rows[r]) {
-      const ColorRole role = i == highlighted_ ? ColorRole::kSelection : ColorRole::kDefault;
+      const ColorRole role = focused_ && i == highlighted_ ? ColorRole::kSelection : ColorRole::kDefault;
       x += canvas.put_text(area, x, y, choice_text(i), role) + kChoiceGap;
     }
   }

@@ -43,6 +43,10 @@ class Prompt {
   const std::optional<Action>& result() const { return result_; }
   /// Forgets the answer and highlights the default choice again.
   void reset();
+  /// An unfocused prompt (its owner moved the keys elsewhere, e.g. to a list above it) draws no
+  /// highlighted choice; it still handles actions. Focused when made.
+  void set_focused(bool focused) { focused_ = focused; }
+  bool focused() const { return focused_; }
 
   /// The question, the choices and the index of the highlighted choice.
   const std::string& question() const { return question_; }
@@ -64,6 +68,7 @@ class Prompt {
   size_t default_choice_ = 0;
   size_t highlighted_ = 0;
   std::optional<Action> result_;
+  bool focused_ = true;
 };
 
 }  // namespace vn::tui

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/screens/flowchart_view.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "tui/i18n.h"
 #include "tui/text.h"
+#include "tui/widgets/progress.h"
 #include "views/screens/screens.h"
 
 namespace vn::views {
@@ -42,7 +43,55 @@ int put_wrapped(tui::Canvas& canvas, tui::Rect area, int y, int bottom, std::str
   return y;
 }
 
+// "8 s", "2 min 5 s".
+std::string duration_text(double seconds) {
+  const auto s = static_cast<int64_t>(std::max(0.0, seconds) + 0.5);
+  return s < 60 ? tui::trf("{} s", s) : tui::trf("{} min {} s", s / 60, s % 60);
+}
+
 }  // namespace
+
+std::optional<EvidenceLink> evidence_link(const nlohmann::ordered_json& evidence, std::string_view line) {
+  if (!evidence.is_object()) return std::nullopt;
+  for (const auto& [key, value] : evidence.items()) {
+    if (!value.is_string()) continue;
+    const std::string text = value.get<std::string>();
+    if (fmt::format("{}: {}", tui::tr_data(key), text) != line) continue;
+    if (key == "first_culprit" || key == "layer") return EvidenceLink{EvidenceLink::Kind::kLayer, text};
+    if (key == "subgraph" || key == "minimal") {
+      // A reducer's description: "2 node(s): conv2 (Conv), relu2 (Relu) | inputs: ...".
+      const size_t start = text.find(": ");
+      const size_t end = start == std::string::npos ? start : text.find(" (", start);
+      if (end != std::string::npos)
+        return EvidenceLink{EvidenceLink::Kind::kNode, text.substr(start + 2, end - start - 2)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<EvidenceLink> culprit_link(std::string_view culprit) {
+  const size_t open = culprit.find('\'');
+  const size_t close = open == std::string_view::npos ? open : culprit.find('\'', open + 1);
+  if (close == std::string_view::npos) return std::nullopt;
+  return EvidenceLink{culprit.starts_with("node") ? EvidenceLink::Kind::kNode : EvidenceLink::Kind::kLayer,
+                      std::string(culprit.substr(open + 1, close - open - 1))};
+}
+
+std::string progress_counts(const flow::ProbeProgress& p) {
+  const int64_t at = p.total > 0 ? std::min(p.done + 1, p.total) : p.done + 1;
+  switch (p.unit) {
+    case flow::ProgressUnit::kBuild:
+      return p.total > 0 ? tui::trf("build {} of {}", at, p.total) : tui::trf("build {}", at);
+    case flow::ProgressUnit::kLayer:
+      return p.total > 0 ? tui::trf("layer {} of {}", at, p.total) : tui::trf("layer {}", at);
+    case flow::ProgressUnit::kCheck:
+      if (p.total <= 0) return tui::trf("check {}", at);
+      return p.at_most ? tui::trf("check {} of at most {}", at, p.total) : tui::trf("check {} of {}", at, p.total);
+    case flow::ProgressUnit::kNone:
+      break;
+  }
+  return {};
+}
 
 std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, size_t max_lines) {
   std::vector<std::string> lines;
@@ -87,17 +136,51 @@ std::string FlowchartView::description() const { return screen_description(id())
 
 std::vector<tui::Action> FlowchartView::help_actions() const {
   using tui::Action;
-  if (prompt_open()) return {Action::kYes, Action::kNo, Action::kAccept, Action::kLeft, Action::kRight, Action::kCancelJob};
-  if (!finished()) return {Action::kCancelJob};
-  return {};
+  std::vector<Action> actions;
+  if (prompt_open()) actions = {Action::kYes, Action::kNo, Action::kAccept, Action::kLeft, Action::kRight};
+  if (!links_.empty()) actions.insert(actions.end(), {Action::kUp, Action::kDown, Action::kEnter});
+  if (!finished()) actions.push_back(Action::kCancelJob);
+  return actions;
+}
+
+std::vector<std::pair<std::string, std::optional<EvidenceLink>>> FlowchartView::evidence_shown() const {
+  std::vector<std::pair<std::string, std::optional<EvidenceLink>>> shown;
+  if (!model_.proposed) return shown;
+  for (std::string& line : evidence_lines(model_.proposed->evidence, 12)) {
+    std::optional<EvidenceLink> link = evidence_link(model_.proposed->evidence, line);
+    shown.emplace_back(std::move(line), std::move(link));
+  }
+  return shown;
+}
+
+std::optional<size_t> FlowchartView::link_index(const EvidenceLink& link) const {
+  for (size_t i = 0; i < links_.size(); ++i) {
+    if (links_[i] == link) return i;
+  }
+  return std::nullopt;
 }
 
 void FlowchartView::set_model(FlowchartModel model) {
   const bool new_question = model.phase == TriagePhase::kAsking &&
                             (model_.phase != TriagePhase::kAsking || model.path.size() != model_.path.size() ||
                              model.current != model_.current);
+  const bool ended = !finished() && (model.phase == TriagePhase::kDone || model.phase == TriagePhase::kFailed ||
+                                     model.phase == TriagePhase::kCancelled);
   model_ = std::move(model);
   if (finished()) confirm_cancel_ = false;
+  // A new question or the end: its links, none selected (Enter answers) but the culprit at the end.
+  if (new_question || ended) {
+    links_.clear();
+    if (model_.phase == TriagePhase::kAsking) {
+      for (const auto& [line, link] : evidence_shown()) {
+        if (link && !link_index(*link)) links_.push_back(*link);
+      }
+    } else if (model_.phase == TriagePhase::kDone) {
+      if (std::optional<EvidenceLink> culprit = culprit_link(model_.culprit)) links_.push_back(*culprit);
+    }
+    link_.reset();
+    if (model_.phase == TriagePhase::kDone && !links_.empty()) link_ = 0;
+  }
   if (!new_question) return;
   answered_ = false;
   const bool yes_proposed = model_.proposed && model_.proposed->answer.value_or(true);
@@ -106,6 +189,7 @@ void FlowchartView::set_model(FlowchartModel model) {
                         {{tui::Action::kYes, std::string(tui::tr("yes")) + (yes_proposed ? mark : ""), "y"},
                          {tui::Action::kNo, std::string(tui::tr("no")) + (yes_proposed ? "" : mark), "n"}},
                         yes_proposed ? 0 : 1);
+  prompt_.set_focused(true);
 }
 
 bool FlowchartView::tick(std::chrono::steady_clock::time_point now) {
@@ -113,6 +197,12 @@ bool FlowchartView::tick(std::chrono::steady_clock::time_point now) {
   if (poll_) {
     if (std::optional<FlowchartModel> next = poll_()) {
       set_model(std::move(*next));
+      changed = true;
+    }
+  }
+  if (progress_source_) {
+    if (std::optional<flow::ProbeProgress> next = progress_source_()) {
+      progress_ = std::move(next);
       changed = true;
     }
   }
@@ -130,6 +220,8 @@ tui::KeyContext FlowchartView::key_context() const {
 }
 
 std::string FlowchartView::status_text() const {
+  if (link_ && prompt_open())
+    return tui::trf("Enter opens '{}'; left or right: back to the answer", links_[*link_].name);
   int64_t builds = 0, checks = 0;
   double seconds = 0;
   for (const flow::TriageStep& s : model_.path) {
@@ -137,8 +229,15 @@ std::string FlowchartView::status_text() const {
     checks += s.checks;
     seconds += s.seconds;
   }
-  return tui::trf("step {}  {:.1f} s  {} build(s)  {} check(s)", model_.path.size() + (finished() ? 0 : 1), seconds,
-                  builds, checks);
+  // The running probe's time counts as it goes, so the line never stands still.
+  std::string counts;
+  if (model_.phase == TriagePhase::kProbing) {
+    seconds += std::max(0.0, std::chrono::duration<double>(now_ - model_.started).count());
+    if (progress_ && progress_->node == model_.current) counts = progress_counts(*progress_);
+  }
+  const std::string totals = tui::trf("step {}  {:.1f} s  {} build(s)  {} check(s)",
+                                      model_.path.size() + (finished() ? 0 : 1), seconds, builds, checks);
+  return counts.empty() ? totals : counts + "  " + totals;
 }
 
 unsigned FlowchartView::handle(tui::Action action) {
@@ -154,7 +253,9 @@ unsigned FlowchartView::handle(tui::Action action) {
                           action == tui::Action::kCommandLine || action == tui::Action::kQuit ||
                           action == tui::Action::kRefresh || action == tui::Action::kNextPane ||
                           action == tui::Action::kPrevPane || action == tui::Action::kBack;
-  if (app_action || finished()) return tui::kIgnored;
+  if (app_action) return tui::kIgnored;
+  if (const unsigned linked = handle_link(action); linked != tui::kIgnored) return linked;
+  if (finished()) return tui::kIgnored;
   if (action == tui::Action::kCancelJob) {
     confirm_cancel_ = true;
     return tui::kHandled | tui::kRedraw;
@@ -167,6 +268,58 @@ unsigned FlowchartView::handle(tui::Action action) {
     return tui::kHandled | tui::kRedraw;
   }
   return result != tui::kIgnored ? result : tui::kHandled;
+}
+
+unsigned FlowchartView::handle_link(tui::Action action) {
+  using tui::Action;
+  if (links_.empty()) return tui::kIgnored;
+  const size_t n = links_.size();
+  if (action == Action::kUp || action == Action::kDown) {
+    const bool down = action == Action::kDown;
+    link_ = !link_ ? (down ? 0 : n - 1) : (down ? (*link_ + 1) % n : (*link_ + n - 1) % n);
+    prompt_.set_focused(false);
+    return tui::kHandled | tui::kRedraw;
+  }
+  if (!link_) return tui::kIgnored;
+  if (action == Action::kEnter || action == Action::kAccept) {
+    target_ = open_ ? open_(links_[*link_]) : std::string();
+    return target_.empty() ? tui::kHandled : tui::kHandled | tui::kRedraw | tui::kSwitchView;
+  }
+  // The question takes the keys back: left and right only return to it, y and n answer it too.
+  if (prompt_open() &&
+      (action == Action::kLeft || action == Action::kRight || action == Action::kYes || action == Action::kNo)) {
+    link_.reset();
+    prompt_.set_focused(true);
+    if (action == Action::kLeft || action == Action::kRight) return tui::kHandled | tui::kRedraw;
+  }
+  return tui::kIgnored;
+}
+
+int FlowchartView::draw_progress(tui::Canvas& canvas, tui::Rect area, int y, int bottom) const {
+  if (!progress_ || progress_->node != model_.current) return y;
+  const flow::ProbeProgress& p = *progress_;
+  const tui::Glyphs& g = canvas.glyphs();
+  // The stage, what it works on and the estimate; then the counts, with a bar when they have a total.
+  std::string estimate;
+  if (p.remaining) {
+    estimate = p.at_most ? tui::trf("at most about {} left", duration_text(*p.remaining))
+                         : tui::trf("about {} left", duration_text(*p.remaining));
+  }
+  if (y < bottom && !p.stage.empty()) {
+    const std::string stage = std::string(tui::tr(p.stage)) + (estimate.empty() ? "" : " (" + estimate + ")") +
+                              (p.item.empty() ? "" : ": " + p.item);
+    canvas.put_text(area, area.x, y++, tui::truncate_to_width(stage, area.w, g.ellipsis));
+  }
+  const std::string counts = progress_counts(p);
+  if (y >= bottom || counts.empty()) return y;
+  if (p.total > 0) {
+    tui::ProgressBar bar;
+    bar.set(static_cast<double>(p.done) / static_cast<double>(p.total), counts);
+    bar.draw(canvas, area.rows(y - area.y, 1));
+  } else {
+    canvas.put_text(area, area.x, y, tui::truncate_to_width(counts, area.w, g.ellipsis));
+  }
+  return y + 1;
 }
 
 namespace {
@@ -246,6 +399,7 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
           0, std::chrono::duration_cast<std::chrono::seconds>(now_ - model_.started).count());
       header(tui::trf("Running the probe ({} s): {}", seconds, node ? node->title : model_.current),
              tui::ColorRole::kHeader);
+      y = draw_progress(canvas, area, y, bottom - 1);
       if (node != nullptr) {
         if (node->kind == flow::NodeKind::kQuestion) {
           y = put_wrapped(canvas, area, y, bottom - 1, node->question, tui::ColorRole::kDefault);
@@ -274,10 +428,14 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
                           tui::ColorRole::kHeader);
         }
         y = put_wrapped(canvas, area, y, evidence_bottom, p.summary, tui::ColorRole::kDefault);
-        for (const std::string& line : evidence_lines(p.evidence, 12)) {
+        // Lines that cite a layer or a node are links (accent), the selected one highlighted.
+        for (const auto& [line, link] : evidence_shown()) {
           if (y >= evidence_bottom) break;
-          canvas.put_text(area, area.x, y++, "  " + tui::truncate_to_width(line, area.w - 2, g.ellipsis),
-                          tui::ColorRole::kDim);
+          const std::optional<size_t> index = link ? link_index(*link) : std::nullopt;
+          const tui::ColorRole role = index && index == link_ ? tui::ColorRole::kSelection
+                                      : index                 ? tui::ColorRole::kAccent
+                                                              : tui::ColorRole::kDim;
+          canvas.put_text(area, area.x, y++, "  " + tui::truncate_to_width(line, area.w - 2, g.ellipsis), role);
         }
         y = put_wrapped(canvas, area, y, text_bottom, proposal, tui::ColorRole::kAccent);
         // What the step is about, where there is room for all of it.
@@ -295,14 +453,22 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
       header(at_end ? node->title : std::string(tui::tr("Triage ended")),
              model_.outcome == "localized" ? tui::ColorRole::kError : tui::ColorRole::kOk);
       header(tui::trf("Outcome: {}", tui::tr_data(model_.outcome)), tui::ColorRole::kHeader);
-      if (!model_.culprit.empty()) header(tui::trf("Culprit: {}", model_.culprit), tui::ColorRole::kDefault);
+      if (!model_.culprit.empty()) {
+        header(tui::trf("Culprit: {}", model_.culprit), link_ ? tui::ColorRole::kSelection : tui::ColorRole::kDefault);
+      }
       if (!model_.bundle.empty()) {
         y = put_wrapped(canvas, area, y, bottom, tui::trf("Bug-report bundle: {}", model_.bundle), tui::ColorRole::kOk);
       }
       if (at_end) {
         y = put_wrapped(canvas, area, y, std::max(y, bottom - 1), node->text, tui::ColorRole::kDim);
       }
-      if (y < bottom) canvas.put_text(area, area.x, bottom - 1, tui::tr("q quits"), tui::ColorRole::kDim);
+      if (y < bottom) {
+        canvas.put_text(
+            area, area.x, bottom - 1,
+            tui::truncate_to_width(links_.empty() ? tui::tr("q quits") : tui::tr("Enter opens the culprit; q quits"),
+                                   area.w, g.ellipsis),
+            tui::ColorRole::kDim);
+      }
       break;
     }
     case TriagePhase::kFailed:

@@ -41,6 +41,26 @@ struct FlowchartModel {
   std::string error;    ///< kFailed, kCancelled: what happened
 };
 
+/// What an evidence line cites: a layer (opened as its row on the Layers screen) or a node (on the
+/// Graph screen).
+struct EvidenceLink {
+  enum class Kind : uint8_t { kLayer, kNode };
+  Kind kind = Kind::kLayer;
+  std::string name;
+  bool operator==(const EvidenceLink&) const = default;
+};
+
+/// The link of `line`, one of evidence_lines(evidence, ...), when it cites something:
+/// first_culprit and layer name a layer, subgraph and minimal (a reducer's description) a node,
+/// the first they list.
+std::optional<EvidenceLink> evidence_link(const nlohmann::ordered_json& evidence, std::string_view line);
+/// What a culprit names first: "layer 'conv2'" and "tactic T of layer 'fc'" a layer,
+/// "nodes 'conv2', 'relu2'" a node.
+std::optional<EvidenceLink> culprit_link(std::string_view culprit);
+/// "build 3 of 5", "layer 120 of 683", "check 7 of at most 12", "check 1" (no bound known); ""
+/// for a stage that is not counted. The unit at hand is done + 1, the last one once all are done.
+std::string progress_counts(const flow::ProbeProgress& progress);
+
 /// Readable "key: value" lines of a probe's evidence: scalars as they are, objects one level
 /// deep ("synthetic.verdict: bad"), arrays of scalars joined, arrays of objects counted, except
 /// that an array of checks ({"check": {"verdict"}}) lists its verdicts. At most `max_lines`.
@@ -54,8 +74,16 @@ std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, 
 /// with seconds, engine builds and checks per step. The screen's words are in the UI's language
 /// (tui::tr), the chart's in its own.
 ///
+/// While a probe runs it shows what the probe does and how far it got (the progress source's
+/// counts, a bar and the estimate), and the status line the time spent so far, ticking.
+///
+/// Evidence lines that cite a layer or a node (evidence_link, and the culprit at the end) are
+/// links: up/down select one (at the end the culprit is selected first), Enter opens it through
+/// the open callback, which names the screen to show.
+///
 /// Keys: while a question waits, y answers yes, n answers no, Enter accepts the highlighted choice
-/// (the proposal, first). x asks to cancel the triage, with its own key: x again cancels, any other
+/// (the proposal, first) unless a link is selected; left, right, y and n give the keys back to
+/// the question. x asks to cancel the triage, with its own key: x again cancels, any other
 /// key goes on and does nothing else. Esc and q never answer: they go to the App (q quits, asking
 /// first while the triage runs). Keys the screen does not use go on to the App.
 class FlowchartView final : public tui::View {
@@ -66,6 +94,10 @@ class FlowchartView final : public tui::View {
   using PollFn = std::function<std::optional<FlowchartModel>()>;
   /// Cancels the triage (after the user confirmed).
   using CancelFn = std::function<void()>;
+  /// Returns newer progress of the running probe (called from tick()), nullopt otherwise.
+  using ProgressFn = std::function<std::optional<flow::ProbeProgress>()>;
+  /// Opens what a link cites; returns the id of the screen to show, "" when it cannot.
+  using OpenFn = std::function<std::string(const EvidenceLink& link)>;
 
   explicit FlowchartView(AnswerFn on_answer = {}, PollFn poll = {}, CancelFn on_cancel = {})
       : on_answer_(std::move(on_answer)), poll_(std::move(poll)), on_cancel_(std::move(on_cancel)) {}
@@ -73,6 +105,11 @@ class FlowchartView final : public tui::View {
   /// Shows `model`; a new question opens the prompt afresh with the proposal highlighted.
   void set_model(FlowchartModel model);
   const FlowchartModel& model() const { return model_; }
+  void set_progress_source(ProgressFn progress) { progress_source_ = std::move(progress); }
+  void set_open(OpenFn open) { open_ = std::move(open); }
+  /// The links of what is shown, and the selected one.
+  const std::vector<EvidenceLink>& links() const { return links_; }
+  std::optional<size_t> selected_link() const { return link_; }
 
   std::string_view id() const override { return "flowchart"; }
   std::string title() const override;
@@ -84,6 +121,7 @@ class FlowchartView final : public tui::View {
   bool tick(std::chrono::steady_clock::time_point now) override;
   tui::KeyContext key_context() const override;
   std::string status_text() const override;
+  std::string switch_target() const override { return target_; }
 
  private:
   bool prompt_open() const { return model_.phase == TriagePhase::kAsking && !answered_; }
@@ -94,6 +132,11 @@ class FlowchartView final : public tui::View {
   void draw_chart(tui::Canvas& canvas, tui::Rect area) const;
   void draw_current(tui::Canvas& canvas, tui::Rect area) const;
   void draw_path(tui::Canvas& canvas, tui::Rect area) const;
+  int draw_progress(tui::Canvas& canvas, tui::Rect area, int y, int bottom) const;
+  unsigned handle_link(tui::Action action);
+  // The evidence lines shown for the open question, with the link each cites.
+  std::vector<std::pair<std::string, std::optional<EvidenceLink>>> evidence_shown() const;
+  std::optional<size_t> link_index(const EvidenceLink& link) const;
 
   AnswerFn on_answer_;
   PollFn poll_;
@@ -102,6 +145,12 @@ class FlowchartView final : public tui::View {
   tui::Prompt prompt_;
   bool answered_ = false;
   bool confirm_cancel_ = false;
+  ProgressFn progress_source_;
+  OpenFn open_;
+  std::optional<flow::ProbeProgress> progress_;
+  std::vector<EvidenceLink> links_;
+  std::optional<size_t> link_;
+  std::string target_;
   std::chrono::steady_clock::time_point now_{};
   tui::Rect area_;
 };

@@ -216,6 +216,10 @@ void GraphView::draw_content(tui::Canvas& canvas) const {
   if (err_w) header(x, err_w, tui::tr("Err/tol"), tui::Align::kRight);
 
   const int body = body_height();
+  if (!feed().note().empty() && area_.h >= 2) {
+    canvas.put_text(area_, area_.x, area_.y + area_.h - 1, tui::truncate_to_width(feed().note(), area_.w, g.ellipsis),
+                    tui::ColorRole::kWarning);
+  }
   for (int r = 0; r < body; ++r) {
     const size_t i = top_ + static_cast<size_t>(r);
     if (i >= rows_.size()) break;

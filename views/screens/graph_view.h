@@ -12,7 +12,8 @@ namespace vn::views {
 /// The Graph screen: the model's DAG as lanes, one node per row like `git log --graph`, with each
 /// node's op, name, output shape, engine precision/tactic and error (coloured and marked with a
 /// symbol). Follows the selection of the other screens; Enter opens the node's Tensor screen.
-/// Drawing touches only the visible rows, so it stays fast on 5,000 nodes.
+/// Drawing touches only the visible rows, so it stays fast on 5,000 nodes. A session without a
+/// comparison shows the model without errors, the feed's note on the last row.
 ///
 /// Handles: up/down, page up/down, home/end, enter; worst (w) jumps to the node with the largest
 /// error, then to the next largest; `/` highlights matching rows, n/N jump. Mouse: a click selects
@@ -40,6 +41,7 @@ class GraphView final : public SessionScreen {
  protected:
   void on_result(const session::LayerwiseSession& session) override;
   void on_selection(int64_t node) override;
+  bool shows_model() const override { return true; }
   void draw_content(tui::Canvas& canvas) const override;
   unsigned handle_content(tui::Action action) override;
 
@@ -48,7 +50,11 @@ class GraphView final : public SessionScreen {
   bool matches(size_t row) const;
   bool jump(bool forward);
   void jump_worst();
-  int body_height() const { return area_.h > 1 ? area_.h - 1 : 0; }
+  // Below the header, above the note's row (when there is a note).
+  int body_height() const {
+    const int rows = area_.h - 1 - (feed().note().empty() ? 0 : 1);
+    return rows > 0 ? rows : 0;
+  }
 
   std::vector<GraphRow> rows_;
   size_t lane_width_ = 0;  // widest lane string

@@ -148,6 +148,9 @@ struct ReduceModel {
   int64_t checks_left = 0;
   int64_t nodes_kept = 0;
   bool asking = false;  ///< the good/bad question about `candidate` is open
+  bool checking = false;  ///< the check of `candidate` runs now (a triage's reduction)
+  /// Where the external check reads the candidate; empty for the built-in check.
+  std::string candidate_file;
   std::string status;   ///< "reducing", "done: 1 node", "quit"
 };
 

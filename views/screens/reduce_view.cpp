@@ -72,10 +72,21 @@ void ReduceView::draw(tui::Canvas& canvas) const {
   canvas.fill(area_);
   const tui::Glyphs& g = canvas.glyphs();
   const ReduceModel& m = model_;
-  const std::string head = tui::trf("{}  phase {}  checks {} done, at most {} left  kept {} of {} node(s)",
-                                    tui::tr_data(m.status.empty() ? "reducing" : m.status),
-                                    m.phase.empty() ? "-" : tui::tr_data(m.phase), m.checks_done, m.checks_left,
-                                    m.nodes_kept, m.total_nodes);
+  // The bound on the checks is the reducer's after the last check: none before the first, none
+  // once it said none were left (never "at most 0").
+  std::string checks;
+  if (m.checking) {
+    checks = m.checks_left > 0 && !m.history.empty()
+                 ? tui::trf("check {} of at most {}", m.checks_done + 1, m.checks_done + m.checks_left)
+                 : tui::trf("check {}", m.checks_done + 1);
+  } else {
+    checks = m.checks_left > 0 && !m.history.empty() && !m.status.starts_with("done")
+                 ? tui::trf("checks {} done, at most {} left", m.checks_done, m.checks_left)
+                 : tui::trf("checks {} done", m.checks_done);
+  }
+  const std::string head =
+      tui::trf("{}  phase {}  {}  kept {} of {} node(s)", tui::tr_data(m.status.empty() ? "reducing" : m.status),
+               m.phase.empty() ? "-" : tui::tr_data(m.phase), checks, m.nodes_kept, m.total_nodes);
   canvas.put_text(area_, area_.x, area_.y, tui::truncate_to_width(head, area_.w, g.ellipsis), tui::ColorRole::kHeader);
   if (area_.h < 2) return;
 
@@ -101,6 +112,13 @@ void ReduceView::draw(tui::Canvas& canvas) const {
     const bool on = filled[static_cast<size_t>(c)];
     canvas.put_text(area_, area_.x + 1 + c, area_.y + 1, on ? g.bar_full : (g.ascii ? "-" : g.shade[1]),
                     on ? tui::ColorRole::kError : tui::ColorRole::kDim);
+  }
+  // Where the external check reads the candidate, under the bar.
+  if (!m.candidate_file.empty() && area_.h >= 4) {
+    canvas.put_text(area_, area_.x, area_.y + 2,
+                    tui::truncate_to_width(tui::trf("The check reads the candidate from {}", m.candidate_file), area_.w,
+                                           g.ellipsis),
+                    tui::ColorRole::kDim);
   }
   if (area_.h < 4) return;
 
@@ -133,7 +151,9 @@ void ReduceView::draw(tui::Canvas& canvas) const {
   }
   if (!cand.empty()) {
     canvas.put_text(cand, cand.x, cand.y,
-                    tui::fit_to_width(tui::trf("Candidate: {} node(s)", m.candidate.size()), cand.w),
+                    tui::fit_to_width(m.checking ? tui::trf("Checking: {} node(s)", m.candidate.size())
+                                                 : tui::trf("Candidate: {} node(s)", m.candidate.size()),
+                                      cand.w),
                     tui::ColorRole::kHeader);
     for (size_t i = 0; i < m.candidate_labels.size() && static_cast<int>(i) + 1 < cand.h; ++i) {
       const bool more = static_cast<int>(i) + 2 == cand.h && i + 1 < m.candidate_labels.size();

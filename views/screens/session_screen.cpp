@@ -14,7 +14,15 @@ void SessionScreen::resize(tui::Rect area) {
 
 void SessionScreen::draw(tui::Canvas& canvas) const {
   canvas.fill(area_);
-  if (shown_ != nullptr) {
+  // Without a comparison (and, for a feed that runs no job, before its first session) the note.
+  if ((shown_ != nullptr && !compared() && !shows_model()) ||
+      (shown_ == nullptr && feed_->progress() == nullptr && !feed_->note().empty())) {
+    int y = area_.y;
+    for (const std::string& line : tui::wrap_text(feed_->note(), area_.w)) {
+      if (y >= area_.y + area_.h) break;
+      canvas.put_text(area_, area_.x, y++, line, tui::ColorRole::kDim);
+    }
+  } else if (shown_ != nullptr) {
     draw_content(canvas);
   } else if (area_.h > 0) {
     const auto progress = feed_->progress();
@@ -46,7 +54,7 @@ unsigned SessionScreen::handle(tui::Action action) {
     confirm_cancel_ = true;
     return tui::kHandled | tui::kRedraw;
   }
-  if (shown_ == nullptr) return tui::kIgnored;
+  if (shown_ == nullptr || (!compared() && !shows_model())) return tui::kIgnored;
   return handle_content(action);
 }
 
@@ -67,6 +75,10 @@ bool SessionScreen::tick(std::chrono::steady_clock::time_point now) {
       progress_version_ = progress->version;
       changed = true;
     }
+  }
+  if (note_version_ != feed_->note_version()) {
+    note_version_ = feed_->note_version();
+    changed = true;
   }
   if (shown_ != nullptr && selection_version_ != feed_->selection_version()) {
     selection_version_ = feed_->selection_version();

@@ -12,7 +12,9 @@ namespace vn::views {
 /// `cancel_job` (x) asks for confirmation with its own key: x again cancels, any other key goes
 /// on (and does nothing else), so no answer to another question can cancel. When a result arrives
 /// (or the selection changes) it calls on_result() (on_selection()) from tick(). Derived screens
-/// implement draw_content() and handle_content() for the finished session.
+/// implement draw_content() and handle_content() for the finished session. A session without a
+/// comparison (a triage's model before its layer-wise step) shows the feed's note instead, except
+/// on screens that show the model alone (shows_model()).
 class SessionScreen : public tui::View {
  public:
   explicit SessionScreen(std::shared_ptr<SessionFeed> feed) : feed_(std::move(feed)) {}
@@ -29,6 +31,10 @@ class SessionScreen : public tui::View {
   virtual void on_selection(int64_t node) { (void)node; }
   /// Called after resize(), with the same area.
   virtual void layout() {}
+  /// True for screens that have something to show of a session without a comparison (the Graph).
+  virtual bool shows_model() const { return false; }
+  /// The session shown has a comparison (a model alone has none).
+  bool compared() const { return shown_ != nullptr && !shown_->comparison.layers.empty(); }
   virtual void draw_content(tui::Canvas& canvas) const = 0;
   virtual unsigned handle_content(tui::Action action) = 0;
 
@@ -47,6 +53,7 @@ class SessionScreen : public tui::View {
   uint64_t generation_ = 0;
   uint64_t progress_version_ = 0;
   uint64_t selection_version_ = 0;
+  uint64_t note_version_ = 0;
   bool confirm_cancel_ = false;
 };
 
