@@ -17,6 +17,7 @@
 #include "core/common/status.h"
 #include "core/compare/compare.h"
 #include "core/debug/check.h"
+#include "core/debug/tolerance_reach.h"
 #include "core/engine/builder.h"
 #include "core/eut/engine_under_test.h"
 #include "core/flow/flowchart.h"
@@ -53,6 +54,9 @@ struct TriageConfig {
   /// from its capabilities, with the reason in their evidence.
   std::shared_ptr<eut::EngineUnderTest> engine;
   CompareConfig compare;       ///< tolerances of every check
+  /// Where the default tolerances of `compare` came from (the flags, a precision's preset),
+  /// said in the checks' evidence.
+  debug::ToleranceOrigin tolerance_origin;
   int threads = 0;
   /// Engine builds of the intermittency probe (each with its own builder seed).
   int builds = 5;

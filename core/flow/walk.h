@@ -67,6 +67,9 @@ Result<Answered> run_probe(Walk& w, const FlowNode& node);
 /// written last).
 Result<nlohmann::ordered_json> walk_json(const Walk& w, const TriageSession& session, std::string& saved_model_hash);
 
+/// A number as JSON, infinities and NaN (which JSON has no literal for) as "inf", "-inf", "nan".
+nlohmann::ordered_json number_json(double v);
+
 /// Brings a new session's state file into being, or a resumed one's walk back: the steps it
 /// answered (shown to `observe`) and what they hand on. Returns the node to continue at, null when
 /// the session had ended.

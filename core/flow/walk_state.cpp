@@ -14,13 +14,13 @@
 #include "core/ref/reference_backend.h"
 
 namespace vn::flow {
-namespace {
 
-// Numbers that may be infinite or NaN (tolerance excesses) as JSON, which has no literal for them.
 nlohmann::ordered_json number_json(double v) {
   if (std::isfinite(v)) return v;
   return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
 }
+
+namespace {
 
 double number_from(const nlohmann::ordered_json& j) {
   if (j.is_number()) return j.get<double>();
