@@ -39,6 +39,11 @@ struct FlowchartModel {
   std::string culprit;
   std::string bundle;   ///< the bug-report bundle's folder, when one was written
   std::string error;    ///< kFailed, kCancelled: what happened
+  /// The steps the last undo took off the path, oldest first (the first is the question asked
+  /// again); empty once the question is answered.
+  std::vector<flow::TriageStep> undone;
+  /// Counts the questions put (kAsking), so that a question asked again opens its prompt anew.
+  int64_t asked = 0;
 };
 
 /// Readable "key: value" lines of a probe's evidence: scalars as they are, objects one level
@@ -55,9 +60,12 @@ std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, 
 /// (tui::tr), the chart's in its own.
 ///
 /// Keys: while a question waits, y answers yes, n answers no, Enter accepts the highlighted choice
-/// (the proposal, first). x asks to cancel the triage, with its own key: x again cancels, any other
-/// key goes on and does nothing else. Esc and q never answer: they go to the App (q quits, asking
-/// first while the triage runs). Keys the screen does not use go on to the App.
+/// (the proposal, first), and u undoes the last answer when the path has an answered question
+/// and the screen has an undo callback (the choice "[u] undo" is offered then). x asks to cancel
+/// the triage, with its own key: x again cancels, any other key goes on and does nothing else. Esc
+/// and q never answer: they go to the App (q quits, asking first while the triage runs). Keys the
+/// screen does not use go on to the App. After an undo the question asked again says which answers
+/// were taken back.
 class FlowchartView final : public tui::View {
  public:
   /// Receives the user's answer to the open question, once per question.
@@ -66,12 +74,16 @@ class FlowchartView final : public tui::View {
   using PollFn = std::function<std::optional<FlowchartModel>()>;
   /// Cancels the triage (after the user confirmed).
   using CancelFn = std::function<void()>;
+  /// Takes back the last answer (u, at an open question); called once per question.
+  using UndoFn = std::function<void()>;
 
   explicit FlowchartView(AnswerFn on_answer = {}, PollFn poll = {}, CancelFn on_cancel = {})
       : on_answer_(std::move(on_answer)), poll_(std::move(poll)), on_cancel_(std::move(on_cancel)) {}
 
   /// Shows `model`; a new question opens the prompt afresh with the proposal highlighted.
   void set_model(FlowchartModel model);
+  /// Offers undo at the questions that follow an answered one.
+  void set_undo(UndoFn on_undo) { on_undo_ = std::move(on_undo); }
   const FlowchartModel& model() const { return model_; }
 
   std::string_view id() const override { return "flowchart"; }
@@ -87,6 +99,8 @@ class FlowchartView final : public tui::View {
 
  private:
   bool prompt_open() const { return model_.phase == TriagePhase::kAsking && !answered_; }
+  /// Whether u can take an answer back: a question on the path was answered.
+  bool undoable() const;
   bool finished() const {
     return model_.phase == TriagePhase::kDone || model_.phase == TriagePhase::kFailed ||
            model_.phase == TriagePhase::kCancelled;
@@ -98,6 +112,7 @@ class FlowchartView final : public tui::View {
   AnswerFn on_answer_;
   PollFn poll_;
   CancelFn on_cancel_;
+  UndoFn on_undo_;
   FlowchartModel model_;
   tui::Prompt prompt_;
   bool answered_ = false;
