@@ -170,8 +170,11 @@ const OutputNumbers* worst_output(const std::vector<OutputNumbers>& outputs) {
 
 std::string numbers_text(const OutputNumbers& o) {
   if (!o.mismatch.empty()) return o.mismatch;
-  return fmt::format("max abs error {:.5g}, max rel error {:.5g}, cosine {:.6g} (atol {:.5g}, rtol {:.5g}{})",
-                     o.max_abs_error, o.max_rel_error, o.cosine, o.atol, o.rtol,
+  // A cosine that rounds to 1 but is not says how far below it is.
+  std::string cosine = fmt::format("{:.6g}", o.cosine);
+  if (cosine == "1" && o.cosine < 1) cosine = fmt::format("1 - {:.2g}", 1 - o.cosine);
+  return fmt::format("max abs error {:.5g}, max rel error {:.5g}, cosine {} (atol {:.5g}, rtol {:.5g}{})",
+                     o.max_abs_error, o.max_rel_error, cosine, o.atol, o.rtol,
                      o.tolerance_from.empty() ? "" : ": " + o.tolerance_from);
 }
 

@@ -162,6 +162,11 @@ TEST(ToleranceReach, TheWorstOutputIsTheFirstFailingElseTheClosestToFailing) {
   outputs[2].passed = false;
   EXPECT_EQ(worst_output(outputs)->name, "c");
   EXPECT_EQ(worst_output({}), nullptr);
+  OutputNumbers close;
+  close.cosine = 1 - 4.2e-7;
+  EXPECT_TRUE(has(numbers_text(close), "cosine 1 - 4.2e-07 (atol 0, rtol 0)")) << numbers_text(close);
+  close.cosine = 1;
+  EXPECT_TRUE(has(numbers_text(close), "cosine 1 (")) << numbers_text(close);
 }
 
 }  // namespace
