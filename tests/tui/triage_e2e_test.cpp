@@ -140,6 +140,11 @@ TEST_F(TriageTerminal, WalksTheDemoToTheBundleWithKeys) {
 TEST_F(TriageTerminal, UndoesTwoAnswersAndFinishesWithTheBundle) {
   auto term = start(120, 40);
   ASSERT_NE(term, nullptr);
+  // The check's numbers are in the evidence, with where its tolerance came from.
+  ASSERT_TRUE(term->wait_until(
+      [&] { return shows(*term, "synthetic.max_abs_error: ") && shows(*term, "synthetic.cosine: "); }, kProbe))
+      << term->screen();
+  EXPECT_TRUE(shows(*term, "synthetic.tolerance_from: Polygraphy's default")) << term->screen();
   answer(*term, "No: the engine is inaccurate even on real data.", "\r");
   answer(*term, "No: every build shows the failure.", "n");
   answer(*term, "Yes: the failure reproduces layer-wise.", "y");
