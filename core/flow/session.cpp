@@ -24,6 +24,7 @@ nlohmann::ordered_json step_json(const TriageStep& step, int run) {
   j["engine_builds"] = step.builds;
   j["checks"] = step.checks;
   j["overridden"] = step.overridden;
+  if (step.redone) j["redone"] = true;
   j["run"] = run;
   return j;
 }
@@ -74,6 +75,7 @@ Result<std::pair<TriageStep, int>> step_from_json(const nlohmann::ordered_json& 
   step.checks = checks->get<int64_t>();
   VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* overridden, field(j, "overridden", is_boolean, where, file));
   step.overridden = overridden->get<bool>();
+  step.redone = j.value("redone", false);
   VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* run, field(j, "run", is_integer, where, file));
   step.resumed = true;
   return std::make_pair(std::move(step), run->get<int>());

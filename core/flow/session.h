@@ -68,9 +68,9 @@ struct SessionRedo {
 ///   so a resume reproduces the run's options); "model_hash": engine::model_hash of the model;
 /// - "runs": how many runs worked on the session (1 for the first; each --resume adds one);
 /// - "path": the answered steps in order (node, answer, summary, evidence, seconds, engine builds,
-///   checks, overridden) each with the "run" that probed it, the "walk" it handed on (as "walk"
-///   below, what an undo back to it restores), and for a step that reduced, the
-///   "reduce_iterations" it checked (as in "reduce" below);
+///   checks, overridden, and "redone" when taken again after an undo) each with the "run" that
+///   probed it, the "walk" it handed on (as "walk" below, what an undo back to it restores), and
+///   for a step that reduced, the "reduce_iterations" it checked (as in "reduce" below);
 /// - "next": the node the walk continues at (null once it has ended);
 /// - "pending": a question whose probe has answered but whose answer the `decide` hook has not
 ///   confirmed yet (the probe is not run again; the hook is asked again), with its

@@ -275,6 +275,11 @@ TEST_F(UndoWalk, AResumeAfterAnUndoContinuesAtTheQuestionAskedAgain) {
     EXPECT_EQ(untimed(rest.result->path[i].evidence), untimed(first.result->path[i].evidence)) << i;
   }
   EXPECT_EQ(rest.result->undos.size(), 1u);
+  EXPECT_TRUE(rest.result->path[4].redone);
+  // The session file keeps which steps were taken again.
+  const nlohmann::json ended = nlohmann::json::parse(test::read_file(dir / "w/session.json"));
+  EXPECT_FALSE(ended["path"][3].value("redone", false));
+  EXPECT_TRUE(ended["path"][4].value("redone", false));
 }
 
 TEST_F(UndoWalk, ACancelWhileAQuestionWaitsLeavesItUnanswered) {
