@@ -142,9 +142,12 @@ TEST_F(TriageTerminal, UndoesTwoAnswersAndFinishesWithTheBundle) {
   ASSERT_NE(term, nullptr);
   // The check's numbers are in the evidence, with where its tolerance came from.
   ASSERT_TRUE(term->wait_until(
-      [&] { return shows(*term, "synthetic.max_abs_error: ") && shows(*term, "synthetic.cosine: "); }, kProbe))
+      [&] {
+        return shows(*term, "synthetic.max_abs_error: ") && shows(*term, "synthetic.cosine: ") &&
+               shows(*term, "synthetic.tolerance_from: Polygraphy's default");
+      },
+      kProbe))
       << term->screen();
-  EXPECT_TRUE(shows(*term, "synthetic.tolerance_from: Polygraphy's default")) << term->screen();
   answer(*term, "No: the engine is inaccurate even on real data.", "\r");
   answer(*term, "No: every build shows the failure.", "n");
   answer(*term, "Yes: the failure reproduces layer-wise.", "y");
@@ -154,12 +157,11 @@ TEST_F(TriageTerminal, UndoesTwoAnswersAndFinishesWithTheBundle) {
   ASSERT_TRUE(term->wait_until(
       [&] {
         return shows(*term, "Undone: Is layer-wise comparison an option? → yes") &&
-               shows(*term, "Yes: the failure reproduces layer-wise.") && shows(*term, kPrompt);
+               shows(*term, "Yes: the failure reproduces layer-wise.") && shows(*term, kPrompt) &&
+               shows(*term, "probed before the undo") && shows(*term, "first_culprit: conv2");
       },
       kKey))
       << term->screen();
-  EXPECT_TRUE(shows(*term, "probed before the undo")) << term->screen();
-  EXPECT_TRUE(shows(*term, "first_culprit: conv2")) << term->screen();
   answer(*term, "Yes: the failure reproduces layer-wise.", "u");
   // The path and its counters go back with the answers.
   ASSERT_TRUE(term->wait_until(
@@ -173,14 +175,21 @@ TEST_F(TriageTerminal, UndoesTwoAnswersAndFinishesWithTheBundle) {
   // Answered as before, the steps that followed come back from their records, unprobed.
   answer(*term, "No: every build shows the failure.", "n");
   ASSERT_TRUE(term->wait_until(
-      [&] { return shows(*term, "Yes: the failure reproduces layer-wise.") && shows(*term, kPrompt); }, kKey))
+      [&] {
+        return shows(*term, "Yes: the failure reproduces layer-wise.") && shows(*term, kPrompt) &&
+               shows(*term, "probed before the undo");
+      },
+      kKey))
       << term->screen();
-  EXPECT_TRUE(shows(*term, "probed before the undo")) << term->screen();
   answer(*term, "Yes: the failure reproduces layer-wise.", "y");
   answer(*term, "Yes: the subgraph fails too.", "\r");
-  ASSERT_TRUE(term->wait_for_text("Bug-report bundle:", kProbe)) << term->screen();
-  EXPECT_TRUE(shows(*term, "Culprit: layer 'conv2'")) << term->screen();
-  EXPECT_TRUE(shows(*term, "3. Intermittent or not? → no")) << term->screen();
+  ASSERT_TRUE(term->wait_until(
+      [&] {
+        return shows(*term, "Bug-report bundle:") && shows(*term, "Culprit: layer 'conv2'") &&
+               shows(*term, "3. Intermittent or not? → no");
+      },
+      kProbe))
+      << term->screen();
   EXPECT_TRUE(bundle_written());
   // The Log screen says what was undone.
   term->send("2");
@@ -227,9 +236,9 @@ TEST_F(TriageTerminal, AResumeAfterAnUndoAsksTheQuestionItWentBackTo) {
       kProbe))
       << resumed->screen();
   ASSERT_TRUE(accept_until(
-      *resumed, [&] { return shows(*resumed, "Bug-report bundle:"); }, kPrompt))
+      *resumed, [&] { return shows(*resumed, "Bug-report bundle:") && shows(*resumed, "Culprit: layer 'conv2'"); },
+      kPrompt))
       << resumed->screen();
-  EXPECT_TRUE(shows(*resumed, "Culprit: layer 'conv2'")) << resumed->screen();
   resumed->send("q");
   ASSERT_TRUE(resumed->wait_exit(kKey).has_value()) << resumed->screen();
   expect_restored(*resumed);
