@@ -14,25 +14,24 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// "'y' max abs error 3.2 (atol 1e-05, rtol 1e-05)" for the first failing output, with a count.
-std::string describe_failures(const std::vector<ResultsComparison>& comparisons) {
-  size_t failed = 0, total = 0;
-  const TensorComparison* first = nullptr;
-  for (const ResultsComparison& c : comparisons) {
-    for (const TensorComparison& t : c.tensors) {
-      ++total;
-      if (t.passed) continue;
-      ++failed;
-      if (!first) first = &t;
-    }
+// "1 of 2 output comparison(s) fail; 'y': max abs error 3.2, ..." for the first failing output,
+// or "2 output comparison(s) within tolerance; the closest to failing, 'y': ..." when all pass;
+// then the first thing the tolerance cannot tell.
+std::string describe(const std::vector<OutputNumbers>& outputs) {
+  size_t failed = 0;
+  for (const OutputNumbers& o : outputs) failed += o.passed ? 0 : 1;
+  const OutputNumbers* worst = worst_output(outputs);
+  std::string text = failed > 0 ? fmt::format("{} of {} output comparison(s) fail; '{}': {}", failed, outputs.size(),
+                                              worst->name, numbers_text(*worst))
+                                : fmt::format("{} output comparison(s) within tolerance", outputs.size());
+  if (failed == 0 && worst != nullptr)
+    text += fmt::format("; the closest to failing, '{}': {}", worst->name, numbers_text(*worst));
+  for (const OutputNumbers& o : outputs) {
+    if (o.reach.note.empty()) continue;
+    text += "; " + o.reach.note;
+    break;
   }
-  if (!first) return fmt::format("{} output comparison(s) within tolerance", total);
-  const std::string what = !first->mismatch.empty()
-                               ? first->mismatch
-                               : fmt::format("max abs error {:.5g}, max rel error {:.5g} (atol {:.5g}, rtol {:.5g})",
-                                             first->abs_max, first->rel_max, first->tolerance.atol,
-                                             first->tolerance.rtol);
-  return fmt::format("{} of {} output comparison(s) fail; '{}': {}", failed, total, first->name, what);
+  return text;
 }
 
 }  // namespace
@@ -96,7 +95,9 @@ Result<BuiltinCheckDetail> run_builtin_check(const Model& model, const std::vect
     passed = passed && detail.comparisons.back().passed();
   }
   detail.result.verdict = passed ? Verdict::kGood : Verdict::kBad;
-  detail.result.reason = describe_failures(detail.comparisons);
+  detail.outputs = output_numbers(detail.comparisons, *ref_outputs, check.compare, check.origin,
+                                  engine::loosest_allowed(build.allowed));
+  detail.result.reason = describe(detail.outputs);
   detail.result.seconds = seconds_since(start);
   return detail;
 }

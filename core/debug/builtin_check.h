@@ -10,6 +10,7 @@
 #include "core/common/status.h"
 #include "core/compare/compare.h"
 #include "core/debug/check.h"
+#include "core/debug/tolerance_reach.h"
 #include "core/engine/engine_backend.h"
 #include "core/eut/engine_under_test.h"
 #include "core/ir/graph.h"
@@ -25,6 +26,8 @@ struct BuiltinCheck {
   /// The engine under test, built with `engine.build` (`engine.plan` is not used: every check
   /// builds); null: Vernier's built-in engine.
   std::shared_ptr<eut::EngineUnderTest> under_test;
+  /// Where `compare`'s default tolerances came from, said in the reason; unset: not said.
+  std::optional<ToleranceOrigin> origin;
 };
 
 /// Everything one built-in check produced besides its verdict.
@@ -39,11 +42,17 @@ struct BuiltinCheckDetail {
   std::optional<engine::TacticReplay> tactic_replay;
   /// Whether the engine under test built the model (false: unresolved because it could not).
   bool built = false;
+  /// The numbers of every output compared (output_numbers, for the loosest precision the build
+  /// allowed), failing or passing.
+  std::vector<OutputNumbers> outputs;
 };
 
 /// Builds the engine for `model` (faults on layers the model lacks are ignored: a reduced model holds
 /// only part of the original), runs it and the reference on every feed, and compares the graph
-/// outputs: bad when any output of any feed fails its tolerance, good when all pass. A model the
+/// outputs: bad when any output of any feed fails its tolerance, good when all pass. The reason
+/// says how many comparisons failed and the numbers of the first failing output, or of the one
+/// closest to failing when all pass (numbers_text), then what the tolerance cannot tell on any
+/// output (ToleranceReach::note). A model the
 /// engine cannot build or run, or the reference cannot run, is unresolved with the reason (a
 /// reduction can produce candidates outside what the engine supports; they say nothing about the
 /// failure being chased). `ref_outputs`, when given, are the reference's outputs for `feeds`

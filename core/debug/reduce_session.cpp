@@ -120,9 +120,13 @@ Result<ReduceSessionResult> ReduceSession::run(const ReduceSessionConfig& config
     return result;
   };
 
-  std::vector<std::string> new_keys;  // the keys this run of the search checked, in order
+  // The keys answered in this session, in the order they were answered, over every run of the
+  // search (an undo starts a new one, which replays the answers kept without asking them again):
+  // each undo takes back the last one still in the replay, so undos go back one answer at a time
+  // to the first.
+  std::vector<std::string> answered;
   ReduceObserver observe = [&](const ReduceIteration& it, const ReduceProgress& progress) -> Status {
-    if (!it.replayed) new_keys.push_back(it.key);
+    if (!it.replayed) answered.push_back(it.key);
     VN_RETURN_IF_ERROR(replay.save(config.save_replay));
     std::error_code ec;
     std::filesystem::remove(skip_current_path(config.save_replay), ec);
@@ -136,27 +140,28 @@ Result<ReduceSessionResult> ReduceSession::run(const ReduceSessionConfig& config
     Result<ReduceResult> result = Status(StatusCode::kInternal, "not run");
     for (;;) {
       stop = Stop::kNone;
-      new_keys.clear();
       if (hooks.on_search_start) hooks.on_search_start();
       result = reducer_.reduce(config.options, replay, oracle, observe);
       if (stop != Stop::kUndo) break;
       // Undo: forget the last answer and run the search again; answers before it replay at once.
-      if (!replay.entries().empty()) {
-        std::string last;
-        int64_t best = -1;
+      // Past this session's answers, those of a loaded replay go, the latest iteration first.
+      std::string last;
+      while (last.empty() && !answered.empty()) {
+        if (replay.find(answered.back()) != nullptr) last = answered.back();
+        answered.pop_back();
+      }
+      if (last.empty()) {
+        int64_t latest = -1;
         for (const auto& [key, entry] : replay.entries()) {
-          (void)entry;
-          const auto pos = std::find(new_keys.begin(), new_keys.end(), key);
-          const int64_t order = pos == new_keys.end() ? -1 : pos - new_keys.begin();
-          if (order > best) {
-            best = order;
+          if (entry.iteration > latest) {
+            latest = entry.iteration;
             last = key;
           }
         }
-        if (!last.empty()) {
-          replay.erase(last);
-          if (hooks.on_undo) hooks.on_undo(last);
-        }
+      }
+      if (!last.empty()) {
+        replay.erase(last);
+        if (hooks.on_undo) hooks.on_undo(last);
         VN_RETURN_IF_ERROR(replay.save(config.save_replay));
       }
     }

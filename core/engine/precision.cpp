@@ -47,6 +47,14 @@ std::optional<PrecisionId> precision_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+PrecisionId loosest_allowed(PrecisionMask allowed) {
+  // fp16 and fp16_strict come together (--fp16); the preset is named after fp16.
+  for (const PrecisionId id : {PrecisionId::kInt8, PrecisionId::kBf16, PrecisionId::kFp16, PrecisionId::kTf32}) {
+    if (mask_has(allowed, id)) return id;
+  }
+  return PrecisionId::kFp32;
+}
+
 std::string mask_to_string(PrecisionMask mask) {
   std::string out;
   for (const PresetRow& r : kPresets) {

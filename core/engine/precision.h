@@ -69,6 +69,12 @@ inline constexpr PrecisionMask kAllPrecisions = kFp32 | kTf32 | kFp16 | kFp16Str
 /// "fp32|fp16" in PrecisionId order; "none" for an empty mask.
 std::string mask_to_string(PrecisionMask mask);
 
+/// The precision with the coarsest rounding a build allowed `allowed` may choose (int8, then
+/// bf16, fp16, tf32; fp32 when none of them; fp16_strict counts as fp16, which --fp16 allows
+/// with it): what sets the tolerance preset of comparisons with
+/// it and the resolution its outputs can be judged at.
+PrecisionId loosest_allowed(PrecisionMask allowed);
+
 /// How per-layer precision requests (`--layer-precisions`) bind the builder, as in TensorRT.
 enum class PrecisionConstraints : uint8_t {
   kNone,    ///< requests are ignored: the builder chooses freely

@@ -31,17 +31,54 @@ nlohmann::ordered_json check_json(const debug::CheckResult& r) {
   return {{"verdict", debug::verdict_name(r.verdict)}, {"reason", r.reason}, {"seconds", r.seconds}};
 }
 
-Result<debug::CheckResult> check(Walk& w, const Model& model, const std::vector<TensorMap>& feeds,
-                                 const std::vector<TensorMap>* ref) {
+nlohmann::ordered_json output_json(const debug::OutputNumbers& o) {
+  nlohmann::ordered_json j = {{"output", o.name}};
+  if (!o.mismatch.empty()) {
+    j["mismatch"] = o.mismatch;
+  } else {
+    j["max_abs_error"] = number_json(o.max_abs_error);
+    j["max_rel_error"] = number_json(o.max_rel_error);
+    j["cosine"] = number_json(o.cosine);
+  }
+  j["atol"] = o.atol;
+  j["rtol"] = o.rtol;
+  j["tolerance_from"] = o.tolerance_from;
+  if (!o.reach.note.empty()) j["tolerance_note"] = o.reach.note;
+  return j;
+}
+
+// A built-in check's evidence: its verdict, the numbers of the output it is summed up by (failing
+// or passing), what its tolerance cannot tell, the reason, and every output's numbers.
+nlohmann::ordered_json check_json(const debug::BuiltinCheckDetail& d) {
+  nlohmann::ordered_json j = {{"verdict", debug::verdict_name(d.result.verdict)}};
+  if (const debug::OutputNumbers* worst = debug::worst_output(d.outputs)) {
+    j.update(output_json(*worst));
+    // What the tolerance cannot tell on any output, where the output shown says nothing.
+    for (const debug::OutputNumbers& o : d.outputs) {
+      if (j.contains("tolerance_note") || o.reach.note.empty()) continue;
+      j["tolerance_note"] = o.reach.note;
+    }
+  }
+  j["reason"] = d.result.reason;
+  j["seconds"] = d.result.seconds;
+  if (d.outputs.size() > 1) {
+    j["outputs"] = nlohmann::ordered_json::array();
+    for (const debug::OutputNumbers& o : d.outputs) j["outputs"].push_back(output_json(o));
+  }
+  return j;
+}
+
+Result<debug::BuiltinCheckDetail> check(Walk& w, const Model& model, const std::vector<TensorMap>& feeds,
+                                        const std::vector<TensorMap>* ref) {
   debug::BuiltinCheck builtin;
   builtin.engine.build = w.config.build;
   builtin.compare = w.config.compare;
   builtin.threads = w.config.threads;
   builtin.under_test = w.engine;
+  builtin.origin = w.config.tolerance_origin;
   ++w.checks;
   ++w.builds;
-  VN_ASSIGN_OR_RETURN(debug::BuiltinCheckDetail detail, debug::run_builtin_check(model, feeds, builtin, ref, w.cancel));
-  return detail.result;
+  return debug::run_builtin_check(model, feeds, builtin, ref, w.cancel);
 }
 
 // The whole model must build and run for triage to learn anything: a check that could not run it
@@ -85,10 +122,11 @@ Result<Answered> probe_real_data(Walk& w) {
   // The reference outputs of the data that fails are kept for the probes after this one.
   VN_ASSIGN_OR_RETURN(std::vector<TensorMap> synthetic_ref,
                       debug::reference_outputs(w.config.model, w.config.synthetic_feeds, w.config.threads, w.cancel));
-  VN_ASSIGN_OR_RETURN(debug::CheckResult synthetic,
+  VN_ASSIGN_OR_RETURN(const debug::BuiltinCheckDetail synthetic_check,
                       check(w, w.config.model, w.config.synthetic_feeds, &synthetic_ref));
+  const debug::CheckResult& synthetic = synthetic_check.result;
   VN_RETURN_IF_ERROR(resolved(synthetic));
-  a.evidence["synthetic"] = check_json(synthetic);
+  a.evidence["synthetic"] = check_json(synthetic_check);
   if (w.config.real_feeds.empty()) {
     if (synthetic.verdict != debug::Verdict::kBad) {
       w.outcome = "no_failure";
@@ -104,9 +142,11 @@ Result<Answered> probe_real_data(Walk& w) {
   w.progress->count(1);
   VN_ASSIGN_OR_RETURN(std::vector<TensorMap> real_ref,
                       debug::reference_outputs(w.config.model, w.config.real_feeds, w.config.threads, w.cancel));
-  VN_ASSIGN_OR_RETURN(debug::CheckResult real, check(w, w.config.model, w.config.real_feeds, &real_ref));
+  VN_ASSIGN_OR_RETURN(const debug::BuiltinCheckDetail real_check,
+                      check(w, w.config.model, w.config.real_feeds, &real_ref));
+  const debug::CheckResult& real = real_check.result;
   VN_RETURN_IF_ERROR(resolved(real));
-  a.evidence["real"] = check_json(real);
+  a.evidence["real"] = check_json(real_check);
   const bool real_bad = real.verdict == debug::Verdict::kBad, synthetic_bad = synthetic.verdict == debug::Verdict::kBad;
   if (!real_bad && !synthetic_bad) {
     w.outcome = "no_failure";
@@ -141,6 +181,7 @@ Result<Answered> probe_intermittent(Walk& w) {
   setup.builtin.compare = w.config.compare;
   setup.builtin.threads = w.config.threads;
   setup.builtin.under_test = w.engine;
+  setup.builtin.origin = w.config.tolerance_origin;
   std::error_code ec;
   std::filesystem::remove_all(builds_dir(w), ec);
   for (const char* verdict : {"good", "bad", "unresolved"}) std::filesystem::create_directories(builds_dir(w) / verdict, ec);
@@ -326,6 +367,13 @@ Result<Answered> probe_layerwise(Walk& w) {
   a.evidence["failed"] = failed;
   std::optional<size_t> culprit = result.first_nonfinite ? result.first_nonfinite : result.first_culprit;
   if (culprit) a.evidence["first_culprit"] = result.layers[*culprit].layer.name;
+  // Below the precision's resolution every tensor large enough fails on rounding alone, and the
+  // layer named first may be one that only rounds.
+  const Tolerance tolerance = w.config.compare.tolerance_for("");
+  a.evidence["tolerance"] = fmt::format("atol {:.5g}, rtol {:.5g} ({})", tolerance.atol, tolerance.rtol,
+                                        debug::origin_text(w.config.tolerance_origin));
+  const std::string rounding = debug::rounding_note(tolerance, engine::loosest_allowed(w.config.build.allowed));
+  if (!rounding.empty()) a.evidence["tolerance_note"] = rounding;
   a.summary = *a.answer ? fmt::format("{} of {} tensor(s) fail with every tensor marked{}", failed, result.tensors.size(),
                                       culprit ? fmt::format("; the first layer introducing the error: '{}'",
                                                             result.layers[*culprit].layer.name)
@@ -346,8 +394,8 @@ Status keep_failing(Walk& w, const debug::Reducer& reducer, const debug::ReduceC
   return Status::OK();
 }
 
-Result<debug::CheckResult> check_candidate(Walk& w, const debug::Reducer& reducer,
-                                           const debug::ReduceCandidate& candidate) {
+Result<debug::BuiltinCheckDetail> check_candidate(Walk& w, const debug::Reducer& reducer,
+                                                  const debug::ReduceCandidate& candidate) {
   VN_ASSIGN_OR_RETURN(Model model, reducer.build_model(candidate));
   const std::vector<TensorMap> expected = reducer.reference_outputs(candidate);
   return check(w, model, reducer.build_feeds(candidate), &expected);
@@ -400,7 +448,8 @@ Result<Answered> probe_extract(Walk& w) {
   }
   const debug::ReduceCandidate candidate = reducer.candidate_of(nodes);
   w.progress->stage("checking the extracted subgraph", ProgressUnit::kCheck, 1);
-  VN_ASSIGN_OR_RETURN(debug::CheckResult result, check_candidate(w, reducer, candidate));
+  VN_ASSIGN_OR_RETURN(const debug::BuiltinCheckDetail checked, check_candidate(w, reducer, candidate));
+  const debug::CheckResult& result = checked.result;
   w.progress->count(1);
   if (w.config.watch.extract) {
     ExtractWatch extracted{layer, {}, reducer.describe(candidate), std::string(debug::verdict_name(result.verdict)),
@@ -409,7 +458,7 @@ Result<Answered> probe_extract(Walk& w) {
     w.config.watch.extract(extracted);
   }
   a.evidence["subgraph"] = reducer.describe(candidate);
-  a.evidence["check"] = check_json(result);
+  a.evidence["check"] = check_json(checked);
   a.answer = result.verdict == debug::Verdict::kBad;
   a.summary = fmt::format("'{}' extracted with its inputs from the reference {}: {}", layer,
                           *a.answer                                          ? "fails alone"
@@ -451,7 +500,10 @@ Result<Answered> probe_reduce(Walk& w) {
   debug::ReduceOracle oracle = [&](const debug::ReduceCandidate& c, const std::string&) -> Result<debug::CheckResult> {
     w.progress->count(last.checks_done, {}, last.checks_left > 0 ? last.checks_done + last.checks_left : 0);
     if (watch.reduce_check) watch.reduce_check(c);
-    if (!w.config.check) return check_candidate(w, reducer, c);
+    if (!w.config.check) {
+      VN_ASSIGN_OR_RETURN(debug::BuiltinCheckDetail checked, check_candidate(w, reducer, c));
+      return std::move(checked.result);
+    }
     VN_RETURN_IF_ERROR(write_candidate(w, reducer, c));
     ++w.checks;
     return w.config.check->run(w.cancel);

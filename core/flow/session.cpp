@@ -24,8 +24,16 @@ nlohmann::ordered_json step_json(const TriageStep& step, int run) {
   j["engine_builds"] = step.builds;
   j["checks"] = step.checks;
   j["overridden"] = step.overridden;
+  if (step.redone) j["redone"] = true;
   j["run"] = run;
   return j;
+}
+
+// `step` as its probe proposed it: an overridden answer turned back.
+TriageStep proposal_of(TriageStep step) {
+  if (step.answer && step.overridden) step.answer = !*step.answer;
+  step.overridden = false;
+  return step;
 }
 
 // A field of the state, of the JSON type `is` checks; kIoError naming it otherwise.
@@ -67,6 +75,7 @@ Result<std::pair<TriageStep, int>> step_from_json(const nlohmann::ordered_json& 
   step.checks = checks->get<int64_t>();
   VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* overridden, field(j, "overridden", is_boolean, where, file));
   step.overridden = overridden->get<bool>();
+  step.redone = j.value("redone", false);
   VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* run, field(j, "run", is_integer, where, file));
   step.resumed = true;
   return std::make_pair(std::move(step), run->get<int>());
@@ -193,6 +202,8 @@ Result<TriageSession> TriageSession::open(const std::filesystem::path& workdir) 
     s.path_runs_.push_back(step.second);
     const auto iterations = (*path)[i].find("reduce_iterations");
     s.path_iterations_.push_back(iterations == (*path)[i].end() ? nlohmann::ordered_json() : *iterations);
+    const auto walk = (*path)[i].find("walk");
+    s.path_walks_.push_back(walk != (*path)[i].end() && walk->is_object() ? *walk : nlohmann::ordered_json());
   }
   const auto next = j.find("next");
   VN_RETURN_IF_NOT(next != j.end() && (next->is_string() || next->is_null()), StatusCode::kIoError,
@@ -212,6 +223,22 @@ Result<TriageSession> TriageSession::open(const std::filesystem::path& workdir) 
   if (j.contains("pending")) {
     VN_ASSIGN_OR_RETURN(auto pending, step_from_json(j["pending"], "pending: ", file));
     s.pending_ = std::move(pending.first);
+    s.pending_run_ = pending.second;
+    s.pending_iterations_ = j["pending"].value("reduce_iterations", nlohmann::ordered_json());
+  }
+  if (const auto redo = j.find("redo"); redo != j.end()) {
+    VN_RETURN_IF_NOT(redo->is_array(), StatusCode::kIoError, "{}: 'redo' is not a list", file.string());
+    for (size_t i = 0; i < redo->size(); ++i) {
+      VN_ASSIGN_OR_RETURN(auto step, step_from_json((*redo)[i], fmt::format("redo step {}: ", i), file));
+      VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* walk,
+                          field((*redo)[i], "walk", is_object, fmt::format("redo step {}: ", i), file));
+      s.redo_.push_back(SessionRedo{std::move(step.first), *walk,
+                                    (*redo)[i].value("reduce_iterations", nlohmann::ordered_json()), step.second});
+    }
+  }
+  if (const auto undos = j.find("undos"); undos != j.end()) {
+    VN_RETURN_IF_NOT(undos->is_array(), StatusCode::kIoError, "{}: 'undos' is not a list", file.string());
+    s.undos_ = *undos;
   }
   if (j.contains("reduce")) {
     VN_ASSIGN_OR_RETURN(SessionReduce reduce, reduce_from_json(j["reduce"], file));
@@ -230,18 +257,72 @@ Result<std::filesystem::path> TriageSession::files_dir() const {
 
 void TriageSession::set_pending(const TriageStep& step, nlohmann::ordered_json walk) {
   pending_ = step;
+  pending_iterations_ = nlohmann::ordered_json();
+  pending_run_ = run_;
   walk_ = std::move(walk);
 }
 
 void TriageSession::record_step(TriageStep step, std::string next, nlohmann::ordered_json walk) {
   const bool reduced = reduce_ && reduce_->node == step.node;
-  path_iterations_.push_back(reduced ? iterations_json(reduce_->iterations) : nlohmann::ordered_json());
+  // A step taken from its record (asked again after an undo, or retraced) keeps its reduction
+  // and the run that probed it.
+  const bool recorded = pending_ && pending_->node == step.node;
+  path_iterations_.push_back(reduced    ? iterations_json(reduce_->iterations)
+                             : recorded ? pending_iterations_
+                                        : nlohmann::ordered_json());
   path_.push_back(std::move(step));
-  path_runs_.push_back(run_);
+  path_runs_.push_back(recorded ? pending_run_ : run_);
+  path_walks_.push_back(walk);
   next_ = std::move(next);
   walk_ = std::move(walk);
   pending_.reset();
+  pending_iterations_ = nlohmann::ordered_json();
   reduce_.reset();
+}
+
+void TriageSession::undo_to(size_t index) {
+  VN_CHECK(pending_.has_value() && index < path_.size(), "undo_to({}) without a pending question after it", index);
+  nlohmann::ordered_json undone = nlohmann::ordered_json::array();
+  std::vector<SessionRedo> redo;
+  for (size_t i = index; i < path_.size(); ++i) {
+    nlohmann::ordered_json u = {{"node", path_[i].node}};
+    if (path_[i].answer) u["answer"] = *path_[i].answer;
+    u["overridden"] = path_[i].overridden;
+    undone.push_back(std::move(u));
+    if (i > index)
+      redo.push_back(SessionRedo{proposal_of(path_[i]), path_walks_[i], path_iterations_[i], path_runs_[i]});
+  }
+  const bool reduced = reduce_ && reduce_->node == pending_->node;
+  redo.push_back(SessionRedo{*pending_, walk_, reduced ? iterations_json(reduce_->iterations) : pending_iterations_,
+                             pending_run_});
+  redo.insert(redo.end(), std::make_move_iterator(redo_.begin()), std::make_move_iterator(redo_.end()));
+  redo_ = std::move(redo);
+  undos_.push_back(
+      {{"run", run_}, {"at", pending_->node}, {"back_to", path_[index].node}, {"undone", std::move(undone)}});
+  pending_ = proposal_of(path_[index]);
+  pending_iterations_ = path_iterations_[index];
+  pending_run_ = path_runs_[index];
+  walk_ = path_walks_[index];
+  next_ = path_[index].node;
+  path_.resize(index);
+  path_runs_.resize(index);
+  path_iterations_.resize(index);
+  path_walks_.resize(index);
+  reduce_.reset();
+}
+
+std::optional<SessionRedo> TriageSession::take_redo(const std::string& node) {
+  if (redo_.empty() || redo_.front().step.node != node) {
+    redo_.clear();
+    return std::nullopt;
+  }
+  SessionRedo taken = std::move(redo_.front());
+  redo_.erase(redo_.begin());
+  pending_ = taken.step;
+  pending_iterations_ = taken.iterations;
+  pending_run_ = taken.run;
+  walk_ = taken.walk;
+  return taken;
 }
 
 void TriageSession::record_iteration(const std::string& node, const debug::ReduceIteration& iteration,
@@ -262,6 +343,7 @@ void TriageSession::end(std::string outcome, std::string culprit, std::string bu
   culprit_ = std::move(culprit);
   bundle_ = std::move(bundle);
   pending_.reset();
+  redo_.clear();
   reduce_.reset();
 }
 
@@ -276,10 +358,24 @@ nlohmann::ordered_json TriageSession::to_json() const {
   for (size_t i = 0; i < path_.size(); ++i) {
     nlohmann::ordered_json step = step_json(path_[i], path_runs_[i]);
     if (!path_iterations_[i].is_null()) step["reduce_iterations"] = path_iterations_[i];
+    if (!path_walks_[i].is_null()) step["walk"] = path_walks_[i];
     j["path"].push_back(std::move(step));
   }
   j["next"] = ended_ ? nlohmann::ordered_json() : nlohmann::ordered_json(next_);
-  if (pending_) j["pending"] = step_json(*pending_, run_);
+  if (pending_) {
+    j["pending"] = step_json(*pending_, pending_run_);
+    if (!pending_iterations_.is_null()) j["pending"]["reduce_iterations"] = pending_iterations_;
+  }
+  if (!redo_.empty()) {
+    j["redo"] = nlohmann::ordered_json::array();
+    for (const SessionRedo& r : redo_) {
+      nlohmann::ordered_json step = step_json(r.step, r.run);
+      step["walk"] = r.walk;
+      if (!r.iterations.is_null()) step["reduce_iterations"] = r.iterations;
+      j["redo"].push_back(std::move(step));
+    }
+  }
+  if (!undos_.empty()) j["undos"] = undos_;
   j["walk"] = walk_;
   if (reduce_) {
     nlohmann::ordered_json r;

@@ -51,6 +51,16 @@ struct SessionReduce {
   debug::DebugReplay replay() const;
 };
 
+/// A step an undo took back, kept to be taken again unprobed while the walk retraces its way: the
+/// step as its probe proposed it (answer: the proposal; not overridden), what the walk handed on
+/// after its probe, its reduction's iterations (null when none) and the run that probed it.
+struct SessionRedo {
+  TriageStep step;
+  nlohmann::ordered_json walk;
+  nlohmann::ordered_json iterations;
+  int run = 0;
+};
+
 /// The state of one triage session and its file.
 ///
 /// File format (`session.json`, "format": "vernier-triage-session", "version": 1):
@@ -58,11 +68,18 @@ struct SessionReduce {
 ///   so a resume reproduces the run's options); "model_hash": engine::model_hash of the model;
 /// - "runs": how many runs worked on the session (1 for the first; each --resume adds one);
 /// - "path": the answered steps in order (node, answer, summary, evidence, seconds, engine builds,
-///   checks, overridden) each with the "run" that probed it, and for a step that reduced, the
-///   "reduce_iterations" it checked (as in "reduce" below);
+///   checks, overridden, and "redone" when taken again after an undo) each with the "run" that
+///   probed it, the "walk" it handed on (as "walk" below, what an undo back to it restores), and
+///   for a step that reduced, the "reduce_iterations" it checked (as in "reduce" below);
 /// - "next": the node the walk continues at (null once it has ended);
 /// - "pending": a question whose probe has answered but whose answer the `decide` hook has not
-///   confirmed yet (the probe is not run again; the hook is asked again);
+///   confirmed yet (the probe is not run again; the hook is asked again), with its
+///   "reduce_iterations" when it reduced;
+/// - "redo": the steps the last undos took back, in walk order, each as its probe proposed it
+///   with its "walk" and "reduce_iterations": taken again unprobed while the walk reaches their
+///   nodes in turn, dropped at the first node that differs;
+/// - "undos": every undo, in order: {"run", "at" (the question then awaiting its answer),
+///   "back_to" (the question asked again), "undone": [{"node", "answer", "overridden"}]};
 /// - "walk": what the answered steps hand on to later probes (written and read by triage.cpp);
 /// - "reduce": a reduction in progress ({"node", "seconds", "engine_builds", "checks",
 ///   "iterations": [{"key", "phase", "iteration", "nodes", "verdict", "reason", "run"}]});
@@ -100,6 +117,12 @@ class TriageSession {
   const std::string& bundle() const { return bundle_; }
   const nlohmann::ordered_json& walk() const { return walk_; }
   const std::optional<TriageStep>& pending() const { return pending_; }
+  /// What the walk handed on after the probe of path()[index] (null for a step recorded by a
+  /// Vernier that did not keep it).
+  const nlohmann::ordered_json& step_walk(size_t index) const { return path_walks_[index]; }
+  const std::vector<SessionRedo>& redo() const { return redo_; }
+  /// The undos so far, as the file's "undos".
+  const nlohmann::ordered_json& undos() const { return undos_; }
   const std::optional<SessionReduce>& reduce() const { return reduce_; }
 
   /// Marks the walk as being at `node` (the chart's start, for a new session).
@@ -111,6 +134,15 @@ class TriageSession {
   /// `step` is answered, the walk continues at `next` (empty: it ended) and `walk` is what the
   /// steps so far hand on. Clears the pending answer and the reduction in progress.
   void record_step(TriageStep step, std::string next, nlohmann::ordered_json walk);
+  /// Takes back path()[index] and every step after it, and the pending question (which must be
+  /// set): they go before the redo steps, path()[index] becomes the pending question again as its
+  /// probe proposed it, with the walk it handed on then (walk()), and the walk continues at it.
+  /// The undo is added to undos().
+  void undo_to(size_t index);
+  /// The first redo step when it is at `node`, taken off the redo list and made the pending step
+  /// (its walk is walk()); otherwise the redo list is dropped (the walk left the way it retraces)
+  /// and nothing is returned.
+  std::optional<SessionRedo> take_redo(const std::string& node);
   /// One more iteration of the reduction of step `node` (starting one when none is in progress for
   /// it), with the step's cost so far.
   void record_iteration(const std::string& node, const debug::ReduceIteration& iteration, double seconds,
@@ -139,7 +171,15 @@ class TriageSession {
   bool ended_ = false;
   std::string outcome_, culprit_, bundle_;
   nlohmann::ordered_json walk_ = nlohmann::ordered_json::object();
+  /// The walk each step of path_ handed on (null when unknown).
+  std::vector<nlohmann::ordered_json> path_walks_;
   std::optional<TriageStep> pending_;
+  /// The pending step's recorded reduction (null when none, or while reduce_ holds it) and the run
+  /// that probed it.
+  nlohmann::ordered_json pending_iterations_;
+  int pending_run_ = 0;
+  std::vector<SessionRedo> redo_;
+  nlohmann::ordered_json undos_ = nlohmann::ordered_json::array();
   std::optional<SessionReduce> reduce_;
 };
 

@@ -43,12 +43,34 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
   const FlowNode* node = chart.find(chart.start);
   if (session) {
     VN_ASSIGN_OR_RETURN(node, open_session(w, *session, chart, result, observe, saved_model_hash));
-    if (!node && session->ended()) return result;
+    if (!node && session->ended()) {
+      result.undos = session->undos();
+      return result;
+    }
   }
   publish_walk(w);
-  // Every node but double_check's loop back is visited at most once; the guard bounds a chart
-  // edited into a longer cycle.
-  for (size_t visits = 0; node && visits < 4 * chart.nodes.size(); ++visits) {
+  // Takes back the last answered question and the steps after it (TriageConfig::decide); returns
+  // the question to ask again, or null when there is none to go back to.
+  auto undo_last = [&](const FlowNode& at) -> Result<const FlowNode*> {
+    if (!session || session->path().size() != result.path.size()) return nullptr;
+    std::optional<size_t> back;
+    for (size_t i = result.path.size(); i-- > 0 && !back;) {
+      const FlowNode* n = chart.find(result.path[i].node);
+      if (n && n->kind == NodeKind::kQuestion && result.path[i].answer) back = i;
+    }
+    if (!back || session->step_walk(*back).is_null()) return nullptr;
+    TriageUndo undo{at.id, {result.path.begin() + static_cast<std::ptrdiff_t>(*back), result.path.end()}};
+    session->undo_to(*back);
+    VN_RETURN_IF_ERROR(restore_walk(w, session->walk(), *session, saved_model_hash));
+    publish_walk(w);  // the screens show the walk as it was at that question
+    VN_RETURN_IF_ERROR(session->save());
+    result.path.resize(*back);
+    if (w.config.on_undo) w.config.on_undo(undo);
+    return chart.find(session->next());
+  };
+  // Every node but double_check's loop back is visited at most once (an undo takes its steps off
+  // the path); the guard bounds a chart edited into a longer cycle.
+  while (node && result.path.size() < 4 * chart.nodes.size()) {
     if (cancel && cancel->load()) return Status(StatusCode::kCancelled, "triage cancelled");
     if (node->kind == NodeKind::kEnd) {
       result.outcome = node->outcome;
@@ -95,10 +117,20 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
       return session->save();
     };
     TriageStep step;
-    const bool pending = session && session->pending() && session->pending()->node == node->id;
-    if (pending) {
-      // The probe answered in an earlier run; only the decision is asked again.
+    // A step probed before: the question awaiting its answer when the session stopped or an undo
+    // went back to it (only the decision is asked again), or a step an undo took back that the walk
+    // reaches again as it was (taken from its record, with what it handed on).
+    bool recorded = session && session->pending() && session->pending()->node == node->id;
+    bool redone = false;
+    if (!recorded && session) {
+      if (std::optional<SessionRedo> redo = session->take_redo(node->id)) {
+        VN_RETURN_IF_ERROR(restore_walk(w, redo->walk, *session, saved_model_hash));
+        recorded = redone = true;
+      }
+    }
+    if (recorded) {
       step = *session->pending();
+      step.redone = redone;
     } else {
       Result<Answered> probed = run_probe(w, *node);
       w.reduce_observer = nullptr;
@@ -108,14 +140,31 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
       step.checks = w.checks - checks_before;
       step.builds = w.builds - builds_before;
     }
+    w.reduce_observer = nullptr;
     const bool ask = node->kind == NodeKind::kQuestion && w.outcome.empty() && w.config.decide;
     if (ask) {
-      if (session && !pending) {
-        VN_ASSIGN_OR_RETURN(nlohmann::ordered_json walk, walk_json(w, *session, saved_model_hash));
-        session->set_pending(step, std::move(walk));
+      if (session) {
+        if (!recorded) {
+          VN_ASSIGN_OR_RETURN(nlohmann::ordered_json walk, walk_json(w, *session, saved_model_hash));
+          session->set_pending(step, std::move(walk));
+        }
         VN_RETURN_IF_ERROR(session->save());
       }
-      const bool chosen = w.config.decide(*node, step);
+      Decision decision = w.config.decide(*node, step);
+      const FlowNode* back = nullptr;
+      // With nothing to go back to, an undo asks the same question again.
+      while (decision == Decision::kUndo && !(cancel && cancel->load())) {
+        VN_ASSIGN_OR_RETURN(back, undo_last(*node));
+        if (back) break;
+        decision = w.config.decide(*node, step);
+      }
+      // Cancelled while the question waited: it was not answered, and stays pending.
+      if (cancel && cancel->load()) return Status(StatusCode::kCancelled, "triage cancelled");
+      if (back) {
+        node = back;
+        continue;
+      }
+      const bool chosen = decision == Decision::kYes;
       step.overridden = chosen != step.answer.value_or(chosen);
       step.answer = chosen;
     }
@@ -139,6 +188,7 @@ Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config
     node = next;
   }
   result.culprit = w.culprit;
+  if (session) result.undos = session->undos();
   return result;
 }
 
@@ -155,6 +205,7 @@ nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart
     entry["title"] = node ? node->title : "";
     if (step.answer) entry["answer"] = *step.answer ? "yes" : "no";
     if (step.overridden) entry["overridden"] = true;
+    if (step.redone) entry["redone"] = true;
     entry["summary"] = step.summary;
     entry["seconds"] = step.seconds;
     entry["engine_builds"] = step.builds;
@@ -162,6 +213,7 @@ nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart
     entry["evidence"] = step.evidence;
     report["path"].push_back(std::move(entry));
   }
+  if (!result.undos.empty()) report["undos"] = result.undos;
   return report;
 }
 

@@ -17,6 +17,7 @@
 #include "core/common/status.h"
 #include "core/compare/compare.h"
 #include "core/debug/check.h"
+#include "core/debug/tolerance_reach.h"
 #include "core/engine/builder.h"
 #include "core/eut/engine_under_test.h"
 #include "core/flow/flowchart.h"
@@ -37,6 +38,18 @@ struct TriageStep {
   int64_t checks = 0;               ///< engine-vs-reference checks among them
   bool overridden = false;          ///< the answer is the user's, not the probe's proposal
   bool resumed = false;             ///< probed by an earlier run of the session, restored from its state
+  bool redone = false;              ///< probed before an undo and taken again unchanged: its evidence is that probe's
+};
+
+/// The answer to a question: yes, no, or take back the answer before it (undo).
+enum class Decision : uint8_t { kYes, kNo, kUndo };
+
+/// An undo: the steps taken off the path, oldest first. The first is the question asked again
+/// (with its probe's evidence, not probed again); the question whose answer was awaited when the
+/// user undid is `at`.
+struct TriageUndo {
+  std::string at;
+  std::vector<TriageStep> undone;
 };
 
 class TriageSession;
@@ -54,6 +67,9 @@ struct TriageConfig {
   /// from its capabilities, with the reason in their evidence.
   std::shared_ptr<eut::EngineUnderTest> engine;
   CompareConfig compare;       ///< tolerances of every check
+  /// Where the default tolerances of `compare` came from (the flags, a precision's preset),
+  /// said in the checks' evidence.
+  debug::ToleranceOrigin tolerance_origin;
   int threads = 0;
   /// Engine builds of the intermittency probe (each with its own builder seed).
   int builds = 5;
@@ -64,10 +80,20 @@ struct TriageConfig {
   /// The other probes always use the built-in check.
   std::optional<debug::ExternalChecker> check;
   /// Asked after each question's probe with the proposed answer (`proposed.answer`); returns the
-  /// answer to follow, which may differ from the proposal (the user's override). Unset, the
-  /// proposal is followed (headless). Called on the thread that runs triage and may block there
-  /// (the UI waits for y, n or Enter). Not asked when a probe ends the walk itself.
-  std::function<bool(const FlowNode& node, const TriageStep& proposed)> decide;
+  /// answer to follow, which may differ from the proposal (the user's override), or kUndo. Unset,
+  /// the proposal is followed (headless). Called on the thread that runs triage and may block there
+  /// (the UI waits for y, n, Enter or u). Not asked when a probe ends the walk itself.
+  ///
+  /// kUndo takes back the last answered question and every step after it: the walk goes back to
+  /// that question and asks it again, with the evidence its probe gathered then (the probe does not
+  /// run again), and what later probes were handed (the failing data, the layer-wise comparison,
+  /// the culprit, the failing case, the counters) is as it was at that question. Answered as
+  /// before, the steps that followed are taken again from their records, unprobed, as long as the
+  /// walk reaches the same nodes. Undo needs a session (which keeps each step's state); without
+  /// one, or before the first question, the question is asked again.
+  std::function<Decision(const FlowNode& node, const TriageStep& proposed)> decide;
+  /// Told of every undo, after the walk went back and before the question is asked again.
+  std::function<void(const TriageUndo& undo)> on_undo;
   /// The session the walk is kept in (core/flow/session.h), or null for none. A new session is
   /// started at the chart's start; one read back (--resume) continues where it stopped: its
   /// answered steps are restored, not probed or asked again, with what they hand on to later
@@ -89,6 +115,8 @@ struct TriageResult {
   std::string culprit;  ///< the layer or tactic named, when one was
   std::filesystem::path bundle;  ///< the bug-report bundle (write_bundle) when localized
   std::string engine;            ///< the engine triaged, as it describes itself
+  /// The undos of the session, as its file's "undos" (core/flow/session.h); empty when none.
+  nlohmann::ordered_json undos = nlohmann::ordered_json::array();
 };
 
 /// Called after every answered node, and first for every step a resumed session restores
@@ -102,7 +130,8 @@ using TriageObserver = std::function<void(const TriageStep& step, const FlowNode
 Result<TriageResult> triage_headless(const Flowchart& chart, TriageConfig config, const TriageObserver& observe,
                                      const std::atomic<bool>* cancel = nullptr);
 
-/// The report.json of a result: the path with evidence, the outcome and the culprit.
+/// The report.json of a result: the path with evidence, the outcome, the culprit, and the undos
+/// when there were any.
 nlohmann::ordered_json triage_report(const TriageResult& result, const Flowchart& chart);
 
 }  // namespace vn::flow

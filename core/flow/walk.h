@@ -77,10 +77,21 @@ std::function<void(bool test, const std::string& name, const Tensor& tensor)> co
 std::shared_ptr<const session::LayerwiseSession> layerwise_session(const Model& model, LayerwiseComparison comparison,
                                                                    const eut::Build& build);
 
-/// What the walk hands on, for the session state: small values inline, models and feeds as files
-/// of the session folder (written when they change; `saved_model_hash` is the hash of the model
-/// written last).
+/// What the walk hands on, for the session state: small values inline, models, feeds and the
+/// layer-wise comparison as files of the session folder named after their contents (so the state
+/// recorded at each step keeps its own); `saved_model_hash` is the hash of the model written last.
 Result<nlohmann::ordered_json> walk_json(const Walk& w, const TriageSession& session, std::string& saved_model_hash);
+
+/// Brings the walk back to the hand-on `j` (one walk_json wrote): what differs from the walk in
+/// memory is read from the session's files (the reference outputs of the failing data computed
+/// again, a reference run, when the data or the model changed), what is the same stays (a
+/// layer-wise comparison keeps its tensors' statistics). Errors: kIoError naming what the state
+/// lacks or a file that cannot be read.
+Status restore_walk(Walk& w, const nlohmann::ordered_json& j, const TriageSession& session,
+                    std::string& saved_model_hash);
+
+/// A number as JSON, infinities and NaN (which JSON has no literal for) as "inf", "-inf", "nan".
+nlohmann::ordered_json number_json(double v);
 
 /// Brings a new session's state file into being, or a resumed one's walk back: the steps it
 /// answered (shown to `observe`) and what they hand on. Returns the node to continue at, null when

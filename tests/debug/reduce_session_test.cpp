@@ -204,6 +204,43 @@ TEST(ReduceSession, ScriptedAnswersWithAnUndoReachTheBuiltinResult) {
   EXPECT_FALSE(std::filesystem::exists(config.iter_artifact));
 }
 
+TEST(ReduceSession, UndosGoBackOneAnswerAtATimeToTheFirst) {
+  test::TempDir dir;
+  ReduceSessionConfig automatic = config_in(dir, ReduceMode::kDdmin);
+  automatic.builtin = faulty_conv2();
+  automatic.output = dir / "auto.onnx";
+  automatic.save_replay = dir / "auto_replay.json";
+  ReduceSession reference = open_demo();
+  ASSERT_TRUE(reference.run(automatic, {}).ok());
+
+  // Three answers, then three undos in a row (each taking back the answer before the question
+  // shown), then the answers again to the end.
+  ReduceSession session = open_demo();
+  ReduceSessionConfig config = config_in(dir, ReduceMode::kDdmin);
+  config.output = dir / "min.onnx";
+  std::vector<int64_t> numbers;  // the answers kept when each question came
+  std::vector<std::string> answered_keys, undone;
+  int questions = 0;
+  ReduceHooks hooks;
+  hooks.ask = [&](const ReduceQuestion& q) {
+    numbers.push_back(q.checks);
+    ++questions;
+    if (questions >= 4 && questions <= 6) return ReduceAnswer::kUndo;
+    return judge(q);
+  };
+  hooks.on_iteration = [&](const ReduceIteration& it, const ReduceProgress&) {
+    if (!it.replayed && answered_keys.size() < 3) answered_keys.push_back(it.key);
+  };
+  hooks.on_undo = [&](const std::string& key) { undone.push_back(key); };
+  Result<ReduceSessionResult> result = session.run(config, hooks);
+  ASSERT_TRUE(result.ok()) << result.status().to_string();
+  ASSERT_EQ(answered_keys.size(), 3u);
+  EXPECT_EQ(undone, (std::vector<std::string>{answered_keys[2], answered_keys[1], answered_keys[0]}));
+  ASSERT_GE(numbers.size(), 8u);
+  EXPECT_EQ(std::vector<int64_t>(numbers.begin(), numbers.begin() + 8), (std::vector<int64_t>{0, 1, 2, 3, 2, 1, 0, 1}));
+  EXPECT_EQ(test::read_file(config.output), test::read_file(dir / "auto.onnx"));
+}
+
 TEST(ReduceSession, QuitKeepsTheAnswersForAResume) {
   test::TempDir dir;
   ReduceSessionConfig config = config_in(dir, ReduceMode::kDdmin);

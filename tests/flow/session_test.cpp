@@ -127,7 +127,7 @@ class ResumedWalk : public ::testing::Test {
     c.decide = [&](const FlowNode& node, const TriageStep& proposed) {
       ++walked.asked;
       if (on_decide) on_decide(node);
-      return *proposed.answer;
+      return *proposed.answer ? Decision::kYes : Decision::kNo;
     };
     auto observe = [&](const TriageStep& step, const FlowNode&) {
       if (step.resumed) return;

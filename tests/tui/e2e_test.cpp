@@ -126,14 +126,19 @@ TEST(EndToEnd, InteractiveReduceAsksOnTheReduceScreen) {
   };
   ASSERT_TRUE(term->wait_for_text(question(1), kLoad)) << term->screen();
   EXPECT_TRUE(term->alternate_screen());
-  // The first answer, then undo: the first question comes back with no check recorded.
+  // Two answers, then two undos in a row: each brings back the question before, with the
+  // answers kept counted as checks done.
+  auto shows_question = [&](int check, const std::string& done) {
+    return term->screen().find(question(check)) != std::string::npos && term->screen().find(done) != std::string::npos;
+  };
   term->send("b");
   ASSERT_TRUE(term->wait_for_text(question(2), kKey)) << term->screen();
+  term->send("b");
+  ASSERT_TRUE(term->wait_for_text(question(3), kKey)) << term->screen();
   term->send("u");
-  ASSERT_TRUE(term->wait_until(
-      [&] { return term->screen().find(question(1)) != std::string::npos && term->screen().find("0 check(s)") != std::string::npos; },
-      kKey))
-      << term->screen();
+  ASSERT_TRUE(term->wait_until([&] { return shows_question(2, "1 check(s)"); }, kKey)) << term->screen();
+  term->send("u");
+  ASSERT_TRUE(term->wait_until([&] { return shows_question(1, "0 check(s)"); }, kKey)) << term->screen();
   // Every candidate fails from here on, until the reduction ends and the program exits.
   for (int check = 1; check <= 40 && !exited(); ++check) {
     ASSERT_TRUE(term->wait_until([&] { return exited() || term->screen().find(question(check)) != std::string::npos; },

@@ -137,6 +137,117 @@ TEST_F(TriageTerminal, WalksTheDemoToTheBundleWithKeys) {
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/work/report.json"));
 }
 
+TEST_F(TriageTerminal, UndoesTwoAnswersAndFinishesWithTheBundle) {
+  auto term = start(120, 40);
+  ASSERT_NE(term, nullptr);
+  // The check's numbers are in the evidence, with where its tolerance came from.
+  ASSERT_TRUE(term->wait_until(
+      [&] {
+        return shows(*term, "synthetic.max_abs_error: ") && shows(*term, "synthetic.cosine: ") &&
+               shows(*term, "synthetic.tolerance_from: Polygraphy's default");
+      },
+      kProbe))
+      << term->screen();
+  answer(*term, "No: the engine is inaccurate even on real data.", "\r");
+  answer(*term, "No: every build shows the failure.", "n");
+  answer(*term, "Yes: the failure reproduces layer-wise.", "y");
+  // At the extract question, u takes back the layer-wise answer: that question is asked again,
+  // from the evidence its probe gathered; u again takes back the intermittency answer.
+  answer(*term, "Yes: the subgraph fails too.", "u");
+  ASSERT_TRUE(term->wait_until(
+      [&] {
+        return shows(*term, "Undone: Is layer-wise comparison an option? → yes") &&
+               shows(*term, "Yes: the failure reproduces layer-wise.") && shows(*term, kPrompt) &&
+               shows(*term, "probed before the undo") && shows(*term, "first_culprit: conv2");
+      },
+      kKey))
+      << term->screen();
+  answer(*term, "Yes: the failure reproduces layer-wise.", "u");
+  // The path and its counters go back with the answers.
+  ASSERT_TRUE(term->wait_until(
+      [&] {
+        return shows(*term, "Undone: Intermittent or not? → no") &&
+               shows(*term, "No: every build shows the failure.") && shows(*term, kPrompt) && shows(*term, "step 3 ");
+      },
+      kKey))
+      << term->screen();
+  EXPECT_FALSE(shows(*term, "3. Intermittent or not?")) << term->screen();
+  // Answered as before, the steps that followed come back from their records, unprobed.
+  answer(*term, "No: every build shows the failure.", "n");
+  ASSERT_TRUE(term->wait_until(
+      [&] {
+        return shows(*term, "Yes: the failure reproduces layer-wise.") && shows(*term, kPrompt) &&
+               shows(*term, "probed before the undo");
+      },
+      kKey))
+      << term->screen();
+  answer(*term, "Yes: the failure reproduces layer-wise.", "y");
+  answer(*term, "Yes: the subgraph fails too.", "\r");
+  ASSERT_TRUE(term->wait_until(
+      [&] {
+        return shows(*term, "Bug-report bundle:") && shows(*term, "Culprit: layer 'conv2'") &&
+               shows(*term, "3. Intermittent or not? → no");
+      },
+      kProbe))
+      << term->screen();
+  EXPECT_TRUE(bundle_written());
+  // The Log screen says what was undone.
+  term->send("5");
+  ASSERT_TRUE(
+      term->wait_for_text("Undone at Extract the failing subgraph: Is layer-wise comparison an option? -> yes", kKey))
+      << term->screen();
+  term->send("q");
+  ASSERT_TRUE(term->wait_exit(kKey).has_value()) << term->screen();
+  expect_restored(*term);
+  std::ifstream report(dir_ + "/work/report.json");
+  const std::string json((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"undos\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"back_to\": \"intermittent\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"redone\": true"), std::string::npos) << json;
+}
+
+TEST_F(TriageTerminal, AResumeAfterAnUndoAsksTheQuestionItWentBackTo) {
+  auto term = start(80, 24);
+  ASSERT_NE(term, nullptr);
+  answer(*term, "No: the engine is inaccurate", "\r");
+  answer(*term, "No: every build shows the", "n");
+  // At the layer-wise question, u goes back to the intermittency question; then quit.
+  ASSERT_TRUE(term->wait_until([&] { return shows(*term, "first_culprit: conv2") && shows(*term, kPrompt); }, kProbe))
+      << term->screen();
+  term->send("u");
+  ASSERT_TRUE(
+      term->wait_until([&] { return shows(*term, "Undone: Intermittent or not?") && shows(*term, kPrompt); }, kKey))
+      << term->screen();
+  term->send("q");
+  ASSERT_TRUE(term->wait_for_text("Quitting cancels the triage", kKey)) << term->screen();
+  term->send("Q");
+  ASSERT_TRUE(term->wait_exit(kKey).has_value()) << term->screen();
+  expect_restored(*term);
+  // --resume continues at the question the undo went back to, then walks to the bundle.
+  auto resumed = PtySession::spawn({VN_VERNIER_BIN, "triage", "--resume", dir_ + "/work"}, 80, 24,
+                                   {"TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8"});
+  ASSERT_NE(resumed, nullptr);
+  // (The status line counts the steps answered: two.)
+  ASSERT_TRUE(resumed->wait_until(
+      [&] {
+        return shows(*resumed, "Does the failure come and go between") && shows(*resumed, kPrompt) &&
+               shows(*resumed, "step 3 ");
+      },
+      kProbe))
+      << resumed->screen();
+  ASSERT_TRUE(accept_until(
+      *resumed, [&] { return shows(*resumed, "Bug-report bundle:") && shows(*resumed, "Culprit: layer 'conv2'"); },
+      kPrompt))
+      << resumed->screen();
+  resumed->send("q");
+  ASSERT_TRUE(resumed->wait_exit(kKey).has_value()) << resumed->screen();
+  expect_restored(*resumed);
+  EXPECT_TRUE(bundle_written());
+  std::ifstream session(dir_ + "/work/session.json");
+  const std::string json((std::istreambuf_iterator<char>(session)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"back_to\": \"intermittent\""), std::string::npos) << json;
+}
+
 TEST_F(TriageTerminal, DemoCommandWalksItsScenarioToTheBundle) {
   // `vernier demo` itself, on a terminal: the demo scenario's triage in the UI, every proposal
   // accepted with Enter, until the bundle.

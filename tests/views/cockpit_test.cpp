@@ -124,6 +124,7 @@ void check_states(const std::string& suffix) {
       tui::ScriptTerminal terminal(w, h);
       tui::App app(terminal);
       auto& view = static_cast<FlowchartView&>(app.add_view(std::make_unique<FlowchartView>()));
+      view.set_undo([] {});
       view.set_model(asking(tui::language() == tui::Language::kChinese ? "zh" : "en"));
       app.add_view(std::make_unique<HelpView>([&app] { return app.help_document(); }));
       terminal.push_keys("x");
@@ -310,6 +311,7 @@ TEST(Cockpit, ReadmeListsTheKeysOfEveryScreenAsGenerated) {
   Browser b(100, 30, testing::small_session());
   tui::Bindings bindings;
   FlowchartView flowchart;
+  flowchart.set_undo([] {});
   flowchart.set_model(asking("en"));
   ReduceView reduce;
   ReduceModel m;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Flowchart and Tactics screens of `vernier triage`: golden screens at several sizes and in
 // both languages of the chart, and the keys of the question and the cancel confirmation.
+#include "core/flow/flowchart.h"
+
 #include <gtest/gtest.h>
 
-#include "core/flow/flowchart.h"
+#include <algorithm>
+
 #include "tests/tui/golden.h"
 #include "tests/views/screen_render.h"
 #include "tui/actions.h"
@@ -249,6 +252,93 @@ TEST(FlowchartView, FailureAndTinyTerminals) {
       }
     }
   }
+}
+
+// The walk after two undos from the extract question: back at the intermittency question, asked
+// again with the evidence of its probe; the layer-wise answer and its own were taken back.
+FlowchartModel undone_model(const std::string& lang) {
+  FlowchartModel m;
+  m.chart = chart(lang);
+  m.path = {step("sanitize", std::nullopt, "12 node(s) before, 12 after: 0 folded, 0 change(s)", 0.01, 0),
+            step("real_data", false, "no real data given (--load-inputs) to tell; synthetic data fails", 0.42, 1)};
+  m.current = "intermittent";
+  m.phase = TriagePhase::kAsking;
+  m.proposed = step("intermittent", false, "2 of 2 build(s) fail, 0 pass", 2.35, 2,
+                    {{"builds",
+                      {{{"builder_seed", 1}, {"check", {{"verdict", "bad"}}}},
+                       {{"builder_seed", 2}, {"check", {{"verdict", "bad"}}}}}}});
+  m.undone = {step("intermittent", false, "2 of 2 build(s) fail, 0 pass", 2.35, 2)};
+  m.asked = 6;
+  return m;
+}
+
+TEST(FlowchartView, UndoIsOfferedAfterTheFirstAnswerAndSaysWhatItTookBack) {
+  for (const auto& [language, suffix] : testing::kLanguages) {
+    const testing::LanguageScope scope(language);
+    const std::string lang = language == tui::Language::kChinese ? "zh" : "en";
+    for (const ScreenSize size : {ScreenSize{80, 24}, ScreenSize{160, 48}}) {
+      // A question after answered ones: the prompt offers [u] undo.
+      FlowchartView asking([](bool) {});
+      asking.set_undo([] {});
+      asking.set_model(asking_model(lang));
+      const std::string offered = render(asking, size);
+      expect_golden("views_flowchart_undo" + std::string(suffix) + "_" + size.suffix(), offered);
+      EXPECT_NE(offered.find(lang == "zh" ? "[u] 撤销" : "[u] undo"), std::string::npos) << offered;
+      // Asked again after the undo: what was taken back, and evidence from before it.
+      FlowchartView again([](bool) {});
+      again.set_undo([] {});
+      again.set_model(undone_model(lang));
+      const std::string screen = render(again, size);
+      expect_golden("views_flowchart_undone" + std::string(suffix) + "_" + size.suffix(), screen);
+      if (language == tui::Language::kEnglish) {
+        EXPECT_NE(screen.find("Undone: Intermittent or not? → no."), std::string::npos) << screen;
+        EXPECT_NE(screen.find("Evidence (2.35 s, probed before the undo)"), std::string::npos) << screen;
+      } else {
+        EXPECT_NE(screen.find("已撤销："), std::string::npos) << screen;
+      }
+    }
+  }
+}
+
+TEST(FlowchartView, UTakesBackTheLastAnswerOncePerQuestion) {
+  int undos = 0;
+  std::vector<bool> answers;
+  FlowchartView view([&](bool yes) { answers.push_back(yes); });
+  view.set_undo([&] { ++undos; });
+  view.resize({0, 0, 100, 30});
+  // The first question: nothing to take back, so u is no choice and does nothing.
+  FlowchartModel first = asking_model("en");
+  first.path.resize(1);  // sanitize only
+  first.current = "real_data";
+  first.proposed = step("real_data", false, "synthetic data fails", 0.4, 1);
+  view.set_model(first);
+  EXPECT_EQ(render(view, {100, 30}).find("[u] undo"), std::string::npos);
+  EXPECT_EQ(view.handle(Action::kUndo), tui::kHandled);
+  EXPECT_EQ(undos, 0);
+  const std::vector<Action> first_keys = view.help_actions();
+  EXPECT_EQ(std::count(first_keys.begin(), first_keys.end(), Action::kUndo), 0);
+  // Later questions: u undoes, once; the other answers stay untouched.
+  view.set_model(asking_model("en"));
+  const std::vector<Action> keys = view.help_actions();
+  EXPECT_EQ(std::count(keys.begin(), keys.end(), Action::kUndo), 1);
+  EXPECT_EQ(view.handle(Action::kUndo), tui::kHandled | tui::kRedraw);
+  EXPECT_EQ(view.handle(Action::kUndo), tui::kIgnored);  // answered: the prompt is closed
+  EXPECT_EQ(undos, 1);
+  EXPECT_TRUE(answers.empty());
+  // The same question put again (the count of questions moved on) opens its prompt anew.
+  FlowchartModel again = asking_model("en");
+  again.asked = 1;
+  view.set_model(again);
+  EXPECT_EQ(view.key_context(), tui::KeyContext::kPrompt);
+  // Right, Right reaches undo; Enter picks it.
+  view.handle(Action::kRight);
+  view.handle(Action::kRight);
+  view.handle(Action::kAccept);
+  EXPECT_EQ(undos, 2);
+  // Without an undo callback nothing is offered.
+  FlowchartView plain([&](bool yes) { answers.push_back(yes); });
+  plain.set_model(asking_model("en"));
+  EXPECT_EQ(render(plain, {100, 30}).find("[u] undo"), std::string::npos);
 }
 
 TEST(EvidenceLines, FlattensObjectsAndArrays) {

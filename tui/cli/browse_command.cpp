@@ -84,13 +84,21 @@ Result<Found> from_triage_report(const BrowseArgs& args) {
   const std::filesystem::path dir = std::filesystem::path(args.report).parent_path();
   VN_ASSIGN_OR_RETURN(const Json state, read_json_file(dir / "session.json", "triage session"));
   const Json* walk = state.is_object() && state.contains("walk") ? &state["walk"] : nullptr;
-  VN_RETURN_IF_NOT(walk != nullptr && walk->is_object() && walk->contains("layerwise") && (*walk)["layerwise"].is_object(),
-                   StatusCode::kInvalidArgument,
+  Json layerwise;
+  if (walk != nullptr && walk->is_object() && walk->contains("layerwise")) {
+    // A file of the session folder (inline in sessions of earlier Vernier versions).
+    const Json& kept = (*walk)["layerwise"];
+    if (kept.is_string()) {
+      VN_ASSIGN_OR_RETURN(layerwise, read_json_file(dir / kept.get<std::string>(), "layer-wise comparison"));
+    } else {
+      layerwise = kept;
+    }
+  }
+  VN_RETURN_IF_NOT(layerwise.is_object(), StatusCode::kInvalidArgument,
                    "{}: this triage did not compare layer-wise (its path has no layer-wise step); browse a "
                    "`vernier run MODEL --ref --engine --mark-all --report-json FILE` report instead",
                    args.report);
   // The session keeps the culprits by index and no tensors: the comparison format keeps them by name.
-  Json layerwise = (*walk)["layerwise"];
   Json comparison = {{"tensors", Json::array()}, {"layers", layerwise.value("layers", Json::array())}};
   if (layerwise.contains("local_errors")) comparison["local_errors"] = layerwise["local_errors"];
   Found found;

@@ -86,7 +86,7 @@ Result<debug::EngineSessionConfig> engine_session(const EngineDebugArgs& args, c
   VN_ASSIGN_OR_RETURN(s.model, load_model(args.model));
   s.model_name = args.model;
   VN_ASSIGN_OR_RETURN(CompareConfig compare, args.compare.config());
-  apply_tolerance_preset(loosest_allowed(engine.build.allowed), compare);
+  s.setup.builtin.origin = apply_tolerance_preset(loosest_allowed(engine.build.allowed), compare);
   if (!checker) {
     VN_ASSIGN_OR_RETURN(s.feeds, args.data.make_feeds(s.model.graph));
   }

@@ -493,22 +493,24 @@ Tolerance engine_tolerance_preset(engine::PrecisionId precision) {
 // Polygraphy's 1e-5 flags the normal rounding of a reduced-precision engine, so comparisons with
 // one default to a tolerance that fits its precision, and say so. Tolerances given on the command
 // line win.
-void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config) {
+debug::ToleranceOrigin apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config) {
+  using Source = debug::ToleranceOrigin::Source;
   const bool atol_set = config.atol.count("") > 0, rtol_set = config.rtol.count("") > 0;
-  if (precision == engine::PrecisionId::kFp32 || (atol_set && rtol_set)) return;
+  debug::ToleranceOrigin origin{atol_set ? Source::kFlag : Source::kDefault,
+                                rtol_set ? Source::kFlag : Source::kDefault, precision};
+  if (precision == engine::PrecisionId::kFp32 || (atol_set && rtol_set)) return origin;
   const Tolerance preset = engine_tolerance_preset(precision);
-  if (!atol_set) config.atol[""] = preset.atol;
-  if (!rtol_set) config.rtol[""] = preset.rtol;
+  if (!atol_set) {
+    config.atol[""] = preset.atol;
+    origin.atol = Source::kPreset;
+  }
+  if (!rtol_set) {
+    config.rtol[""] = preset.rtol;
+    origin.rtol = Source::kPreset;
+  }
   fmt::print("[I] Tolerance preset for an engine with {} layers: atol={}, rtol={} (set --atol/--rtol to override)\n",
              engine::precision_name(precision), format_number(config.atol[""]), format_number(config.rtol[""]));
-}
-
-engine::PrecisionId loosest_allowed(engine::PrecisionMask allowed) {
-  if (engine::mask_has(allowed, engine::PrecisionId::kInt8)) return engine::PrecisionId::kInt8;
-  if (engine::mask_has(allowed, engine::PrecisionId::kBf16)) return engine::PrecisionId::kBf16;
-  if (engine::mask_has(allowed, engine::PrecisionId::kFp16)) return engine::PrecisionId::kFp16;
-  if (engine::mask_has(allowed, engine::PrecisionId::kTf32)) return engine::PrecisionId::kTf32;
-  return engine::PrecisionId::kFp32;
+  return origin;
 }
 
 std::filesystem::path assets_dir() {

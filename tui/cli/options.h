@@ -13,6 +13,7 @@
 #include "core/eut/engine_under_test.h"
 #include "core/compare/compare.h"
 #include "core/data/synthetic.h"
+#include "core/debug/tolerance_reach.h"
 #include "core/engine/engine_backend.h"
 #include "core/ir/graph.h"
 #include "core/ir/tensor_map.h"
@@ -145,12 +146,12 @@ engine::PrecisionId loosest_precision(const engine::Plan& plan);
 Tolerance engine_tolerance_preset(engine::PrecisionId precision);
 
 /// Sets the default atol/rtol of `config` to engine_tolerance_preset(precision) where the command
-/// line gave none, and says so; nothing for fp32.
-void apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config);
+/// line gave none, and says so; nothing for fp32. Returns where each tolerance came from.
+debug::ToleranceOrigin apply_tolerance_preset(engine::PrecisionId precision, CompareConfig& config);
 
 /// The loosest precision a build allowed `allowed` may choose: the tolerance preset of the debug
 /// tools, whose builds vary from one iteration to the next.
-engine::PrecisionId loosest_allowed(engine::PrecisionMask allowed);
+using engine::loosest_allowed;
 
 /// Where the bundled assets live: $VERNIER_ASSETS, else the source tree's assets/ (for a build
 /// tree), else <exe>/../share/vernier/assets.

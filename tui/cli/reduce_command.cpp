@@ -148,7 +148,7 @@ int reduce(const ReduceArgs& args) {
     Result<CompareConfig> compare = args.compare.config();
     if (!compare.ok()) return report_error(compare.status());
     builtin.compare = std::move(*compare);
-    apply_tolerance_preset(loosest_allowed(builtin.engine.build.allowed), builtin.compare);
+    builtin.origin = apply_tolerance_preset(loosest_allowed(builtin.engine.build.allowed), builtin.compare);
     builtin.threads = args.threads;
     Result<std::shared_ptr<eut::EngineUnderTest>> under_test = args.runners.single_engine();
     if (!under_test.ok()) return report_error(under_test.status());

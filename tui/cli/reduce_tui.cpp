@@ -39,7 +39,9 @@ void ReduceScreenState::record(const debug::ReduceIteration& iteration, const de
   std::lock_guard<std::mutex> lock(mutex_);
   model_.history.push_back(views::reduce_step(iteration));
   model_.phase = progress.phase;
-  model_.checks_done = progress.checks_done;
+  // The answers kept count as checks done: after an undo they replay without a check, and the
+  // next question is the one after them.
+  model_.checks_done = static_cast<int64_t>(model_.history.size());
   model_.checks_left = progress.checks_left;
   model_.nodes_kept = progress.nodes_kept;
   ++version_;

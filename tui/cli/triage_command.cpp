@@ -213,7 +213,7 @@ int run_triage(TriageArgs given) {
   Result<CompareConfig> compare = args.compare.config();
   if (!compare.ok()) return report_error(compare.status());
   config.compare = std::move(*compare);
-  apply_tolerance_preset(loosest_allowed(config.build.allowed), config.compare);
+  config.tolerance_origin = apply_tolerance_preset(loosest_allowed(config.build.allowed), config.compare);
   config.threads = args.threads;
   config.builds = args.builds;
   config.workdir = workdir;
@@ -237,10 +237,11 @@ int run_triage(TriageArgs given) {
 
   const flow::Flowchart& flowchart = *chart;
   const Tolerance tolerance = config.compare.tolerance_for("");
+  const std::string tolerance_from = debug::origin_text(config.tolerance_origin);
   flow::TriageRunHooks hooks;
   hooks.on_start = [&](const flow::TriageSession& started) {
-    fmt::print("[I] Triage of {} ({}), every check at atol={} rtol={}; work folder {}\n", args.model, chart->title,
-               format_number(tolerance.atol), format_number(tolerance.rtol), workdir.string());
+    fmt::print("[I] Triage of {} ({}), every check at atol={} rtol={} ({}); work folder {}\n", args.model, chart->title,
+               format_number(tolerance.atol), format_number(tolerance.rtol), tolerance_from, workdir.string());
     if (started.resumed()) {
       fmt::print("[I] Resuming the session in {} (run {}): {} step(s) answered{}\n", workdir.string(), started.run(),
                  started.path().size(),

@@ -40,7 +40,8 @@ class TriageScreenState {
   // Worker: a node was answered; the walk goes on to the node it leads to.
   void observe(const flow::TriageStep& step, const flow::FlowNode& node, session::JobContext& ctx) {
     const std::string answer = step.answer ? (*step.answer ? " -> yes" : " -> no") : "";
-    ctx.log(fmt::format("{}{}{}: {}", node.title, answer, step.overridden ? " (your answer)" : "", step.summary));
+    ctx.log(fmt::format("{}{}{}{}: {}", node.title, answer, step.overridden ? " (your answer)" : "",
+                        step.redone ? " (taken again: probed before the undo)" : "", step.summary));
     if (node.kind != flow::NodeKind::kEnd) {
       ctx.log(fmt::format("  {:.2f} s, {} engine build(s), {} check(s)", step.seconds, step.builds, step.checks));
     }
@@ -50,16 +51,37 @@ class TriageScreenState {
     std::lock_guard<std::mutex> lock(mutex_);
     model_.path.push_back(step);
     model_.proposed.reset();
+    model_.undone.clear();
     model_.current = next;
     model_.phase = views::TriagePhase::kProbing;
     model_.started = std::chrono::steady_clock::now();
     ++version_;
   }
 
+  // Worker: the walk went back to the first step of `undo`, which it asks again.
+  void undone(const flow::TriageUndo& undo, const flow::Flowchart& chart, session::JobContext& ctx) {
+    std::string steps;
+    for (const flow::TriageStep& s : undo.undone) {
+      const flow::FlowNode* n = chart.find(s.node);
+      steps += fmt::format("{}{}{}{}", steps.empty() ? "" : ", ", n ? n->title : s.node,
+                           s.answer ? (*s.answer ? " -> yes" : " -> no") : "", s.overridden ? " (your answer)" : "");
+    }
+    const flow::FlowNode* at = chart.find(undo.at);
+    ctx.log(
+        fmt::format("Undone at {}: {}; the first is asked again with its evidence", at ? at->title : undo.at, steps));
+    std::lock_guard<std::mutex> lock(mutex_);
+    model_.path.resize(model_.path.size() - std::min(model_.path.size(), undo.undone.size()));
+    model_.undone = undo.undone;
+    model_.proposed.reset();
+    model_.phase = views::TriagePhase::kProbing;
+    ++version_;
+  }
+
   // Worker: shows the proposal and waits for the user's answer; the proposal when cancelled.
-  bool decide(const flow::FlowNode& node, const flow::TriageStep& proposed, session::JobContext& ctx) {
+  flow::Decision decide(const flow::FlowNode& node, const flow::TriageStep& proposed, session::JobContext& ctx) {
     const bool proposal = proposed.answer.value_or(true);
-    ctx.log(fmt::format("{}: proposed {} ({})", node.question, proposal ? "yes" : "no", proposed.summary));
+    ctx.log(fmt::format("{}: proposed {} ({}){}", node.question, proposal ? "yes" : "no", proposed.summary,
+                        proposed.redone ? " (probed before the undo)" : ""));
     // The intermittency probe sorted its builds into good and bad ones: the Tactics screen can
     // compare them while the user judges the question.
     std::optional<views::TacticsModel> tactics;
@@ -70,13 +92,14 @@ class TriageScreenState {
       model_.current = node.id;
       model_.proposed = proposed;
       model_.phase = views::TriagePhase::kAsking;
+      ++model_.asked;
       ++version_;
     }
-    const std::optional<bool> answer = box_.wait(*ctx.cancel_flag());
+    const std::optional<flow::Decision> answer = box_.wait(*ctx.cancel_flag());
     std::lock_guard<std::mutex> lock(mutex_);
     model_.phase = views::TriagePhase::kProbing;
     ++version_;
-    return answer.value_or(proposal);
+    return answer.value_or(proposal ? flow::Decision::kYes : flow::Decision::kNo);
   }
 
   // UI: the job ended.
@@ -112,8 +135,9 @@ class TriageScreenState {
     tactics_.reset();
     return t;
   }
-  // UI: the user's answer.
-  void answer(bool yes) { box_.post(yes); }
+  // UI: the user's answer, or an undo.
+  void answer(bool yes) { box_.post(yes ? flow::Decision::kYes : flow::Decision::kNo); }
+  void undo() { box_.post(flow::Decision::kUndo); }
 
  private:
   // The builds' replays as the intermittency probe sorted them; nothing unless some builds passed
@@ -131,7 +155,7 @@ class TriageScreenState {
   std::optional<views::TacticsModel> tactics_;
   uint64_t version_ = 1;
   uint64_t seen_ = 0;
-  session::AnswerBox<bool> box_;
+  session::AnswerBox<flow::Decision> box_;
 };
 
 // The full-screen walk. The terminal is already open.
@@ -149,6 +173,7 @@ Result<flow::TriageResult> triage_screen(tui::CursesTerminal& terminal, const fl
     config.decide = [state, &ctx](const flow::FlowNode& node, const flow::TriageStep& proposed) {
       return state->decide(node, proposed, ctx);
     };
+    config.on_undo = [state, &chart, &ctx](const flow::TriageUndo& undo) { state->undone(undo, chart, ctx); };
     auto observe = [state, &ctx](const flow::TriageStep& step, const flow::FlowNode& node) {
       state->observe(step, node, ctx);
     };
@@ -169,6 +194,7 @@ Result<flow::TriageResult> triage_screen(tui::CursesTerminal& terminal, const fl
                                                [state] { return state->poll(); }, [&running] { running.cancel(); })));
     flowchart.set_progress_source([&cockpit] { return cockpit.take_progress(); });
     flowchart.set_open([&cockpit](const views::EvidenceLink& link) { return cockpit.open(link); });
+    flowchart.set_undo([state] { state->undo(); });
     cockpit.add_screens(app);
     app.add_view(std::make_unique<views::LogView>([&running] { return running.progress(); }));
     app.add_view(std::make_unique<views::HelpView>([&app] { return app.help_document(); }));

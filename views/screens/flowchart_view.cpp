@@ -134,10 +134,19 @@ std::string FlowchartView::title() const { return screen_title(id()); }
 
 std::string FlowchartView::description() const { return screen_description(id()); }
 
+bool FlowchartView::undoable() const {
+  if (!on_undo_ || model_.chart == nullptr) return false;
+  return std::any_of(model_.path.begin(), model_.path.end(), [&](const flow::TriageStep& s) {
+    const flow::FlowNode* node = model_.chart->find(s.node);
+    return node != nullptr && node->kind == flow::NodeKind::kQuestion && s.answer.has_value();
+  });
+}
+
 std::vector<tui::Action> FlowchartView::help_actions() const {
   using tui::Action;
   std::vector<Action> actions;
   if (prompt_open()) actions = {Action::kYes, Action::kNo, Action::kAccept, Action::kLeft, Action::kRight};
+  if (prompt_open() && undoable()) actions.insert(actions.begin() + 2, Action::kUndo);
   if (!links_.empty()) actions.insert(actions.end(), {Action::kUp, Action::kDown, Action::kEnter});
   if (!finished()) actions.push_back(Action::kCancelJob);
   return actions;
@@ -163,7 +172,7 @@ std::optional<size_t> FlowchartView::link_index(const EvidenceLink& link) const 
 void FlowchartView::set_model(FlowchartModel model) {
   const bool new_question = model.phase == TriagePhase::kAsking &&
                             (model_.phase != TriagePhase::kAsking || model.path.size() != model_.path.size() ||
-                             model.current != model_.current);
+                             model.current != model_.current || model.asked != model_.asked);
   const bool ended = !finished() && (model.phase == TriagePhase::kDone || model.phase == TriagePhase::kFailed ||
                                      model.phase == TriagePhase::kCancelled);
   model_ = std::move(model);
@@ -185,9 +194,11 @@ void FlowchartView::set_model(FlowchartModel model) {
   answered_ = false;
   const bool yes_proposed = model_.proposed && model_.proposed->answer.value_or(true);
   const std::string mark(tui::tr(" (proposed)"));
-  prompt_ = tui::Prompt(std::string(tui::tr("Your answer? Enter accepts the highlighted one")),
-                        {{tui::Action::kYes, std::string(tui::tr("yes")) + (yes_proposed ? mark : ""), "y"},
-                         {tui::Action::kNo, std::string(tui::tr("no")) + (yes_proposed ? "" : mark), "n"}},
+  std::vector<tui::PromptChoice> choices = {
+      {tui::Action::kYes, std::string(tui::tr("yes")) + (yes_proposed ? mark : ""), "y"},
+      {tui::Action::kNo, std::string(tui::tr("no")) + (yes_proposed ? "" : mark), "n"}};
+  if (undoable()) choices.push_back({tui::Action::kUndo, std::string(tui::tr("undo")), "u"});
+  prompt_ = tui::Prompt(std::string(tui::tr("Your answer? Enter accepts the highlighted one")), std::move(choices),
                         yes_proposed ? 0 : 1);
   prompt_.set_focused(true);
 }
@@ -264,7 +275,11 @@ unsigned FlowchartView::handle(tui::Action action) {
   const unsigned result = prompt_.handle(action);
   if (const auto& answer = prompt_.result()) {
     answered_ = true;
-    if (on_answer_) on_answer_(*answer == tui::Action::kYes);
+    if (*answer == tui::Action::kUndo) {
+      on_undo_();
+    } else if (on_answer_) {
+      on_answer_(*answer == tui::Action::kYes);
+    }
     return tui::kHandled | tui::kRedraw;
   }
   return result != tui::kIgnored ? result : tui::kHandled;
@@ -413,6 +428,17 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
       const int prompt_rows = area.h >= kPromptRows + 3 ? kPromptRows : std::min(area.h, 2);
       const int text_bottom = bottom - prompt_rows;
       header(node ? node->title : model_.current, tui::ColorRole::kHeader);
+      if (!model_.undone.empty()) {
+        std::string steps;
+        for (const flow::TriageStep& s : model_.undone) {
+          const flow::FlowNode* n = model_.chart != nullptr ? model_.chart->find(s.node) : nullptr;
+          const std::string answer = answer_text(s);
+          steps += fmt::format("{}{}{}", steps.empty() ? "" : ", ", n ? n->title : s.node,
+                               answer.empty() ? "" : fmt::format(" {} {}", g.arrow_right, answer));
+        }
+        y = put_wrapped(canvas, area, y, text_bottom, tui::trf("Undone: {}. Answer again:", steps),
+                        tui::ColorRole::kWarning);
+      }
       if (node != nullptr) y = put_wrapped(canvas, area, y, text_bottom, node->question, tui::ColorRole::kDefault);
       if (model_.proposed && node != nullptr && y < text_bottom) {
         const flow::TriageStep& p = *model_.proposed;
@@ -422,9 +448,11 @@ void FlowchartView::draw_current(tui::Canvas& canvas, tui::Rect area) const {
         const int proposal_rows = static_cast<int>(tui::wrap_text(proposal, area.w).size());
         const int evidence_bottom = std::max(y, text_bottom - proposal_rows);
         if (y < evidence_bottom) {
-          canvas.put_text(area, area.x, y++,
-                          tui::truncate_to_width(tui::trf("Evidence ({:.2f} s)", p.seconds),
-                                                 area.w, g.ellipsis),
+          // Evidence asked again after an undo is the probe's from before it (no probe ran again).
+          const std::string heading = !model_.undone.empty() || p.redone
+                                          ? tui::trf("Evidence ({:.2f} s, probed before the undo)", p.seconds)
+                                          : tui::trf("Evidence ({:.2f} s)", p.seconds);
+          canvas.put_text(area, area.x, y++, tui::truncate_to_width(heading, area.w, g.ellipsis),
                           tui::ColorRole::kHeader);
         }
         y = put_wrapped(canvas, area, y, evidence_bottom, p.summary, tui::ColorRole::kDefault);

@@ -39,6 +39,11 @@ struct FlowchartModel {
   std::string culprit;
   std::string bundle;   ///< the bug-report bundle's folder, when one was written
   std::string error;    ///< kFailed, kCancelled: what happened
+  /// The steps the last undo took off the path, oldest first (the first is the question asked
+  /// again); empty once the question is answered.
+  std::vector<flow::TriageStep> undone;
+  /// Counts the questions put (kAsking), so that a question asked again opens its prompt anew.
+  int64_t asked = 0;
 };
 
 /// What an evidence line cites: a layer (opened as its row on the Layers screen) or a node (on the
@@ -83,9 +88,12 @@ std::vector<std::string> evidence_lines(const nlohmann::ordered_json& evidence, 
 ///
 /// Keys: while a question waits, y answers yes, n answers no, Enter accepts the highlighted choice
 /// (the proposal, first) unless a link is selected; left, right, y and n give the keys back to
-/// the question. x asks to cancel the triage, with its own key: x again cancels, any other
-/// key goes on and does nothing else. Esc and q never answer: they go to the App (q quits, asking
-/// first while the triage runs). Keys the screen does not use go on to the App.
+/// the question; u undoes the last answer when the path has an answered question and the screen
+/// has an undo callback (the choice "[u] undo" is offered then). x asks to cancel the triage, with
+/// its own key: x again cancels, any other key goes on and does nothing else. Esc and q never
+/// answer: they go to the App (q quits, asking first while the triage runs). Keys the screen does
+/// not use go on to the App. After an undo the question asked again says which answers were taken
+/// back.
 class FlowchartView final : public tui::View {
  public:
   /// Receives the user's answer to the open question, once per question.
@@ -98,12 +106,16 @@ class FlowchartView final : public tui::View {
   using ProgressFn = std::function<std::optional<flow::ProbeProgress>()>;
   /// Opens what a link cites; returns the id of the screen to show, "" when it cannot.
   using OpenFn = std::function<std::string(const EvidenceLink& link)>;
+  /// Takes back the last answer (u, at an open question); called once per question.
+  using UndoFn = std::function<void()>;
 
   explicit FlowchartView(AnswerFn on_answer = {}, PollFn poll = {}, CancelFn on_cancel = {})
       : on_answer_(std::move(on_answer)), poll_(std::move(poll)), on_cancel_(std::move(on_cancel)) {}
 
   /// Shows `model`; a new question opens the prompt afresh with the proposal highlighted.
   void set_model(FlowchartModel model);
+  /// Offers undo at the questions that follow an answered one.
+  void set_undo(UndoFn on_undo) { on_undo_ = std::move(on_undo); }
   const FlowchartModel& model() const { return model_; }
   void set_progress_source(ProgressFn progress) { progress_source_ = std::move(progress); }
   void set_open(OpenFn open) { open_ = std::move(open); }
@@ -125,6 +137,8 @@ class FlowchartView final : public tui::View {
 
  private:
   bool prompt_open() const { return model_.phase == TriagePhase::kAsking && !answered_; }
+  /// Whether u can take an answer back: a question on the path was answered.
+  bool undoable() const;
   bool finished() const {
     return model_.phase == TriagePhase::kDone || model_.phase == TriagePhase::kFailed ||
            model_.phase == TriagePhase::kCancelled;
@@ -141,6 +155,7 @@ class FlowchartView final : public tui::View {
   AnswerFn on_answer_;
   PollFn poll_;
   CancelFn on_cancel_;
+  UndoFn on_undo_;
   FlowchartModel model_;
   tui::Prompt prompt_;
   bool answered_ = false;
