@@ -68,5 +68,7 @@ void register_scatter_ops(OpRegistry& registry);           ///< ScatterElements,
 void register_unique_ops(OpRegistry& registry);            ///< Unique
 void register_resize_ops(OpRegistry& registry);            ///< Resize, Upsample
 void register_grid_sample_ops(OpRegistry& registry);       ///< GridSample
+// Transformer-era ops (opsets 18-28), kept together.
+void register_smooth_activation_ops(OpRegistry& registry);  ///< math/: Gelu, Mish, Swish, SwiGLU
 
 }  // namespace vn::ops

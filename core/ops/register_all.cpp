@@ -59,6 +59,8 @@ void register_all_ops(OpRegistry& registry) {
   register_unique_ops(registry);
   register_resize_ops(registry);
   register_grid_sample_ops(registry);
+  // Transformer-era ops (opsets 18-28).
+  register_smooth_activation_ops(registry);
 }
 
 }  // namespace vn::ops
