@@ -61,6 +61,8 @@ void register_all_ops(OpRegistry& registry) {
   register_grid_sample_ops(registry);
   // Transformer-era ops (opsets 18-28).
   register_smooth_activation_ops(registry);
+  register_attention_ops(registry);
+  register_flex_attention_ops(registry);
   register_rms_group_norm_ops(registry);
   register_rotary_embedding_ops(registry);
 }
