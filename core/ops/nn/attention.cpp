@@ -300,6 +300,13 @@ Status attention(KernelContext& ctx) {
   for (size_t i = 0; i < ks.size(); ++i) ks[i] = o.round(present_k[i] * o.scale_sqrt);
 
   const bool want_qk = output_requested(ctx, 3);
+  // The probe output is Lq x total per head: check its size before the doubles are allocated.
+  for (const Shape& shape : {Shape{d.batch, d.q_heads, d.q_len, want_qk ? d.total : 0},
+                             Shape{d.batch, d.q_heads, d.q_len, d.v_head}}) {
+    if (Result<int64_t> n = shape_numel_checked(shape, DType::kFloat64); !n.ok()) {
+      return n.status().with_node(ctx.node().ref(ctx.node_index()));
+    }
+  }
   const int64_t group = d.q_heads / d.kv_heads;
   std::vector<double> y(static_cast<size_t>(d.batch * d.q_heads * d.q_len * d.v_head));
   std::vector<double> qk_out(want_qk ? static_cast<size_t>(d.batch * d.q_heads * d.q_len * d.total) : 0);

@@ -88,6 +88,10 @@ Status flex_attention(KernelContext& ctx) {
   for (double& x : qv) x = r(x * s);
   for (double& x : kv) x = r(x * s);
   const Shape score_shape{batch, hq, len, klen};
+  // The scores are L x S per head: check their size before the doubles are allocated.
+  if (Result<int64_t> n = shape_numel_checked(score_shape, DType::kFloat64); !n.ok()) {
+    return n.status().with_node(ctx.node().ref(ctx.node_index()));
+  }
   std::vector<double> scores(static_cast<size_t>(batch * hq * len * klen));
   for (int64_t bh = 0; bh < batch * hq; ++bh) {
     const double* kb = kv.data() + (bh / hq * hkv + bh % hq / group) * klen * head;

@@ -294,6 +294,14 @@ TEST(FlexAttention, GroupedQueriesAgainstOracle) {
   t.run();
 }
 
+TEST(FlexAttention, RefusesScoresLargerThanATensorMayBe) {
+  // 2^19 queries and keys of size 1: 2^38 scores, refused before anything is allocated.
+  const int64_t n = int64_t{1} << 19;
+  OpTester t("FlexAttention", 1, "ai.onnx.preview");
+  for (int i = 0; i < 3; ++i) t.input(Tensor(DType::kFloat32, {1, 1, n, 1}));
+  t.expect_failure(StatusCode::kShapeMismatch, "larger than the 64 GiB limit on one tensor");
+}
+
 TEST(FlexAttention, ScoreAndProbGraphsRunOnTheScores) {
   // score_mod adds 1 to every score (no change after softmax) and prob_mod doubles the
   // probabilities: Y is twice plain attention.
