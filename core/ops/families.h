@@ -68,5 +68,13 @@ void register_scatter_ops(OpRegistry& registry);           ///< ScatterElements,
 void register_unique_ops(OpRegistry& registry);            ///< Unique
 void register_resize_ops(OpRegistry& registry);            ///< Resize, Upsample
 void register_grid_sample_ops(OpRegistry& registry);       ///< GridSample
+// Transformer-era ops (opsets 18-28), kept together.
+void register_smooth_activation_ops(OpRegistry& registry);  ///< math/: Gelu, Mish, Swish, SwiGLU
+void register_attention_ops(OpRegistry& registry);          ///< nn/: Attention
+void register_flex_attention_ops(OpRegistry& registry);     ///< nn/: FlexAttention (ai.onnx.preview)
+void register_linear_attention_ops(OpRegistry& registry);   ///< nn/: LinearAttention
+void register_rms_group_norm_ops(OpRegistry& registry);     ///< nn/: RMSNormalization, GroupNormalization
+void register_rotary_embedding_ops(OpRegistry& registry);   ///< nn/: RotaryEmbedding
+void register_causal_conv_ops(OpRegistry& registry);        ///< nn/: CausalConvWithState
 
 }  // namespace vn::ops

@@ -59,6 +59,14 @@ void register_all_ops(OpRegistry& registry) {
   register_unique_ops(registry);
   register_resize_ops(registry);
   register_grid_sample_ops(registry);
+  // Transformer-era ops (opsets 18-28).
+  register_smooth_activation_ops(registry);
+  register_attention_ops(registry);
+  register_flex_attention_ops(registry);
+  register_linear_attention_ops(registry);
+  register_rms_group_norm_ops(registry);
+  register_rotary_embedding_ops(registry);
+  register_causal_conv_ops(registry);
 }
 
 }  // namespace vn::ops
