@@ -59,6 +59,11 @@ void register_all_ops(OpRegistry& registry) {
   register_unique_ops(registry);
   register_resize_ops(registry);
   register_grid_sample_ops(registry);
+  // Added for opsets 18-28 (issue #23): ops new since ONNX 1.12.
+  register_loss_ops(registry);
+  register_col2im_ops(registry);
+  register_deform_conv_ops(registry);
+  register_bitcast_ops(registry);
 }
 
 }  // namespace vn::ops
