@@ -122,14 +122,14 @@ TEST(NativeOps, ReduceMean18WithAnAxesInputStillFormsTheLayerNormPattern) {
 
 TEST(NativeOps, AVersionNoKernelImplementsIsRefusedByTheEngineToo) {
   const Model model = make_model(R"(
-    <ir_version: 8, opset_import: ["" : 20]>
-    g (float[1,1,2,2] x, float[1,2,2,2] grid) => (float[1,1,2,2] y) {
-      y = GridSample(x, grid)
+    <ir_version: 8, opset_import: ["" : 21]>
+    g (int8[4] x, float scale) => (float[4] y) {
+      y = DequantizeLinear(x, scale)
     })");
   EngineBackend engine;
   const Status st = engine.prepare(model, PrepareOptions{});
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("GridSample-20 (the version in force at opset 20) is not implemented"),
+  EXPECT_NE(st.message().find("DequantizeLinear-21 (the version in force at opset 21) is not implemented"),
             std::string::npos)
       << st.to_string();
 }
