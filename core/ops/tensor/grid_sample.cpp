@@ -152,6 +152,12 @@ Status grid_sample(KernelContext& ctx) {
                     padding_name);
   }
   const bool align = ctx.attr_int("align_corners", 0) != 0;
+  // Each output point reads 1, 2^r or 4^r taps; beyond 3-D (64 cubic taps) that grows past any
+  // model's use, so a hostile rank cannot make the loops run for hours.
+  if (r > 3 && (mode == Interp::kBicubic || r > 6)) {
+    return ctx.fail(StatusCode::kUnsupportedAttr, "GridSample over {} spatial dimensions in {} mode is not implemented",
+                    r, mode_name);
+  }
   const int64_t n = x.dim(0), c = x.dim(1);
   const auto ur = static_cast<size_t>(r);
   const Shape dims(x.shape().begin() + 2, x.shape().end());

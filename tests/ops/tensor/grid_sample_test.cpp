@@ -113,6 +113,10 @@ TEST(GridSample20, TwoDimensionsKeepVersion16sResultsUnderTheNewModeNames) {
   m.attr("mode", "bilinear");
   m.input<float>({1, 1, 2, 2}, {0, 1, 2, 3}).input<float>({1, 1, 1, 2}, {0, 0});
   m.expect_failure(StatusCode::kInvalidModel, "mode 'bilinear' is not one of linear, nearest, cubic");
+  OpTester h("GridSample", 20);
+  h.attr("mode", "cubic");
+  h.input<float>({1, 1, 1, 1, 1, 1}, {1}).input<float>({1, 1, 1, 1, 1, 4}, {0, 0, 0, 0});
+  h.expect_failure(StatusCode::kUnsupportedAttr, "GridSample over 4 spatial dimensions in cubic mode");
   OpTester v("GridSample", 16);
   v.input<float>({1, 1, 1, 2, 2}, {0, 1, 2, 3}).input<float>({1, 1, 1, 1, 3}, {0, 0, 0});
   v.expect_failure(StatusCode::kShapeMismatch, "X must be 4-D (N, C, H, W)");
