@@ -67,6 +67,11 @@ void register_all_ops(OpRegistry& registry) {
   register_rms_group_norm_ops(registry);
   register_rotary_embedding_ops(registry);
   register_causal_conv_ops(registry);
+  // Ops new since ONNX 1.12.
+  register_loss_ops(registry);
+  register_col2im_ops(registry);
+  register_deform_conv_ops(registry);
+  register_bitcast_ops(registry);
 }
 
 }  // namespace vn::ops

@@ -120,16 +120,47 @@ TEST(NativeOps, ReduceMean18WithAnAxesInputStillFormsTheLayerNormPattern) {
   test::expect_close(y, *test::run_reference(model, feeds).find("y"), {1e-5, 1e-5}, "LayerNorm pattern");
 }
 
+TEST(NativeOps, OpsAfterOpset17RunOnTheirReferenceKernelsInTheEngine) {
+  // Ops the engine has no layer for (AffineGrid-20, GridSample-22, CumProd-26,
+  // SoftmaxCrossEntropyLoss-13, Mod-28) build as generic layers and agree with the reference.
+  const Model model = make_model(R"(
+    <ir_version: 8, opset_import: ["" : 28]>
+    g (float[1,2,4,4] x, float[1,2,3] theta) => (float[4] loss, float[4,4] m) {
+      size = Constant<value = int64[4] {1, 2, 4, 4}>()
+      grid = AffineGrid(theta, size)
+      s = GridSample<mode = "cubic", padding_mode = "border">(x, grid)
+      axis = Constant<value = int64 {3}>()
+      c = CumProd(s, axis)
+      shape = Constant<value = int64[2] {8, 4}>()
+      r = Reshape(c, shape)
+      start = Constant<value = int64[1] {0}>()
+      stop = Constant<value = int64[1] {4}>()
+      half = Slice(r, start, stop)
+      labels = Constant<value = int64[4] {1, 0, 3, 2}>()
+      loss, logp = SoftmaxCrossEntropyLoss<reduction = "none">(half, labels)
+      two = Constant<value = float {2.0}>()
+      m = Mod(logp, two)
+    })");
+  const TensorMap feeds{{"x", random_tensor({1, 2, 4, 4}, 5)},
+                        {"theta", Tensor::from_vector<float>({1, 2, 3}, {0.9f, 0.1f, 0.05f, -0.1f, 1.1f, 0.0f})}};
+  const TensorMap want = test::run_reference(model, feeds);
+  for (const char* name : {"loss", "m"}) {
+    const auto [got, kind] = run_engine(model, feeds, name);
+    EXPECT_EQ(kind, LayerKind::kGeneric) << name;
+    test::expect_close(got, *want.find(name), {0, 0}, name);
+  }
+}
+
 TEST(NativeOps, AVersionNoKernelImplementsIsRefusedByTheEngineToo) {
   const Model model = make_model(R"(
-    <ir_version: 8, opset_import: ["" : 20]>
-    g (float[1,1,2,2] x, float[1,2,2,2] grid) => (float[1,1,2,2] y) {
-      y = GridSample(x, grid)
+    <ir_version: 8, opset_import: ["" : 21]>
+    g (int8[4] x, float scale) => (float[4] y) {
+      y = DequantizeLinear(x, scale)
     })");
   EngineBackend engine;
   const Status st = engine.prepare(model, PrepareOptions{});
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("GridSample-20 (the version in force at opset 20) is not implemented"),
+  EXPECT_NE(st.message().find("DequantizeLinear-21 (the version in force at opset 21) is not implemented"),
             std::string::npos)
       << st.to_string();
 }

@@ -40,6 +40,26 @@ TEST(ReduceAxesInput, EveryReduceTakesAxesAsAnInputFrom18) {
   all.run();
 }
 
+TEST(ReduceMaxMin20, BoolIsAnyAndAll) {
+  const std::vector<bool> x = {true, false, false, false};
+  OpTester any("ReduceMax", 20);
+  any.attr("keepdims", int64_t{0}).input<bool>({2, 2}, x).input<int64_t>({1}, {1});
+  any.output<bool>({2}, {true, false});
+  any.run();
+  OpTester all("ReduceMin", 20);
+  all.attr("keepdims", int64_t{0}).input<bool>({2, 2}, {true, true, true, false}).input<int64_t>({1}, {1});
+  all.output<bool>({2}, {true, false});
+  all.run();
+  // Over an empty set: the identities false (max) and true (min).
+  OpTester empty_max("ReduceMax", 20);
+  empty_max.attr("keepdims", int64_t{0}).input<bool>({2, 0}, {}).input<int64_t>({1}, {1});
+  empty_max.output<bool>({2}, {false, false});
+  empty_max.run();
+  OpTester old("ReduceMax", 18);
+  old.input<bool>({2}, {true, false});
+  old.expect_failure(StatusCode::kUnsupportedDType, "bool");
+}
+
 TEST(AveragePool19, DilationsSpreadTheTaps) {
   OpTester t("AveragePool", 19);
   t.attr("kernel_shape", Shape{2, 2}).attr("dilations", Shape{2, 2});
@@ -131,11 +151,14 @@ TEST(Resize18, KeepAspectRatioPolicyOverTheNamedAxes) {
   larger.run();
 }
 
-TEST(Resize18, AntialiasIsRefused) {
+TEST(Resize18, AntialiasWidensTheDownsamplingFilter) {
+  // Scale 0.5: the triangle filter spans 4 inputs with weights (1/8, 3/8, 3/8, 1/8) around 0.5,
+  // edge-padded: (1 + 3 * 1 + 3 * 2 + 3) / 8 = 1.625 and its mirror 3.375 (plain linear: 1.5, 3.5).
   OpTester t("Resize", 18);
   t.attr("antialias", int64_t{1}).attr("mode", "linear");
   t.input<float>({1, 4}, {1, 2, 3, 4}).omitted_input().input<float>({2}, {1, 0.5f});
-  t.expect_failure(StatusCode::kUnsupportedAttr, "antialias=1");
+  t.output<float>({1, 2}, {1.625f, 3.375f});
+  t.run();
 }
 
 TEST(Resize19, HalfPixelSymmetricCentresTheRoundedSpan) {

@@ -82,11 +82,12 @@ TEST(Registry, ANodeRunsOnlyOnTheKernelOfItsVersion) {
 
 TEST(Registry, AVersionNotImplementedIsRefusedWithTheVersionsThatAre) {
   const OpRegistry& r = reference_registry();
-  // GridSample-20 renamed its modes and went N-D; the kernel implements 16 only.
-  const KernelLookup grid = r.lookup("", "GridSample", 20);
-  EXPECT_EQ(grid.def, nullptr);
-  EXPECT_EQ(grid.version, 20);
-  EXPECT_EQ(grid.reason, "GridSample-20 (the version in force at opset 20) is not implemented; implemented: GridSample-16");
+  // Upsample-10 is the deprecated version (Resize replaced it); the kernels implement 7 and 9.
+  const KernelLookup upsample = r.lookup("", "Upsample", 10);
+  EXPECT_EQ(upsample.def, nullptr);
+  EXPECT_EQ(upsample.version, 10);
+  EXPECT_EQ(upsample.reason,
+            "Upsample-10 (the version in force at opset 10) is not implemented; implemented: Upsample-7, Upsample-9");
   const KernelLookup decoder = r.lookup("", "ImageDecoder", 23);
   EXPECT_EQ(decoder.def, nullptr);
   EXPECT_EQ(decoder.reason, "ImageDecoder-20 (opset 23) is not implemented");

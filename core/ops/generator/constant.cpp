@@ -78,10 +78,23 @@ Status constant_of_shape(KernelContext& ctx) {
   });
 }
 
+/// Range-11, and Range-27 (`kStash`), which adds float16 and bfloat16 computed in the float type
+/// its stash_type names (float32 by default, or float64), each value rounded once to the output.
+template <bool kStash>
 Status range(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 3));
   const DType dtype = ctx.input(0).dtype();
-  using Types = TypeList<float, double, int16_t, int32_t, int64_t>;
+  bool stash_double = false;
+  if constexpr (kStash) {
+    const int64_t stash = ctx.attr_int("stash_type", 1);
+    if (stash != 1 && stash != 11) {
+      return ctx.fail(StatusCode::kUnsupportedAttr, "stash_type {} is not float32 (1) or float64 (11)", stash);
+    }
+    stash_double = stash == 11;
+  }
+  using Types =
+      std::conditional_t<kStash, TypeList<float, double, int16_t, int32_t, int64_t, Eigen::half, Eigen::bfloat16>,
+                         TypeList<float, double, int16_t, int32_t, int64_t>>;
   return dispatch_types(Types{}, ctx, dtype, [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(T start, input_scalar<T>(ctx, 0, "start"));
     VN_ASSIGN_OR_RETURN(T limit, input_scalar<T>(ctx, 1, "limit"));
@@ -115,8 +128,12 @@ Status range(KernelContext& ctx) {
       if constexpr (std::is_integral_v<T>) {
         py[i] = static_cast<T>(static_cast<WrapType<T>>(start) +
                                static_cast<WrapType<T>>(static_cast<WrapType<T>>(i) * static_cast<WrapType<T>>(delta)));
-      } else {
+      } else if constexpr (std::is_floating_point_v<T>) {
         py[i] = start + static_cast<T>(i) * delta;
+      } else if (stash_double) {
+        py[i] = static_cast<T>(static_cast<double>(start) + static_cast<double>(i) * static_cast<double>(delta));
+      } else {
+        py[i] = static_cast<T>(static_cast<float>(start) + static_cast<float>(i) * static_cast<float>(delta));
       }
     }
     return Status::OK();
@@ -131,7 +148,8 @@ void register_constant_ops(OpRegistry& registry) {
   // reads the value.
   for (int64_t v : {1, 9, 11, 12, 13, 19, 21, 23, 24, 25}) registry.add("Constant", v, constant);
   for (int64_t v : {9, 20, 21, 23, 24, 25}) registry.add("ConstantOfShape", v, constant_of_shape);
-  registry.add("Range", 11, range);
+  registry.add("Range", 11, range<false>);
+  registry.add("Range", 27, range<true>);
 }
 
 }  // namespace vn::ops

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Comparisons, boolean logic and bit shifts with numpy broadcasting: Equal, Less, Greater,
-// LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, BitShift. Opset 1 versions use the legacy
+// LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, BitShift, BitwiseAnd/Or/Xor/Not (integers only;
+// BitShift takes signed ones from version 28). Opset 1 versions use the legacy
 // broadcast/axis attributes. float16 and bfloat16 compare through Eigen's half types, whose
 // operators convert to float, which is exact.
+#include <functional>
 #include <string>
+#include <type_traits>
 
 #include "core/ops/elementwise.h"
 #include "core/ops/families.h"
@@ -80,16 +83,30 @@ Status not_kernel(KernelContext& ctx) {
                         [&]<typename T>() { return unary_scalar<bool>(ctx, [](bool v) { return !v; }); });
 }
 
-// ONNX BitShift: a shift by the element width or more yields 0 (numpy's result); C++ leaves it
-// undefined.
+// ONNX BitShift as numpy shifts: a shift by the element width or more, or (signed types, from
+// BitShift-28) by a negative amount, yields 0, and -1 for a right shift of a negative value; C++
+// leaves those undefined. Signed right shifts are arithmetic, left shifts move the raw bits.
 template <typename T, bool kLeft>
 struct ShiftOp {
   T operator()(T a, T b) const {
-    if (b >= T(sizeof(T) * 8)) return T(0);
-    return kLeft ? static_cast<T>(a << b) : static_cast<T>(a >> b);
+    using U = std::make_unsigned_t<T>;
+    bool negative = false;
+    if constexpr (std::is_signed_v<T>) negative = b < T(0);
+    if (negative || static_cast<U>(b) >= sizeof(T) * 8) {
+      if constexpr (std::is_signed_v<T>) {
+        if (!kLeft && a < T(0)) return T(-1);
+      }
+      return T(0);
+    }
+    if constexpr (kLeft) {
+      return static_cast<T>(static_cast<U>(static_cast<WrapType<T>>(static_cast<U>(a)) << b));
+    } else {
+      return static_cast<T>(a >> b);
+    }
   }
 };
 
+template <typename Types>
 Status bit_shift(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& a = ctx.input(0);
@@ -104,11 +121,37 @@ Status bit_shift(KernelContext& ctx) {
                     direction);
   }
   const bool left = direction == "LEFT";
-  using Types = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
   return dispatch_types(Types{}, ctx, a.dtype(), [&]<typename T>() {
     return left ? binary_broadcast<T, T, T>(ctx, a, b, ShiftOp<T, true>{})
                 : binary_broadcast<T, T, T>(ctx, a, b, ShiftOp<T, false>{});
   });
+}
+
+template <typename Op>
+struct BitwiseOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return static_cast<T>(Op{}(a, b));
+  }
+};
+
+template <typename Op>
+Status bitwise(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (a.dtype() != b.dtype()) {
+    return ctx.fail(StatusCode::kInvalidModel, "inputs A ({}) and B ({}) must have the same type",
+                    dtype_name(a.dtype()), dtype_name(b.dtype()));
+  }
+  return dispatch_types(IntTypes{}, ctx, a.dtype(),
+                        [&]<typename T>() { return binary_broadcast<T, T, T>(ctx, a, b, BitwiseOp<Op>{}); });
+}
+
+Status bitwise_not(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  return dispatch_types(IntTypes{}, ctx, ctx.input(0).dtype(),
+                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return static_cast<T>(~v); }); });
 }
 
 }  // namespace
@@ -133,7 +176,12 @@ void register_logical_ops(OpRegistry& registry) {
   registry.add("Or", 7, compare<OrOp, TypeList<bool>, false>);
   registry.add("Xor", 1, compare<XorOp, TypeList<bool>, true>);
   registry.add("Xor", 7, compare<XorOp, TypeList<bool>, false>);
-  registry.add("BitShift", 11, bit_shift);
+  registry.add("BitShift", 11, bit_shift<TypeList<uint8_t, uint16_t, uint32_t, uint64_t>>);
+  registry.add("BitShift", 28, bit_shift<IntTypes>);
+  registry.add("BitwiseAnd", 18, bitwise<std::bit_and<>>);
+  registry.add("BitwiseOr", 18, bitwise<std::bit_or<>>);
+  registry.add("BitwiseXor", 18, bitwise<std::bit_xor<>>);
+  registry.add("BitwiseNot", 18, bitwise_not);
   registry.add("Not", 1, not_kernel);
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// CumSum: running sums along one axis (an input, not an attribute), with the exclusive and reverse
-// variants. Float sums accumulate in double, so a long axis of float32 keeps full precision (each
-// output is the double sum rounded once); integer sums wrap modulo 2^n. float16 and bfloat16
-// (opset 14) accumulate in double too.
+// CumSum and CumProd (opset 26): running sums or products along one axis (an input, not an
+// attribute), with the exclusive (starting from 0, or 1 for products) and reverse variants. Float
+// accumulates in double, so a long axis of float32 keeps full precision (each output is the double
+// result rounded once); integers wrap modulo 2^n. float16 and bfloat16 accumulate in double too.
 #include <cstdint>
 #include <type_traits>
 
@@ -23,8 +23,8 @@ struct CumAccOf<T, true> {
 template <typename T>
 using CumAcc = typename CumAccOf<T>::type;
 
-template <typename Types>
-Status cumsum(KernelContext& ctx) {
+template <typename Types, bool kProduct>
+Status cumulate(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& x = ctx.input(0);
   const Tensor& axis_t = ctx.input(1);
@@ -50,17 +50,13 @@ Status cumsum(KernelContext& ctx) {
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t base = o * len * inner + i;
-        A acc = A(0);
+        A acc = kProduct ? A(1) : A(0);
         for (int64_t step = 0; step < len; ++step) {
           const int64_t at = base + (reverse ? len - 1 - step : step) * inner;
           const A v = static_cast<A>(px[at]);
-          if (exclusive) {
-            py[at] = static_cast<T>(acc);
-            acc = static_cast<A>(acc + v);
-          } else {
-            acc = static_cast<A>(acc + v);
-            py[at] = static_cast<T>(acc);
-          }
+          if (exclusive) py[at] = static_cast<T>(acc);
+          acc = static_cast<A>(kProduct ? acc * v : acc + v);
+          if (!exclusive) py[at] = static_cast<T>(acc);
         }
       }
     }
@@ -68,12 +64,14 @@ Status cumsum(KernelContext& ctx) {
   });
 }
 
+using CumTypes14 = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t, Eigen::half, Eigen::bfloat16>;
+
 }  // namespace
 
 void register_cumsum_ops(OpRegistry& registry) {
-  registry.add("CumSum", 11, cumsum<TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>>);
-  registry.add("CumSum", 14,
-               cumsum<TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t, Eigen::half, Eigen::bfloat16>>);
+  registry.add("CumSum", 11, cumulate<TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>, false>);
+  registry.add("CumSum", 14, cumulate<CumTypes14, false>);
+  registry.add("CumProd", 26, cumulate<CumTypes14, true>);
 }
 
 }  // namespace vn::ops

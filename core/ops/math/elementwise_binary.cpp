@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Binary arithmetic with numpy broadcasting: Add, Sub, Mul, Div, Pow, Mod. Opset < 7 versions use
-// the legacy broadcast/axis attributes instead.
+// the legacy broadcast/axis attributes instead. Mod-28 adds floor modulus for floating-point
+// inputs (fmod = 0), as numpy.mod computes it.
 //
 // Integer semantics: Add/Sub/Mul wrap modulo 2^n. Div truncates toward zero like C and the ONNX
 // reference implementation (numpy true division cast back to the integer type), which differs from
@@ -212,6 +213,26 @@ struct FloatModOp {
   }
 };
 
+/// Floating-point floor modulus (Python's %, numpy.mod, Mod-28 with fmod=0): fmod moved into the
+/// divisor's sign, and a zero remainder carries the divisor's sign.
+template <typename T>
+struct FloatFloorModOp {
+  T operator()(T a, T b) const {
+    using F = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+    const F fb = static_cast<F>(b);
+    F r = std::fmod(static_cast<F>(a), fb);
+    if (r != F(0)) {
+      if ((fb < F(0)) != (r < F(0))) r += fb;
+    } else {
+      r = std::copysign(F(0), fb);
+    }
+    return static_cast<T>(r);
+  }
+};
+
+/// Mod before version 28 requires fmod = 1 for floating-point inputs; version 28 gives them
+/// fmod = 0 too, with floor semantics (`kFloatFloor`).
+template <bool kFloatFloor>
 Status mod_kernel(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& a = ctx.input(0);
@@ -227,8 +248,9 @@ Status mod_kernel(KernelContext& ctx) {
       return binary_broadcast<T, T, T>(ctx, a, b, IntModOp<T, false>{});
     } else {
       if (!fmod) {
-        return ctx.fail(StatusCode::kInvalidModel, "fmod must be 1 for floating-point inputs ({}), got 0",
-                        dtype_name(a.dtype()));
+        if constexpr (kFloatFloor) return binary_broadcast<T, T, T>(ctx, a, b, FloatFloorModOp<T>{});
+        return ctx.fail(StatusCode::kInvalidModel,
+                        "fmod must be 1 for floating-point inputs ({}), got 0 (0 needs Mod-28)", dtype_name(a.dtype()));
       }
       return binary_broadcast<T, T, T>(ctx, a, b, FloatModOp<T>{});
     }
@@ -252,7 +274,8 @@ void register_elementwise_binary_ops(OpRegistry& registry) {
   }
   registry.add("Pow", 1, pow_kernel<true>);
   for (int64_t v : {7, 12, 13, 15}) registry.add("Pow", v, pow_kernel<false>);
-  for (int64_t v : {10, 13}) registry.add("Mod", v, mod_kernel);
+  for (int64_t v : {10, 13}) registry.add("Mod", v, mod_kernel<false>);
+  registry.add("Mod", 28, mod_kernel<true>);
 }
 
 }  // namespace vn::ops

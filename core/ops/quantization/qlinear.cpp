@@ -31,7 +31,7 @@ struct Centered {
 /// allows per-group parameters of that many entries (`group_stride` elements apart); `param_shape`
 /// names the accepted shapes in errors.
 Result<Centered> centered(const KernelContext& ctx, size_t di, size_t si, size_t zi, int64_t groups,
-                          int64_t group_stride, std::string_view what) {
+                          int64_t group_stride, std::string_view what, DType scale_type = DType::kFloat32) {
   const Tensor& t = ctx.input(di);
   const Tensor& scale = ctx.input(si);
   const Tensor& zp = ctx.input(zi);
@@ -42,8 +42,9 @@ Result<Centered> centered(const KernelContext& ctx, size_t di, size_t si, size_t
     return ctx.fail(StatusCode::kInvalidModel, "{}_zero_point ({}) must have the type of {} ({})", what,
                     dtype_name(zp.dtype()), what, dtype_name(t.dtype()));
   }
-  if (scale.dtype() != DType::kFloat32) {
-    return ctx.fail(StatusCode::kInvalidModel, "{}_scale must be float32, got {}", what, dtype_name(scale.dtype()));
+  if (scale.dtype() != scale_type) {
+    return ctx.fail(StatusCode::kInvalidModel, "{}_scale must be {}, got {}", what, dtype_name(scale_type),
+                    dtype_name(scale.dtype()));
   }
   const int64_t n = scale.numel();
   if (n != zp.numel() || !(n == 1 || (groups > 0 && n == groups))) {
@@ -71,18 +72,19 @@ struct OutputQuant {
   DType dtype = DType::kUInt8;
 };
 
-Result<OutputQuant> output_quant(const KernelContext& ctx, size_t si, size_t zi) {
+Result<OutputQuant> output_quant(const KernelContext& ctx, size_t si, size_t zi, DType scale_type = DType::kFloat32) {
   const Tensor& scale = ctx.input(si);
   const Tensor& zp = ctx.input(zi);
-  if (scale.numel() != 1 || zp.numel() != 1 || scale.dtype() != DType::kFloat32) {
-    return ctx.fail(StatusCode::kShapeMismatch, "y_scale (float32) and y_zero_point must be scalars, got {} {} and {}",
-                    dtype_name(scale.dtype()), shape_to_string(scale.shape()), shape_to_string(zp.shape()));
+  if (scale.numel() != 1 || zp.numel() != 1 || scale.dtype() != scale_type) {
+    return ctx.fail(StatusCode::kShapeMismatch, "y_scale ({}) and y_zero_point must be scalars, got {} {} and {}",
+                    dtype_name(scale_type), dtype_name(scale.dtype()), shape_to_string(scale.shape()),
+                    shape_to_string(zp.shape()));
   }
   if (zp.dtype() != DType::kUInt8 && zp.dtype() != DType::kInt8) {
     return unsupported_dtype(ctx, zp.dtype(), {DType::kUInt8, DType::kInt8});
   }
   OutputQuant q;
-  q.scale = static_cast<double>(scale.data<float>()[0]);
+  q.scale = tensor_to_doubles(scale).value()[0];
   q.zero_point = tensor_to_int64s(zp).value()[0];
   q.dtype = zp.dtype();
   if (!(q.scale > 0) || !std::isfinite(q.scale)) {
@@ -106,8 +108,10 @@ Status requantize(KernelContext& ctx, const std::vector<int64_t>& acc, const Out
   });
 }
 
-// QLinearMatMul-10: numpy matmul of the centred a and b. a's parameters may be per row (M
-// entries), b's per column (N entries).
+// QLinearMatMul: numpy matmul of the centred a and b. a's parameters may be per row (M entries),
+// b's per column (N entries). Version 21 (`kAnyScaleType`) takes float16 or bfloat16 scales
+// besides float32, all three of one type; the multiplier is still evaluated in double.
+template <bool kAnyScaleType>
 Status qlinear_matmul(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 8));
   const Tensor& a = ctx.input(0);
@@ -131,9 +135,16 @@ Status qlinear_matmul(KernelContext& ctx) {
     return ctx.fail(StatusCode::kShapeMismatch, "batch dimensions of a {} and b {} do not broadcast",
                     shape_to_string(a.shape()), shape_to_string(b.shape()));
   }
-  VN_ASSIGN_OR_RETURN(Centered ca, centered(ctx, 0, 1, 2, m, k, "a"));
-  VN_ASSIGN_OR_RETURN(Centered cb, centered(ctx, 3, 4, 5, n, 1, "b"));
-  VN_ASSIGN_OR_RETURN(OutputQuant q, output_quant(ctx, 6, 7));
+  DType scale_type = DType::kFloat32;
+  if (kAnyScaleType) {
+    scale_type = ctx.input(1).dtype();
+    if (scale_type != DType::kFloat32 && scale_type != DType::kFloat16 && scale_type != DType::kBFloat16) {
+      return unsupported_dtype(ctx, scale_type, {DType::kFloat32, DType::kFloat16, DType::kBFloat16});
+    }
+  }
+  VN_ASSIGN_OR_RETURN(Centered ca, centered(ctx, 0, 1, 2, m, k, "a", scale_type));
+  VN_ASSIGN_OR_RETURN(Centered cb, centered(ctx, 3, 4, 5, n, 1, "b", scale_type));
+  VN_ASSIGN_OR_RETURN(OutputQuant q, output_quant(ctx, 6, 7, scale_type));
   Shape out_shape = *batch;
   if (a.rank() > 1) out_shape.push_back(m);
   if (b.rank() > 1) out_shape.push_back(n);
@@ -254,8 +265,9 @@ Status qlinear_conv(KernelContext& ctx) {
 
 void register_qlinear_ops(OpRegistry& registry) {
   registry.add("QLinearConv", 10, qlinear_conv);
-  // QLinearMatMul-21 only added float8 operands and float16/bfloat16 scales.
-  for (int64_t v : {10, 21}) registry.add("QLinearMatMul", v, qlinear_matmul);
+  registry.add("QLinearMatMul", 10, qlinear_matmul<false>);
+  // QLinearMatMul-21 added float16/bfloat16 scales and float8 operands (refused as operands).
+  registry.add("QLinearMatMul", 21, qlinear_matmul<true>);
 }
 
 }  // namespace vn::ops

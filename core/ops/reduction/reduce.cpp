@@ -34,18 +34,21 @@ template <ReduceKind kKind>
 constexpr bool kIntViaDouble =
     kKind == ReduceKind::kL2 || kKind == ReduceKind::kLogSum || kKind == ReduceKind::kLogSumExp;
 
+/// Extrema keep the element type (bool as uint8_t, which std::vector stores as bytes).
 template <ReduceKind kKind, typename T>
 using AccType =
-    std::conditional_t<kIsExtremum<kKind>, T,
+    std::conditional_t<kIsExtremum<kKind>, std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>,
                        std::conditional_t<std::is_floating_point_v<T> || kIntViaDouble<kKind>, double, uint64_t>>;
 
 template <ReduceKind kKind, typename T>
 AccType<kKind, T> reduce_identity() {
   using A = AccType<kKind, T>;
   if constexpr (kKind == ReduceKind::kMax) {
-    return std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::lowest();  // false for bool
   } else if constexpr (kKind == ReduceKind::kMin) {
-    return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::max();  // true for bool
   } else if constexpr (kKind == ReduceKind::kProd) {
     return A(1);
   } else {
@@ -149,7 +152,7 @@ void accumulate(const Tensor& x, const ReducePlan& plan, std::vector<AccType<kKi
   });
 }
 
-template <ReduceKind kKind>
+template <ReduceKind kKind, typename Types = NumericTypes>
 Status reduce_with(KernelContext& ctx, std::optional<std::vector<int64_t>> axes_opt, bool noop_with_empty_axes) {
   const Tensor& x = ctx.input(0);
   const int64_t rank = x.rank();
@@ -174,7 +177,7 @@ Status reduce_with(KernelContext& ctx, std::optional<std::vector<int64_t>> axes_
     const bool reduced = std::find(axes.begin(), axes.end(), a) != axes.end();
     if (!reduced || keepdims) plan.out_shape.push_back(reduced ? 1 : x.dim(a));
   }
-  return dispatch_types(NumericTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(Types{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     using A = AccType<kKind, T>;
     if constexpr (kKind == ReduceKind::kMean && !std::is_floating_point_v<T>) {
       if (plan.count == 0) {
@@ -211,12 +214,12 @@ Status reduce_1(KernelContext& ctx) {
 }
 
 // ReduceSum-13 and every other Reduce* from opset 18: axes is an optional input, and
-// noop_with_empty_axes makes an empty list the identity.
-template <ReduceKind kKind>
+// noop_with_empty_axes makes an empty list the identity. `Types`: the element types taken.
+template <ReduceKind kKind, typename Types = NumericTypes>
 Status reduce_axes_input(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   VN_ASSIGN_OR_RETURN(auto axes, optional_input_int64s(ctx, 1, "axes"));
-  return reduce_with<kKind>(ctx, std::move(axes), ctx.attr_int("noop_with_empty_axes", 0) != 0);
+  return reduce_with<kKind, Types>(ctx, std::move(axes), ctx.attr_int("noop_with_empty_axes", 0) != 0);
 }
 
 // ---- ArgMax / ArgMin ---------------------------------------------------------------------------
@@ -287,11 +290,11 @@ void register_reduce_ops(OpRegistry& registry) {
     registry.add("ReduceMax", v, reduce_1<ReduceKind::kMax>);
     registry.add("ReduceMin", v, reduce_1<ReduceKind::kMin>);
   }
-  // ReduceMax-20 and ReduceMin-20 added bool inputs, which the numeric dispatch refuses.
-  for (int64_t v : {18, 20}) {
-    registry.add("ReduceMax", v, reduce_axes_input<ReduceKind::kMax>);
-    registry.add("ReduceMin", v, reduce_axes_input<ReduceKind::kMin>);
-  }
+  registry.add("ReduceMax", 18, reduce_axes_input<ReduceKind::kMax>);
+  registry.add("ReduceMin", 18, reduce_axes_input<ReduceKind::kMin>);
+  // ReduceMax-20 and ReduceMin-20 add bool: any and all (false and true over an empty set).
+  registry.add("ReduceMax", 20, reduce_axes_input<ReduceKind::kMax, NumericBoolTypes>);
+  registry.add("ReduceMin", 20, reduce_axes_input<ReduceKind::kMin, NumericBoolTypes>);
   for (int64_t v : {1, 11, 13}) {
     registry.add("ReduceProd", v, reduce_1<ReduceKind::kProd>);
     registry.add("ReduceL1", v, reduce_1<ReduceKind::kL1>);

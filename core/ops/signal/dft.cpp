@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fourier transforms of opset 17: DFT along one signal axis (real [..., 1] or complex [..., 2]
-// input, forward or inverse, optionally one-sided) and STFT (framed, optionally windowed DFTs of a
-// batch of 1-D signals). Direct O(n^2) transforms in double precision with exactly reduced
+// Fourier transforms: DFT (17, and 20 with the axis as an input) along one signal axis (real
+// [..., 1] or complex [..., 2] input, forward or inverse, optionally one-sided, where the inverse
+// of one-sided bins is numpy's irfft) and STFT (framed, optionally windowed DFTs of a batch of 1-D
+// signals). Direct O(n^2) transforms in double precision with exactly reduced
 // twiddle indices, so results agree with numpy.fft to double rounding.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -86,35 +88,67 @@ Result<int64_t> scalar_int(const KernelContext& ctx, size_t i, std::string_view 
   return v[0];
 }
 
+/// The inverse of a one-sided spectrum (numpy.fft.irfft): `in` holds bins [0, m) of a Hermitian
+/// spectrum of length n (zero beyond m, bins past n / 2 unused) and `out` the n real samples.
+/// As numpy does, the imaginary parts of bin 0 and (n even) bin n / 2 are ignored.
+void irfft_1d(const double* in, int64_t in_stride, int64_t m, int64_t n, const Twiddles& tw, double* out,
+              int64_t out_stride) {
+  const int64_t half = n / 2;
+  for (int64_t t = 0; t < n; ++t) {
+    double acc = m > 0 ? in[0] : 0.0;
+    int64_t j = t;  // k * t mod n
+    for (int64_t k = 1; k <= half && k < m; ++k, j = (j + t) % n) {
+      const double xr = in[k * in_stride * 2], xi = in[k * in_stride * 2 + 1];
+      const double c = tw.cos[static_cast<size_t>(j)], s = tw.sin[static_cast<size_t>(j)];
+      // Bin k and its mirror n - k add up to 2 Re(X e^{+i theta}); the Nyquist bin has no mirror.
+      acc += 2 * k == n ? xr * c : 2 * (xr * c - xi * s);
+    }
+    out[t * out_stride] = acc / static_cast<double>(n);
+  }
+}
+
+/// DFT-17 (axis attribute, default 1) and DFT-20 (`kAxisInput`: axis as optional input 2, default
+/// -2). The axis may be any but the last, complex one; negative counts from the back. Forward or
+/// inverse (scaled by 1 / n); onesided = 1 keeps the first n / 2 + 1 bins of a real input's
+/// transform, or with inverse = 1 takes such bins and returns the n real samples (irfft).
+template <bool kAxisInput>
 Status dft(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const Tensor& x = ctx.input(0);
-  VN_RETURN_IF_ERROR(check_signal(ctx, x, 3, "[batch, signal dims..., 1 or 2]"));
+  VN_RETURN_IF_ERROR(check_signal(ctx, x, 2, "[batch, signal dims..., 1 or 2]"));
   const int64_t rank = x.rank();
-  int64_t axis = ctx.attr_int("axis", 1);
+  int64_t axis = kAxisInput ? -2 : ctx.attr_int("axis", 1);
+  if constexpr (kAxisInput) {
+    if (ctx.has_input(2)) {
+      VN_ASSIGN_OR_RETURN(axis, scalar_int(ctx, 2, "axis"));
+    }
+  }
+  const int64_t given_axis = axis;
   if (axis < 0) axis += rank;
-  if (axis < 1 || axis > rank - 2) {
-    return ctx.fail(StatusCode::kInvalidModel, "axis {} must name a signal dimension, in [1, {}]",
-                    ctx.attr_int("axis", 1), rank - 2);
+  if (axis < 0 || axis > rank - 2) {
+    return ctx.fail(StatusCode::kInvalidModel, "axis {} must name a dimension other than the last, in [{}, {}]",
+                    given_axis, -rank, rank - 2);
   }
   const bool inverse = ctx.attr_int("inverse", 0) != 0;
   const bool onesided = ctx.attr_int("onesided", 0) != 0;
   const bool complex_in = x.dim(rank - 1) == 2;
-  if (onesided && (complex_in || inverse)) {
-    return ctx.fail(StatusCode::kUnsupportedAttr, "onesided = 1 needs a real input and a forward transform");
+  if (onesided && complex_in && !inverse) {
+    return ctx.fail(StatusCode::kInvalidModel, "onesided = 1 needs a real input for a forward transform");
   }
+  const bool irfft = onesided && inverse;
   const int64_t n_in = x.dim(axis);
-  int64_t n = n_in;
+  // irfft's default length is that of the spectrum the n_in one-sided bins come from.
+  int64_t n = irfft ? 2 * (n_in - 1) : n_in;
   if (ctx.has_input(1)) {
     VN_ASSIGN_OR_RETURN(n, scalar_int(ctx, 1, "dft_length"));
     if (n < 1 || n > (int64_t{1} << 31))
       return ctx.fail(StatusCode::kInvalidModel, "dft_length {} must be positive", n);
   }
-  if (n == 0) return ctx.fail(StatusCode::kShapeMismatch, "the transformed axis {} is empty", axis);
-  const int64_t bins = onesided ? n / 2 + 1 : n;
+  if (n <= 0) return ctx.fail(StatusCode::kShapeMismatch, "the transformed axis {} is too short", axis);
+  const int64_t bins = irfft ? n : onesided ? n / 2 + 1 : n;
   Shape out_shape = x.shape();
   out_shape[static_cast<size_t>(axis)] = bins;
-  out_shape.back() = 2;
+  out_shape.back() = irfft ? 1 : 2;
   VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
   if (y->numel() == 0) return Status::OK();
   VN_ASSIGN_OR_RETURN(std::vector<double> in, as_complex(x));
@@ -125,8 +159,12 @@ Status dft(KernelContext& ctx) {
   const int64_t used = std::min(n, n_in);  // zero-padded beyond the input, truncated below it
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
-      dft_1d(in.data() + ((o * n_in) * inner + i) * 2, inner, used, n, bins, inverse, tw,
-             out.data() + ((o * bins) * inner + i) * 2, inner);
+      const double* src = in.data() + ((o * n_in) * inner + i) * 2;
+      if (irfft) {
+        irfft_1d(src, inner, n_in, n, tw, out.data() + (o * bins) * inner + i, inner);
+      } else {
+        dft_1d(src, inner, used, n, bins, inverse, tw, out.data() + ((o * bins) * inner + i) * 2, inner);
+      }
     }
   }
   return store(ctx, out, y);
@@ -192,7 +230,8 @@ Status stft(KernelContext& ctx) {
 }  // namespace
 
 void register_dft_ops(OpRegistry& registry) {
-  registry.add("DFT", 17, dft);
+  registry.add("DFT", 17, dft<false>);
+  registry.add("DFT", 20, dft<true>);
   registry.add("STFT", 17, stft);
 }
 

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// GridSample (opset 16): samples a 4-D input (N, C, H, W) at the normalized [-1, 1] (x, y)
-// locations of grid (N, H_out, W_out, 2) with bilinear, nearest or bicubic interpolation and
-// zeros, border or reflection padding. Follows PyTorch's grid_sampler_2d, which ONNX's spec and
-// test data were written against: nearest rounds half to even, and bicubic applies the padding
-// mode to each of its 16 taps rather than to the sampling point.
+// GridSample: samples X (N, C, D1, ..., Dr) at the normalized [-1, 1] locations of grid
+// (N, O1, ..., Or, r) with (bi)linear, nearest or (bi)cubic interpolation and zeros, border or
+// reflection padding; version 16 is 2-D only, 20 and later any r. Follows PyTorch's grid samplers,
+// which ONNX's spec and test data were written against: nearest rounds half to even (in 3-D too,
+// as ONNX 1.23's expected values do, where PyTorch 1.13 rounded half away from zero), and cubic
+// applies the padding mode to each of its taps rather than to the sampling point. AffineGrid makes such a grid from
+// affine matrices.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/ops/broadcast.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
 
@@ -61,30 +64,80 @@ void cubic_coefficients(double t, double c[4]) {
   c[3] = ((A * x3 - 5 * A) * x3 + 8 * A) * x3 - 4 * A;
 }
 
+/// One spatial dimension's taps for a sampling coordinate: indices (-1 when outside) and weights.
+struct AxisTaps {
+  int64_t index[4];
+  double weight[4];
+  int count = 0;
+};
+
+/// The taps of unnormalized coordinate `v` along a dimension of `size` (PyTorch's grid sampler:
+/// linear and nearest pad the coordinate, cubic pads each of its four taps).
+AxisTaps axis_taps(double v, int64_t size, Interp mode, Padding padding, bool align) {
+  AxisTaps t;
+  if (mode == Interp::kBicubic) {
+    const double f = std::floor(v);
+    cubic_coefficients(v - f, t.weight);
+    for (int q = 0; q < 4; ++q) t.index[q] = tap_index(pad_coordinate(f - 1 + q, size, padding, align), size);
+    t.count = 4;
+    return t;
+  }
+  // Beyond one pixel outside the map every tap reads 0, so clamping there keeps the result and
+  // the integer conversions defined (NaN reads as outside too).
+  v = pad_coordinate(v, size, padding, align);
+  v = std::isnan(v) ? -2.0 : std::clamp(v, -2.0, static_cast<double>(size) + 1);
+  if (mode == Interp::kNearest) {
+    t.index[0] = static_cast<int64_t>(std::nearbyint(v));
+    t.weight[0] = 1.0;
+    t.count = 1;
+  } else {
+    const double f = std::floor(v);
+    t.index[0] = static_cast<int64_t>(f);
+    t.index[1] = t.index[0] + 1;
+    t.weight[0] = 1 - (v - f);
+    t.weight[1] = v - f;
+    t.count = 2;
+  }
+  for (int q = 0; q < t.count; ++q) {
+    if (t.index[q] < 0 || t.index[q] >= size) t.index[q] = -1;
+  }
+  return t;
+}
+
+/// GridSample over any number r of spatial dimensions: X (N, C, D1, ..., Dr) and grid
+/// (N, O1, ..., Or, r) whose last axis lists the coordinates innermost dimension first (x, y, z).
+/// `kVersion16` takes the 2-D-only version 16 with its mode names bilinear and bicubic; from
+/// version 20 they are linear and cubic.
+template <bool kVersion16>
 Status grid_sample(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& x = ctx.input(0);
   const Tensor& grid = ctx.input(1);
-  if (x.rank() != 4) {
-    return ctx.fail(StatusCode::kShapeMismatch, "X must be 4-D (N, C, H, W), got shape {}", shape_to_string(x.shape()));
+  if (kVersion16 ? x.rank() != 4 : x.rank() < 3) {
+    return ctx.fail(StatusCode::kShapeMismatch, "X must be {}, got shape {}",
+                    kVersion16 ? "4-D (N, C, H, W)" : "(N, C, D1, ..., Dr) with r >= 1", shape_to_string(x.shape()));
   }
-  if (grid.rank() != 4 || grid.dim(0) != x.dim(0) || grid.dim(3) != 2) {
-    return ctx.fail(StatusCode::kShapeMismatch, "grid must be (N, H_out, W_out, 2) with N = {}, got shape {}", x.dim(0),
-                    shape_to_string(grid.shape()));
+  const int64_t r = x.rank() - 2;
+  if (grid.rank() != x.rank() || grid.dim(0) != x.dim(0) || grid.dim(r + 1) != r) {
+    return ctx.fail(StatusCode::kShapeMismatch, "grid must be (N, {}, {}) with N = {}, got shape {}",
+                    r == 2 ? "H_out, W_out" : "D1_out, ..., Dr_out", r, x.dim(0), shape_to_string(grid.shape()));
   }
   if (!dtype_is_float(grid.dtype())) {
     return ctx.fail(StatusCode::kUnsupportedDType, "grid must be a float tensor, got {}", dtype_name(grid.dtype()));
   }
-  const std::string mode_name = ctx.attr_string("mode", "bilinear");
+  const std::string mode_name = ctx.attr_string("mode", kVersion16 ? "bilinear" : "linear");
+  const char* linear_name = kVersion16 ? "bilinear" : "linear";
+  const char* cubic_name = kVersion16 ? "bicubic" : "cubic";
   Interp mode;
-  if (mode_name == "bilinear") {
+  if (mode_name == linear_name) {
     mode = Interp::kBilinear;
   } else if (mode_name == "nearest") {
     mode = Interp::kNearest;
-  } else if (mode_name == "bicubic") {
+  } else if (mode_name == cubic_name) {
     mode = Interp::kBicubic;
   } else {
-    return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not one of bilinear, nearest, bicubic", mode_name);
+    return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not one of {}, nearest, {}", mode_name, linear_name,
+                    cubic_name);
   }
   const std::string padding_name = ctx.attr_string("padding_mode", "zeros");
   Padding padding;
@@ -99,73 +152,131 @@ Status grid_sample(KernelContext& ctx) {
                     padding_name);
   }
   const bool align = ctx.attr_int("align_corners", 0) != 0;
-  const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-  const int64_t oh = grid.dim(1), ow = grid.dim(2);
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), {n, c, oh, ow}));
+  // Each output point reads 1, 2^r or 4^r taps; beyond 3-D (64 cubic taps) that grows past any
+  // model's use, so a hostile rank cannot make the loops run for hours.
+  if (r > 3 && (mode == Interp::kBicubic || r > 6)) {
+    return ctx.fail(StatusCode::kUnsupportedAttr, "GridSample over {} spatial dimensions in {} mode is not implemented",
+                    r, mode_name);
+  }
+  const int64_t n = x.dim(0), c = x.dim(1);
+  const auto ur = static_cast<size_t>(r);
+  const Shape dims(x.shape().begin() + 2, x.shape().end());
+  Shape out_shape = {n, c};
+  out_shape.insert(out_shape.end(), grid.shape().begin() + 1, grid.shape().end() - 1);
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
   if (y->numel() == 0) return Status::OK();
-  if (h == 0 || w == 0) return ctx.fail(StatusCode::kShapeMismatch, "X has an empty spatial map");
+  const int64_t plane_size = shape_product(dims, 0, ur);
+  if (plane_size == 0) return ctx.fail(StatusCode::kShapeMismatch, "X has an empty spatial map");
+  const int64_t points = shape_product(grid.shape(), 1, ur + 1);
+  const Shape strides = contiguous_strides(dims);
   VN_ASSIGN_OR_RETURN(std::vector<double> g, tensor_to_doubles(grid));
   using Types = TypeList<float, double, Eigen::half, Eigen::bfloat16>;
   return dispatch_types(Types{}, ctx, x.dtype(), [&]<typename T>() {
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();
+    std::vector<AxisTaps> axes(ur);
+    std::vector<int64_t> offsets;
+    std::vector<double> weights;
+    std::vector<int> counter(ur);
     for (int64_t b = 0; b < n; ++b) {
-      for (int64_t i = 0; i < oh * ow; ++i) {
-        const double gx = g[static_cast<size_t>(((b * oh * ow) + i) * 2)];
-        const double gy = g[static_cast<size_t>(((b * oh * ow) + i) * 2 + 1)];
-        double sx = unnormalize(gx, w, align), sy = unnormalize(gy, h, align);
-        // Taps (row, column, weight); out-of-range taps read 0 (zeros padding, or a bilinear
-        // neighbour past the clamped edge, whose weight is 0 then).
-        int64_t rows[16], cols[16];
-        double weights[16];
-        int taps = 0;
-        if (mode == Interp::kBicubic) {
-          const double fx = std::floor(sx), fy = std::floor(sy);
-          double cx[4], cy[4];
-          cubic_coefficients(sx - fx, cx);
-          cubic_coefficients(sy - fy, cy);
-          for (int r = 0; r < 4; ++r) {
-            for (int q = 0; q < 4; ++q) {
-              rows[taps] = tap_index(pad_coordinate(fy - 1 + r, h, padding, align), h);
-              cols[taps] = tap_index(pad_coordinate(fx - 1 + q, w, padding, align), w);
-              weights[taps++] = cy[r] * cx[q];
-            }
+      for (int64_t i = 0; i < points; ++i) {
+        const double* gp = g.data() + static_cast<size_t>((b * points + i) * r);
+        for (size_t j = 0; j < ur; ++j) {
+          const double v = unnormalize(gp[ur - 1 - j], dims[j], align);
+          axes[j] = axis_taps(v, dims[j], mode, padding, align);
+        }
+        // The taps are the product of the per-dimension ones; a tap with any index outside
+        // reads 0 and is dropped.
+        offsets.clear();
+        weights.clear();
+        std::fill(counter.begin(), counter.end(), 0);
+        for (bool more = true; more;) {
+          int64_t offset = 0;
+          double weight = 1.0;
+          for (size_t j = 0; j < ur && offset >= 0; ++j) {
+            const int64_t idx = axes[j].index[counter[j]];
+            offset = idx < 0 ? -1 : offset + idx * strides[j];
+            weight *= axes[j].weight[counter[j]];
           }
-        } else {
-          // Beyond one pixel outside the map every tap reads 0, so clamping there keeps the
-          // result and the integer conversions defined (NaN reads as outside too).
-          sx = pad_coordinate(sx, w, padding, align);
-          sy = pad_coordinate(sy, h, padding, align);
-          sx = std::isnan(sx) ? -2.0 : std::clamp(sx, -2.0, static_cast<double>(w) + 1);
-          sy = std::isnan(sy) ? -2.0 : std::clamp(sy, -2.0, static_cast<double>(h) + 1);
-          if (mode == Interp::kNearest) {
-            rows[0] = static_cast<int64_t>(std::nearbyint(sy));
-            cols[0] = static_cast<int64_t>(std::nearbyint(sx));
-            weights[0] = 1.0;
-            taps = 1;
-          } else {
-            const double fx = std::floor(sx), fy = std::floor(sy);
-            const double lx = sx - fx, ly = sy - fy;
-            const auto x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
-            const int64_t xs[2] = {x0, x0 + 1}, ys[2] = {y0, y0 + 1};
-            const double wx[2] = {1 - lx, lx}, wy[2] = {1 - ly, ly};
-            for (int r = 0; r < 2; ++r) {
-              for (int q = 0; q < 2; ++q) {
-                rows[taps] = ys[r];
-                cols[taps] = xs[q];
-                weights[taps++] = wy[r] * wx[q];
-              }
+          if (offset >= 0) {
+            offsets.push_back(offset);
+            weights.push_back(weight);
+          }
+          more = false;
+          for (size_t j = ur; j-- > 0;) {
+            if (++counter[j] < axes[j].count) {
+              more = true;
+              break;
             }
+            counter[j] = 0;
           }
         }
         for (int64_t ch = 0; ch < c; ++ch) {
-          const T* plane = px + (b * c + ch) * h * w;
+          const T* plane = px + (b * c + ch) * plane_size;
           double acc = 0.0;
-          for (int t = 0; t < taps; ++t) {
-            if (rows[t] < 0 || rows[t] >= h || cols[t] < 0 || cols[t] >= w) continue;
-            acc += weights[t] * static_cast<double>(plane[rows[t] * w + cols[t]]);
-          }
-          py[(b * c + ch) * oh * ow + i] = static_cast<T>(acc);
+          for (size_t t = 0; t < offsets.size(); ++t) acc += weights[t] * static_cast<double>(plane[offsets[t]]);
+          py[(b * c + ch) * points + i] = static_cast<T>(acc);
+        }
+      }
+    }
+    return Status::OK();
+  });
+}
+
+/// The base grid coordinate of index i along a dimension of `size`: pixel centres spread over
+/// [-1, 1], or the corner pixels' centres on -1 and 1 with align_corners.
+double base_coordinate(int64_t i, int64_t size, bool align) {
+  if (align) return size == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(size - 1);
+  const double step = 2.0 / static_cast<double>(size);
+  return -1.0 + step / 2 + static_cast<double>(i) * step;
+}
+
+/// AffineGrid (opset 20): the GridSample grid of theta (N, 2, 3) applied to the base grid of size
+/// (N, C, H, W), giving (N, H, W, 2), or of theta (N, 3, 4) and size (N, C, D, H, W), giving
+/// (N, D, H, W, 3); each point is theta @ (x, y[, z], 1), x along the innermost dimension.
+Status affine_grid(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& theta = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(std::vector<int64_t> size, input_int64s(ctx, 1, "size"));
+  if (size.size() != 4 && size.size() != 5) {
+    return ctx.fail(StatusCode::kInvalidModel, "size must be (N, C, H, W) or (N, C, D, H, W), got {} values",
+                    size.size());
+  }
+  const int64_t r = static_cast<int64_t>(size.size()) - 2;
+  if (theta.rank() != 3 || theta.dim(0) != size[0] || theta.dim(1) != r || theta.dim(2) != r + 1) {
+    return ctx.fail(StatusCode::kShapeMismatch, "theta must be ({}, {}, {}) for size of {} values, got {}", size[0], r,
+                    r + 1, size.size(), shape_to_string(theta.shape()));
+  }
+  for (size_t i = 2; i < size.size(); ++i) {
+    if (size[i] < 1) return ctx.fail(StatusCode::kInvalidModel, "size must be positive, got {}", size[i]);
+  }
+  const bool align = ctx.attr_int("align_corners", 0) != 0;
+  Shape out_shape = {size[0]};
+  out_shape.insert(out_shape.end(), size.begin() + 2, size.end());
+  out_shape.push_back(r);
+  using Types = TypeList<float, double, Eigen::half, Eigen::bfloat16>;
+  return dispatch_types(Types{}, ctx, theta.dtype(), [&]<typename T>() -> Status {
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, theta.dtype(), out_shape));
+    if (y->numel() == 0) return Status::OK();
+    VN_ASSIGN_OR_RETURN(std::vector<double> th, tensor_to_doubles(theta));
+    const int64_t points = y->numel() / (size[0] * r);
+    const Shape dims(size.begin() + 2, size.end());
+    T* py = y->mutable_data<T>();
+    double base[4];
+    for (int64_t p = 0; p < points; ++p) {
+      // Homogeneous base point (x, y[, z], 1): x belongs to the innermost dimension.
+      for (int64_t rem = p, j = r - 1; j >= 0; --j) {
+        const int64_t extent = dims[static_cast<size_t>(j)];
+        base[r - 1 - j] = base_coordinate(rem % extent, extent, align);
+        rem /= extent;
+      }
+      base[r] = 1.0;
+      for (int64_t b = 0; b < size[0]; ++b) {
+        const double* m = th.data() + static_cast<size_t>(b * r * (r + 1));
+        for (int64_t row = 0; row < r; ++row) {
+          double v = 0.0;
+          for (int64_t col = 0; col <= r; ++col) v += m[row * (r + 1) + col] * base[col];
+          py[(b * points + p) * r + row] = static_cast<T>(v);
         }
       }
     }
@@ -175,6 +286,11 @@ Status grid_sample(KernelContext& ctx) {
 
 }  // namespace
 
-void register_grid_sample_ops(OpRegistry& registry) { registry.add("GridSample", 16, grid_sample); }
+void register_grid_sample_ops(OpRegistry& registry) {
+  registry.add("GridSample", 16, grid_sample<true>);
+  // Version 20 generalizes to N-D and renames the modes; 22 adds bfloat16, handled by both.
+  for (int64_t v : {20, 22}) registry.add("GridSample", v, grid_sample<false>);
+  registry.add("AffineGrid", 20, affine_grid);
+}
 
 }  // namespace vn::ops

@@ -2,6 +2,7 @@
 // Pad in constant, reflect, edge and (from opset 19) wrap modes. Pads come from the `paddings`
 // (opset 1) or `pads` (opset 2) attribute with a float `value`, or from inputs (opset 11+), for the
 // axes named by the optional `axes` input (opset 18+) or all of them. Negative pads crop.
+// CenterCropPad crops or pads to a size around the centre.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -180,6 +181,36 @@ Status pad_11(KernelContext& ctx) {
   return pad_with(ctx, pads, ctx.attr_string("mode", "constant"), value, kWrap);
 }
 
+/// CenterCropPad (opset 18): crops or zero-pads each axis in `axes` (all by default) to the size
+/// `shape` gives it, keeping the centre; an odd difference leaves the extra element at the end.
+Status center_crop_pad(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(std::vector<int64_t> target, input_int64s(ctx, 1, "shape"));
+  std::vector<int64_t> axes;
+  if (ctx.has_attr("axes")) {
+    VN_ASSIGN_OR_RETURN(axes, normalize_axes(ctx, ctx.attr_ints("axes"), x.rank()));
+  } else {
+    for (int64_t a = 0; a < x.rank(); ++a) axes.push_back(a);
+  }
+  if (target.size() != axes.size()) {
+    return ctx.fail(StatusCode::kShapeMismatch, "shape has {} values for {} axes", target.size(), axes.size());
+  }
+  const auto rank = static_cast<size_t>(x.rank());
+  std::vector<int64_t> pads(2 * rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const auto a = static_cast<size_t>(axes[i]);
+    if (target[i] < 0) return ctx.fail(StatusCode::kInvalidModel, "shape values must be >= 0, got {}", target[i]);
+    // Negative pads crop; the begin side gets the smaller half of the difference.
+    const int64_t diff = target[i] - x.shape()[a];
+    const int64_t half = (diff < 0 ? -diff : diff) / 2;
+    pads[a] = diff < 0 ? -half : half;
+    pads[rank + a] = diff - pads[a];
+  }
+  VN_ASSIGN_OR_RETURN(Tensor zero, Tensor::create(x.dtype(), {}));
+  return pad_with(ctx, pads, "constant", zero);
+}
+
 }  // namespace
 
 void register_pad_ops(OpRegistry& registry) {
@@ -189,6 +220,7 @@ void register_pad_ops(OpRegistry& registry) {
   registry.add("Pad", 18, pad_11<true, false>);
   // 21, 23, 24 and 25 only added element types Vernier refuses when it reads them.
   for (int64_t v : {19, 21, 23, 24, 25}) registry.add("Pad", v, pad_11<true, true>);
+  registry.add("CenterCropPad", 18, center_crop_pad);
 }
 
 }  // namespace vn::ops

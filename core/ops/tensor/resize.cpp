@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Resize (opsets 10, 11, 13, 18, 19) and the deprecated Upsample (7, 9) on N-D tensors. Resize-18
-// adds the axes and keep_aspect_ratio_policy attributes (implemented) and antialias (refused when
-// set), Resize-19 the half_pixel_symmetric transform.
+// adds the axes, keep_aspect_ratio_policy and antialias attributes, Resize-19 the
+// half_pixel_symmetric transform.
 //
 // Every axis maps each output index to a set of input taps with weights (one tap for nearest, two
 // for linear, four for cubic), following the ONNX reference implementation (onnx/backend/test/
@@ -45,6 +45,7 @@ struct Params {
   double cubic_a = -0.75;
   bool exclude_outside = false;
   double extrapolation = 0.0;
+  bool antialias = false;
 };
 
 /// The resampling of one axis: for output index j, taps [begin[j], begin[j + 1]) of index/weight,
@@ -148,32 +149,57 @@ AxisMap build_axis_map(const Params& p, const AxisSpec& a) {
       r = 1;
       --base;
     }
-    double w[4];
+    // Antialiasing stretches the filter by 1 / scale when downsampling; its taps run from
+    // offset `first` (relative to base) over as many neighbours as the stretched support covers,
+    // weights normalized to sum 1 (the reference's _linear/_cubic_coeffs_antialias).
+    std::vector<double> w(4);
     int64_t first = 0;
     int taps = 0;
-    if (p.mode == Mode::kLinear) {
+    if (p.antialias) {
+      const double sc = std::min(a.scale, 1.0);
+      const double support = p.mode == Mode::kLinear ? 1.0 : 2.0;
+      const auto start = static_cast<int64_t>(std::floor(-support / sc) + 1);
+      taps = static_cast<int>(2 - 2 * start);
+      w.assign(static_cast<size_t>(taps), 0.0);
+      double sum = 0;
+      for (int t = 0; t < taps; ++t) {
+        const double d = std::fabs(sc * (static_cast<double>(start + t) - r));
+        if (p.mode == Mode::kLinear) {
+          w[static_cast<size_t>(t)] = std::max(0.0, 1 - d);
+        } else {
+          const double A = p.cubic_a;
+          w[static_cast<size_t>(t)] = d <= 1  ? ((A + 2) * d - (A + 3)) * d * d + 1
+                                      : d < 2 ? ((A * d - 5 * A) * d + 8 * A) * d - 4 * A
+                                              : 0.0;
+        }
+        sum += w[static_cast<size_t>(t)];
+      }
+      for (double& v : w) v /= sum;
+      first = base + start;
+    } else if (p.mode == Mode::kLinear) {
       w[0] = 1 - r;
       w[1] = r;
       first = base;
       taps = 2;
     } else {
-      cubic_weights(r, p.cubic_a, w);
+      cubic_weights(r, p.cubic_a, w.data());
       first = base - 1;
       taps = 4;
     }
     if (p.exclude_outside) {
       double sum = 0;
       for (int t = 0; t < taps; ++t) {
-        if (first + t < 0 || first + t > last) w[t] = 0;
-        sum += w[t];
+        if (first + t < 0 || first + t > last) w[static_cast<size_t>(t)] = 0;
+        sum += w[static_cast<size_t>(t)];
       }
-      for (int t = 0; t < taps; ++t) w[t] /= sum;
+      for (int t = 0; t < taps; ++t) w[static_cast<size_t>(t)] /= sum;
     }
     const size_t start = m.index.size();
     for (int t = 0; t < taps; ++t) {
-      if (w[t] == 0) continue;  // weight-0 taps do not contribute; the edge repeats beyond the input
+      const double wt = w[static_cast<size_t>(t)];
+      if (wt == 0) continue;  // weight-0 taps do not contribute; the edge repeats beyond the input
       m.index.push_back(std::clamp<int64_t>(first + t, 0, last));
-      m.weight.push_back(w[t]);
+      m.weight.push_back(wt);
     }
     m.identity = m.identity && m.index.size() == start + 1 && m.index[start] == j && m.weight[start] == 1.0;
   }
@@ -457,8 +483,8 @@ Status spread_over_axes(const KernelContext& ctx, const std::vector<int64_t>& ax
 
 // Resize-11 and 13: roi, scales and sizes inputs; scales and sizes are exclusive (an empty
 // scales tensor counts as absent). Opset 13 made roi and scales optional and dropped
-// tf_half_pixel_for_nn, which this kernel still accepts. From 18 (kVersion), axes and
-// keep_aspect_ratio_policy, and antialias refused when set; from 19, half_pixel_symmetric.
+// tf_half_pixel_for_nn, which this kernel still accepts. From 18 (kVersion), axes,
+// keep_aspect_ratio_policy and antialias (linear and cubic only); from 19, half_pixel_symmetric.
 template <int kVersion>
 Status resize_11(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
@@ -502,9 +528,9 @@ Status resize_11(KernelContext& ctx) {
   if (scales.empty() && !sizes) return ctx.fail(StatusCode::kInvalidModel, "one of scales and sizes must be given");
   std::optional<std::vector<double>> s;
   if constexpr (kVersion >= 18) {
-    if (ctx.attr_int("antialias", 0) != 0) {
-      return ctx.fail(StatusCode::kUnsupportedAttr, "antialias=1 (an anti-aliasing filter when downsampling) is not "
-                                                    "implemented");
+    p.antialias = ctx.attr_int("antialias", 0) != 0;
+    if (p.antialias && p.mode == Mode::kNearest) {
+      return ctx.fail(StatusCode::kUnsupportedAttr, "antialias=1 is defined for linear and cubic modes, not nearest");
     }
     const Tensor& x = ctx.input(0);
     std::vector<int64_t> axes;

@@ -4,6 +4,7 @@
 // combine with the existing value (reduction "add" or "mul"; from 18 also "max" or "min", NaN
 // propagating as numpy's maximum and minimum do) instead of replacing it. Updates are
 // applied in row-major order of the indices, so with reduction "none" the last duplicate wins.
+// TensorScatter writes a KV cache's new entries at per-batch positions.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -188,6 +189,73 @@ Status scatter_nd_16(KernelContext& ctx) {
   return scatter_nd_with(ctx, r);
 }
 
+/// TensorScatter (opset 24), the KV-cache update: past_cache (B, ..., S_max, ...) receives update
+/// (B, ..., S_upd, ...) along `axis` (not 0, the batch axis) at position write_indices[b]
+/// (0 when omitted) for each batch entry b; mode "circular" wraps positions modulo S_max, "linear"
+/// requires them to fit.
+Status tensor_scatter(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 2));
+  const Tensor& cache = ctx.input(0);
+  const Tensor& update = ctx.input(1);
+  const std::string mode = ctx.attr_string("mode", "linear");
+  if (mode != "linear" && mode != "circular") {
+    return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not one of linear, circular", mode);
+  }
+  if (cache.rank() < 2) {
+    return ctx.fail(StatusCode::kShapeMismatch, "past_cache must have a batch and a sequence axis, got shape {}",
+                    shape_to_string(cache.shape()));
+  }
+  VN_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(ctx, ctx.attr_int("axis", -2), cache.rank()));
+  if (axis == 0) return ctx.fail(StatusCode::kInvalidModel, "axis must not be 0, the batch axis");
+  bool fits = update.dtype() == cache.dtype() && update.rank() == cache.rank();
+  for (int64_t i = 0; fits && i < cache.rank(); ++i) {
+    fits = i == axis ? update.dim(i) <= cache.dim(i) : update.dim(i) == cache.dim(i);
+  }
+  if (!fits) {
+    return ctx.fail(StatusCode::kShapeMismatch,
+                    "update ({} {}) must match past_cache ({} {}) but along axis {}, where it may be shorter",
+                    dtype_name(update.dtype()), shape_to_string(update.shape()), dtype_name(cache.dtype()),
+                    shape_to_string(cache.shape()), axis);
+  }
+  const int64_t batch = cache.dim(0), max_len = cache.dim(axis), len = update.dim(axis);
+  std::vector<int64_t> starts(static_cast<size_t>(batch), 0);
+  if (ctx.has_input(2)) {
+    const Tensor& wi = ctx.input(2);
+    if (wi.dtype() != DType::kInt64 || wi.shape() != Shape{batch}) {
+      return ctx.fail(StatusCode::kInvalidModel, "write_indices must be int64 of shape ({}), got {} {}", batch,
+                      dtype_name(wi.dtype()), shape_to_string(wi.shape()));
+    }
+    VN_ASSIGN_OR_RETURN(starts, tensor_to_int64s(wi));
+  }
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t at = starts[static_cast<size_t>(b)];
+    if (at < 0 || (mode == "linear" && (at > max_len || len > max_len - at))) {
+      return ctx.fail(StatusCode::kInvalidArgument, "write_indices[{}] = {} does not fit {} updates in {} positions", b,
+                      at, len, max_len);
+    }
+  }
+  const auto a = static_cast<size_t>(axis);
+  const int64_t mid = shape_product(cache.shape(), 1, a);  // axes between batch and sequence
+  const int64_t inner = shape_product(cache.shape(), a + 1, cache.shape().size());
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, cache.dtype(), cache.shape()));
+  if (y->numel() == 0) return Status::OK();
+  return dispatch_by_size(cache.dtype(), [&]<typename U>() {
+    const U* pc = raw_data<U>(cache);
+    const U* pu = raw_data<U>(update);
+    U* py = raw_mutable_data<U>(*y);
+    std::copy(pc, pc + cache.numel(), py);
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t m = 0; m < mid; ++m) {
+        for (int64_t s = 0; s < len; ++s) {
+          const int64_t pos = (starts[static_cast<size_t>(b)] % max_len + s) % max_len;
+          std::copy_n(pu + ((b * mid + m) * len + s) * inner, inner, py + ((b * mid + m) * max_len + pos) * inner);
+        }
+      }
+    }
+    return Status::OK();
+  });
+}
+
 }  // namespace
 
 void register_scatter_ops(OpRegistry& registry) {
@@ -199,6 +267,7 @@ void register_scatter_ops(OpRegistry& registry) {
   for (int64_t v : {11, 13}) registry.add("ScatterND", v, scatter_nd_11);
   registry.add("ScatterND", 16, scatter_nd_16<false>);
   registry.add("ScatterND", 18, scatter_nd_16<true>);
+  registry.add("TensorScatter", 24, tensor_scatter);
 }
 
 }  // namespace vn::ops

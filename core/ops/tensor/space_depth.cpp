@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// DepthToSpace (DCR and, from opset 11, CRD mode) and SpaceToDepth on NCHW tensors: the fixed
-// reshape-transpose-reshape sequences of the ONNX spec, written as one index mapping each.
+// DepthToSpace (DCR and, from opset 11, CRD mode) and SpaceToDepth (DCR and, from opset 28, CRD)
+// on NCHW tensors: the fixed reshape-transpose-reshape sequences of the ONNX spec, written as one
+// index mapping each.
 #include <cstdint>
 #include <string>
 
@@ -67,8 +68,10 @@ Status depth_to_space_with(KernelContext& ctx, const std::string& mode) {
 Status depth_to_space_1(KernelContext& ctx) { return depth_to_space_with(ctx, "DCR"); }
 Status depth_to_space_11(KernelContext& ctx) { return depth_to_space_with(ctx, ctx.attr_string("mode", "DCR")); }
 
-Status space_to_depth(KernelContext& ctx) {
+Status space_to_depth_with(KernelContext& ctx, const std::string& mode) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  if (mode != "DCR" && mode != "CRD") return ctx.fail(StatusCode::kInvalidModel, "mode '{}' is not DCR or CRD", mode);
+  const bool dcr = mode == "DCR";
   const Tensor& x = ctx.input(0);
   VN_RETURN_IF_ERROR(check_nchw(ctx, x));
   VN_ASSIGN_OR_RETURN(int64_t bs, read_blocksize(ctx));
@@ -81,14 +84,16 @@ Status space_to_depth(KernelContext& ctx) {
   return dispatch_by_size(x.dtype(), [&]<typename U>() {
     const U* px = raw_data<U>(x);
     U* py = raw_mutable_data<U>(*y);
-    int64_t o = 0;
-    // Output channel (bi * bs + bj) * c + ch holds input pixel (i * bs + bi, j * bs + bj).
+    // Output channel (bi * bs + bj) * c + ch (DCR) or (ch * bs + bi) * bs + bj (CRD) holds input
+    // pixel (i * bs + bi, j * bs + bj) of channel ch.
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t bi = 0; bi < bs; ++bi) {
         for (int64_t bj = 0; bj < bs; ++bj) {
           for (int64_t ch = 0; ch < c; ++ch) {
+            const int64_t out_c = dcr ? (bi * bs + bj) * c + ch : (ch * bs + bi) * bs + bj;
+            U* dst = py + (b * c * bs * bs + out_c) * oh * ow;
             for (int64_t i = 0; i < oh; ++i) {
-              for (int64_t j = 0; j < ow; ++j) py[o++] = px[((b * c + ch) * h + i * bs + bi) * w + j * bs + bj];
+              for (int64_t j = 0; j < ow; ++j) dst[i * ow + j] = px[((b * c + ch) * h + i * bs + bi) * w + j * bs + bj];
             }
           }
         }
@@ -98,12 +103,18 @@ Status space_to_depth(KernelContext& ctx) {
   });
 }
 
+// SpaceToDepth before opset 28 has only the DCR layout; 28 adds the `mode` attribute.
+Status space_to_depth(KernelContext& ctx) { return space_to_depth_with(ctx, "DCR"); }
+Status space_to_depth_28(KernelContext& ctx) { return space_to_depth_with(ctx, ctx.attr_string("mode", "DCR")); }
+
 }  // namespace
 
 void register_space_depth_ops(OpRegistry& registry) {
   registry.add("DepthToSpace", 1, depth_to_space_1);
-  for (int64_t v : {11, 13}) registry.add("DepthToSpace", v, depth_to_space_11);
+  // DepthToSpace-28 keeps version 13's semantics (the copy handles any type by its byte size).
+  for (int64_t v : {11, 13, 28}) registry.add("DepthToSpace", v, depth_to_space_11);
   for (int64_t v : {1, 13}) registry.add("SpaceToDepth", v, space_to_depth);
+  registry.add("SpaceToDepth", 28, space_to_depth_28);
 }
 
 }  // namespace vn::ops

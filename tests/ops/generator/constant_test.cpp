@@ -136,5 +136,37 @@ TEST(Range, ErrorsNameTheProblem) {
   u.expect_failure(StatusCode::kUnsupportedDType, "uint8");
 }
 
+TEST(Range, Version27HalfTypesComputeInTheStashType) {
+  using half = Eigen::half;
+  // 0.1 is not a float16: start + i * delta in float32, rounded once, as the stash type says.
+  // float16(0.1) = 0.0999755859375 < 0.1, so 6 steps fit below 1.5.
+  OpTester h("Range", 27);
+  h.input<half>({}, {half(1.0f)}).input<half>({}, {half(1.5f)}).input<half>({}, {half(0.1f)});
+  std::vector<half> want;
+  for (int i = 0; i < 6; ++i) want.push_back(half(1.0f + static_cast<float>(i) * static_cast<float>(half(0.1f))));
+  h.output<half>({6}, want);
+  h.tolerance(0, 0);
+  h.run();
+  OpTester b("Range", 27);
+  b.attr("stash_type", int64_t{11});
+  b.input<Eigen::bfloat16>({}, {Eigen::bfloat16(4.0f)}).input<Eigen::bfloat16>({}, {Eigen::bfloat16(0.0f)});
+  b.input<Eigen::bfloat16>({}, {Eigen::bfloat16(-1.5f)});
+  b.output<Eigen::bfloat16>({3}, {Eigen::bfloat16(4.0f), Eigen::bfloat16(2.5f), Eigen::bfloat16(1.0f)});
+  b.run();
+  // Other types ignore stash_type; stash types other than float32 and float64 are refused.
+  OpTester i("Range", 27);
+  i.attr("stash_type", int64_t{1});
+  i.input<int32_t>({}, {10}).input<int32_t>({}, {4}).input<int32_t>({}, {-3});
+  i.output<int32_t>({2}, {10, 7});
+  i.run();
+  OpTester s("Range", 27);
+  s.attr("stash_type", int64_t{10});
+  s.input<float>({}, {0}).input<float>({}, {1}).input<float>({}, {1});
+  s.expect_failure(StatusCode::kUnsupportedAttr, "stash_type 10 is not float32 (1) or float64 (11)");
+  OpTester old("Range", 11);
+  old.input<half>({}, {half(0.0f)}).input<half>({}, {half(1.0f)}).input<half>({}, {half(1.0f)});
+  old.expect_failure(StatusCode::kUnsupportedDType, "float16");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

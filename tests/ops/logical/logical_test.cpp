@@ -173,6 +173,62 @@ TEST(Logical, BitShiftBothDirections) {
   w.run();
 }
 
+TEST(Logical, BitShift28SignedAsNumpy) {
+  // Left shifts move the raw bits; right shifts are arithmetic; a negative shift or one by the
+  // width or more gives 0, or -1 shifting a negative value right (numpy's values).
+  const std::vector<int8_t> x = {-128, -5, 5, 127, -1, 64};
+  const std::vector<int8_t> y = {1, 1, 9, -1, 7, 1};
+  OpTester l("BitShift", 28);
+  l.attr("direction", "LEFT");
+  l.input<int8_t>({6}, x).input<int8_t>({6}, y);
+  l.output<int8_t>({6}, {0, -10, 0, 0, -128, -128});
+  l.run();
+  OpTester r("BitShift", 28);
+  r.attr("direction", "RIGHT");
+  r.input<int8_t>({6}, x).input<int8_t>({6}, y);
+  r.output<int8_t>({6}, {-64, -3, 0, 0, -1, 32});
+  r.run();
+  OpTester w("BitShift", 28);
+  w.attr("direction", "RIGHT");
+  w.input<int64_t>({2}, {-9, 9}).input<int64_t>({2}, {64, -3});
+  w.output<int64_t>({2}, {-1, 0});
+  w.run();
+  OpTester u("BitShift", 28);
+  u.attr("direction", "LEFT");
+  u.input<uint16_t>({2}, {0xFFFF, 3}).input<uint16_t>({2}, {15, 16});
+  u.output<uint16_t>({2}, {0x8000, 0});
+  u.run();
+}
+
+TEST(Logical, BitwiseOpsOnIntegers) {
+  const std::vector<int16_t> a = {-3, 12}, b = {6, -1};
+  const struct {
+    const char* op;
+    std::vector<int16_t> expected;
+  } cases[] = {{"BitwiseAnd", {4, 12}}, {"BitwiseOr", {-1, -1}}, {"BitwiseXor", {-5, -13}}};
+  for (const auto& c : cases) {
+    OpTester t(c.op, 18);
+    t.input<int16_t>({2}, a).input<int16_t>({2}, b);
+    t.output<int16_t>({2}, c.expected);
+    t.run();
+  }
+  OpTester bc("BitwiseAnd", 18);
+  bc.input<uint64_t>({2, 2}, {0xF0F0, 0xFF, 7, 8}).input<uint64_t>({2}, {0xFF, 0x0F});
+  bc.output<uint64_t>({2, 2}, {0xF0, 0x0F, 7, 8});
+  bc.run();
+  OpTester n("BitwiseNot", 18);
+  n.input<int32_t>({3}, {0, -1, 5});
+  n.output<int32_t>({3}, {-1, 0, -6});
+  n.run();
+  OpTester nu("BitwiseNot", 18);
+  nu.input<uint8_t>({3}, {0, 255, 5});
+  nu.output<uint8_t>({3}, {255, 0, 250});
+  nu.run();
+  OpTester f("BitwiseOr", 18);
+  f.input<float>({1}, {1}).input<float>({1}, {1});
+  f.expect_failure(StatusCode::kUnsupportedDType, "float32");
+}
+
 TEST(Logical, BitShiftErrors) {
   OpTester d("BitShift", 11);
   d.attr("direction", "UP");

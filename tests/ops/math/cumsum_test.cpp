@@ -69,5 +69,34 @@ TEST(CumSum, EmptyAndErrors) {
   d.expect_failure(StatusCode::kUnsupportedDType, "int8");
 }
 
+TEST(CumProd, InclusiveExclusiveReverseAndAxis) {
+  const std::vector<double> x = {1, 2, 3, 4, 5};
+  const struct {
+    int64_t exclusive, reverse;
+    std::vector<double> y;
+  } cases[] = {
+      {0, 0, {1, 2, 6, 24, 120}}, {1, 0, {1, 1, 2, 6, 24}}, {0, 1, {120, 120, 60, 20, 5}}, {1, 1, {120, 60, 20, 5, 1}}};
+  for (const auto& c : cases) {
+    OpTester t("CumProd", 26);
+    t.attr("exclusive", c.exclusive).attr("reverse", c.reverse);
+    t.input<double>({5}, x).input<int32_t>({}, {0});
+    t.output<double>({5}, c.y);
+    t.run();
+  }
+  OpTester a("CumProd", 26);
+  a.input<float>({2, 3}, {1, 2, 3, 4, 5, 6}).input<int64_t>({}, {-1});
+  a.output<float>({2, 3}, {1, 2, 6, 4, 20, 120});
+  a.run();
+  // Integer products wrap modulo 2^32: 65536 * 65536 = 0.
+  OpTester w("CumProd", 26);
+  w.input<int32_t>({3}, {65536, 65536, 3}).input<int64_t>({}, {0});
+  w.output<int32_t>({3}, {65536, 0, 0});
+  w.run();
+  OpTester n("CumProd", 26);
+  n.input<int64_t>({3}, {-2, 3, -4}).input<int64_t>({}, {0});
+  n.output<int64_t>({3}, {-2, -6, 24});
+  n.run();
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

@@ -317,6 +317,35 @@ TEST(Mod, FloatFmodKeepsTheDividendSign) {
   h.run();
 }
 
+TEST(Mod, Version28FloorModForFloats) {
+  // numpy.mod: the sign of the divisor, a zero remainder signed like it, x mod inf = inf for
+  // negative x, x mod 0 = NaN.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester t("Mod", 28);
+  t.input<float>({10}, {5.5f, -5.5f, 5.5f, -5.5f, 0.0f, -0.0f, 3.0f, -3.0f, 2.0f, 7.0f});
+  t.input<float>({10}, {2.0f, 2.0f, -2.0f, -2.0f, -3.0f, 3.0f, inf, inf, 0.0f, -inf});
+  const std::vector<Tensor> out =
+      t.output<float>({10}, {1.5f, 0.5f, -0.5f, -1.5f, -0.0f, 0.0f, 3.0f, inf, nan, -inf}).run();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(std::signbit(out[0].data<float>()[4]));
+  EXPECT_FALSE(std::signbit(out[0].data<float>()[5]));
+  OpTester d("Mod", 28);
+  d.input<double>({2}, {-7.25, 7.25}).input<double>({1}, {2.0});
+  d.output<double>({2}, {0.75, 1.25});
+  d.run();
+  // fmod = 1 and the integers keep their meaning.
+  OpTester f("Mod", 28);
+  f.attr("fmod", int64_t{1});
+  f.input<float>({2}, {-5.5f, 5.5f}).input<float>({2}, {2.0f, -2.0f});
+  f.output<float>({2}, {-1.5f, 1.5f});
+  f.run();
+  OpTester i("Mod", 28);
+  i.input<int8_t>({3}, {-4, 7, -7}).input<int8_t>({3}, {3, -3, -3});
+  i.output<int8_t>({3}, {2, -2, -1});
+  i.run();
+}
+
 TEST(Mod, ErrorsNameTheProblem) {
   OpTester f("Mod", 13);
   f.input<float>({1}, {1}).input<float>({1}, {1});

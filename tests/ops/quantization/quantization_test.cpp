@@ -186,5 +186,26 @@ TEST(QLinearConv, ErrorsNameTheProblem) {
   w.expect_failure(StatusCode::kShapeMismatch, "w_scale (3,) and w_zero_point (3,) must both hold 1 or 2 value(s)");
 }
 
+TEST(QLinearMatMul, Version21TakesFloat16Scales) {
+  // The first case of RequantizesTheIntegerProduct with float16 scales (all exact in float16).
+  using half = Eigen::half;
+  OpTester t("QLinearMatMul", 21);
+  t.input<uint8_t>({1, 2}, {130, 132}).input<half>({}, {half(0.5f)}).input<uint8_t>({}, {128});
+  t.input<uint8_t>({2, 2}, {131, 129, 133, 130}).input<half>({2}, {half(0.25f), half(0.5f)});
+  t.input<uint8_t>({2}, {128, 128}).input<half>({}, {half(0.125f)}).input<uint8_t>({}, {10});
+  t.output<uint8_t>({1, 2}, {36, 30});
+  t.run();
+  OpTester m("QLinearMatMul", 21);
+  m.input<uint8_t>({1, 1}, {1}).input<half>({}, {half(1.0f)}).input<uint8_t>({}, {0});
+  m.input<uint8_t>({1, 1}, {1}).input<float>({}, {1.0f}).input<uint8_t>({}, {0});
+  m.input<half>({}, {half(1.0f)}).input<uint8_t>({}, {0});
+  m.expect_failure(StatusCode::kInvalidModel, "b_scale must be float16, got float32");
+  OpTester v("QLinearMatMul", 10);
+  v.input<uint8_t>({1, 1}, {1}).input<half>({}, {half(1.0f)}).input<uint8_t>({}, {0});
+  v.input<uint8_t>({1, 1}, {1}).input<half>({}, {half(1.0f)}).input<uint8_t>({}, {0});
+  v.input<half>({}, {half(1.0f)}).input<uint8_t>({}, {0});
+  v.expect_failure(StatusCode::kInvalidModel, "a_scale must be float32, got float16");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

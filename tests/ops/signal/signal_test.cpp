@@ -117,15 +117,52 @@ TEST(DFT, LengthPadsOrTruncatesAndAxisSelectsTheSignalDim) {
   a.run();
 }
 
+TEST(DFT, OnesidedInverseIsIrfft) {
+  // numpy.fft.irfft: [10, -2 + 2i, -2] are the one-sided bins of [1, 2, 3, 4]; the imaginary part
+  // of bin 0 (and of the Nyquist bin for an even length) is ignored.
+  for (int64_t opset : {17, 20}) {
+    OpTester t("DFT", opset);
+    t.attr("inverse", int64_t{1}).attr("onesided", int64_t{1});
+    t.input<float>({1, 3, 2}, {10, 3, -2, 2, -2, 1});
+    t.output<float>({1, 4, 1}, {1, 2, 3, 4});
+    t.run();
+  }
+  // An odd dft_length keeps bin 2 whole: numpy.fft.irfft([10, -2 + 2i, -2 + i], n=5).
+  OpTester o("DFT", 17);
+  o.attr("inverse", int64_t{1}).attr("onesided", int64_t{1});
+  o.input<double>({1, 3, 2}, {10, 0, -2, 2, -2, 1}).input<int64_t>({}, {5});
+  o.output<double>({1, 5, 1}, {0.4, 1.40404069, 2.3101944, 2.4898056, 3.39595931});
+  o.tolerance(1e-8, 1e-8);
+  o.run();
+}
+
+TEST(DFT, Version20TakesTheAxisAsAnInput) {
+  // Default axis -2 is the last signal dimension; axis 0 transforms across the batch.
+  OpTester d("DFT", 20);
+  d.input<double>({1, 2, 3, 1}, {1, 2, 3, 4, 5, 6});
+  std::vector<double> want = oracle_dft({1, 2, 3}, 3, false);
+  const std::vector<double> second = oracle_dft({4, 5, 6}, 3, false);
+  want.insert(want.end(), second.begin(), second.end());
+  d.output<double>({1, 2, 3, 2}, want);
+  d.run();
+  OpTester b("DFT", 20);
+  b.input<double>({2, 3, 1}, {1, 2, 3, 4, 5, 6}).omitted_input().input<int64_t>({}, {0});
+  b.output<double>({2, 3, 2}, {5, 0, 7, 0, 9, 0, -3, 0, -3, 0, -3, 0});
+  b.run();
+  OpTester l("DFT", 20);
+  l.input<double>({2, 3, 1}, {1, 2, 3, 4, 5, 6}).omitted_input().input<int64_t>({}, {-1});
+  l.expect_failure(StatusCode::kInvalidModel, "axis -1 must name a dimension other than the last, in [-3, 1]");
+}
+
 TEST(DFT, ErrorsNameTheProblem) {
   OpTester c("DFT", 17);
   c.attr("onesided", int64_t{1});
   c.input<float>({1, 2, 2}, {1, 0, 2, 0});
-  c.expect_failure(StatusCode::kUnsupportedAttr, "onesided = 1 needs a real input and a forward transform");
+  c.expect_failure(StatusCode::kInvalidModel, "onesided = 1 needs a real input for a forward transform");
   OpTester a("DFT", 17);
-  a.attr("axis", int64_t{0});
+  a.attr("axis", int64_t{2});
   a.input<float>({1, 2, 1}, {1, 2});
-  a.expect_failure(StatusCode::kInvalidModel, "axis 0 must name a signal dimension, in [1, 1]");
+  a.expect_failure(StatusCode::kInvalidModel, "axis 2 must name a dimension other than the last, in [-3, 1]");
   OpTester l("DFT", 17);
   l.input<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6});
   l.expect_failure(StatusCode::kShapeMismatch, "with a last dimension of 1 (real) or 2 (complex)");

@@ -96,5 +96,22 @@ TEST(Pad, ErrorsNameTheProblem) {
   attr.expect_failure(StatusCode::kInvalidModel, "attribute pads is required");
 }
 
+TEST(CenterCropPad, CropsAndPadsAroundTheCentre) {
+  // Axis 0: 5 -> 3 crops one from each end; axis 1: 2 -> 5 pads 1 before and 2 after.
+  OpTester t("CenterCropPad", 18);
+  t.input<int32_t>({5, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}).input<int64_t>({2}, {3, 5});
+  t.output<int32_t>({3, 5}, {0, 3, 4, 0, 0, 0, 5, 6, 0, 0, 0, 7, 8, 0, 0});
+  t.run();
+  // An odd crop leaves the extra element at the end; axes (negative too) name the resized axes.
+  OpTester a("CenterCropPad", 18);
+  a.attr("axes", Shape{-1});
+  a.input<float>({1, 4}, {1, 2, 3, 4}).input<int64_t>({1}, {1});
+  a.output<float>({1, 1}, {2});
+  a.run();
+  OpTester e("CenterCropPad", 18);
+  e.input<float>({2}, {1, 2}).input<int64_t>({2}, {1, 1});
+  e.expect_failure(StatusCode::kShapeMismatch, "shape has 2 values for 1 axes");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

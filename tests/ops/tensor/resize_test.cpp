@@ -285,6 +285,37 @@ TEST(Resize, ErrorsNameTheProblem) {
 
 // ---- Upsample ----------------------------------------------------------------------------------
 
+TEST(Resize, AntialiasStretchesTheFilterWhenDownsampling) {
+  // Values from the ONNX reference's _linear/_cubic_coeffs_antialias with edge padding, half_pixel.
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
+  const struct {
+    const char* mode;
+    int64_t size;
+    std::vector<float> y;
+  } cases[] = {{"linear", 3, {1.97674419f, 4.5f, 7.02325581f}},
+               {"cubic", 3, {1.78805827f, 4.5f, 7.21194173f}},
+               {"linear", 5, {1.36f, 2.92592593f, 4.5f, 6.07407407f, 7.64f}}};
+  for (const auto& c : cases) {
+    for (int64_t opset : {18, 19}) {
+      OpTester t("Resize", opset);
+      t.attr("mode", c.mode).attr("antialias", int64_t{1});
+      t.input<float>({8}, x).omitted_input().omitted_input().input<int64_t>({1}, {c.size});
+      t.output<float>({c.size}, c.y);
+      t.run();
+    }
+  }
+  // Upsampling is unchanged by antialias.
+  OpTester up("Resize", 19);
+  up.attr("mode", "linear").attr("antialias", int64_t{1});
+  up.input<float>({2}, {0, 4}).omitted_input().input<float>({1}, {2.0f});
+  up.output<float>({4}, {0, 1, 3, 4});
+  up.run();
+  OpTester n("Resize", 19);
+  n.attr("antialias", int64_t{1});
+  n.input<float>({2}, {0, 4}).omitted_input().input<float>({1}, {0.5f});
+  n.expect_failure(StatusCode::kUnsupportedAttr, "antialias=1 is defined for linear and cubic modes, not nearest");
+}
+
 TEST(Upsample, NearestAndLinearRepeatAsymmetrically) {
   OpTester t("Upsample", 9);
   t.input<float>({1, 1, 2, 2}, {1, 2, 3, 4}).input<float>({4}, {1, 1, 2, 3});

@@ -105,5 +105,43 @@ TEST(ScatterND, ErrorsNameTheProblem) {
   bounds.expect_failure(StatusCode::kInvalidModel, "index 2 (tuple 0, entry 1) is out of bounds for axis 1 of size 2");
 }
 
+TEST(TensorScatter, WritesEachBatchAtItsIndexLinearOrCircular) {
+  std::vector<float> past(24), update(12);
+  for (size_t i = 0; i < past.size(); ++i) past[i] = static_cast<float>(i);
+  for (size_t i = 0; i < update.size(); ++i) update[i] = -static_cast<float>(i + 1);
+  OpTester l("TensorScatter", 24);
+  l.input<float>({2, 1, 4, 3}, past).input<float>({2, 1, 2, 3}, update).input<int64_t>({2}, {1, 2});
+  l.output<float>({2, 1, 4, 3},
+                  {0, 1, 2, -1, -2, -3, -4, -5, -6, 9, 10, 11, 12, 13, 14, 15, 16, 17, -7, -8, -9, -10, -11, -12});
+  l.run();
+  // Circular: batch 1 writes positions 3 and 0.
+  OpTester c("TensorScatter", 24);
+  c.attr("mode", "circular");
+  c.input<float>({2, 1, 4, 3}, past).input<float>({2, 1, 2, 3}, update).input<int64_t>({2}, {1, 3});
+  c.output<float>({2, 1, 4, 3},
+                  {0, 1, 2, -1, -2, -3, -4, -5, -6, 9, 10, 11, -10, -11, -12, 15, 16, 17, 18, 19, 20, -7, -8, -9});
+  c.run();
+  // No write_indices: position 0; axis 1 of a 3-D cache.
+  OpTester z("TensorScatter", 24);
+  z.attr("axis", int64_t{1});
+  z.input<int32_t>({1, 3, 2}, {1, 2, 3, 4, 5, 6}).input<int32_t>({1, 1, 2}, {7, 8});
+  z.output<int32_t>({1, 3, 2}, {7, 8, 3, 4, 5, 6});
+  z.run();
+}
+
+TEST(TensorScatter, ErrorsNameTheProblem) {
+  std::vector<float> past(24, 0.0f), update(12, 1.0f);
+  OpTester l("TensorScatter", 24);
+  l.input<float>({2, 1, 4, 3}, past).input<float>({2, 1, 2, 3}, update).input<int64_t>({2}, {1, 3});
+  l.expect_failure(StatusCode::kInvalidArgument, "write_indices[1] = 3 does not fit 2 updates in 4 positions");
+  OpTester a("TensorScatter", 24);
+  a.attr("axis", int64_t{0});
+  a.input<float>({2, 1, 4, 3}, past).input<float>({2, 1, 2, 3}, update);
+  a.expect_failure(StatusCode::kInvalidModel, "axis must not be 0");
+  OpTester s("TensorScatter", 24);
+  s.input<float>({2, 1, 4, 3}, past).input<float>({2, 2, 1, 3}, update);
+  s.expect_failure(StatusCode::kShapeMismatch, "must match past_cache");
+}
+
 }  // namespace
 }  // namespace vn::ops::testing

@@ -65,6 +65,40 @@ TEST(SpaceToDepth, MovesBlocksIntoChannels) {
   c.run();
 }
 
+TEST(SpaceToDepth, Version28ModeDcrOrCrd) {
+  // numpy: reshape (1, 2, 2, 2, 2, 2), transpose (0, 3, 5, 1, 2, 4) for DCR, (0, 1, 3, 5, 2, 4)
+  // for CRD, reshape (1, 8, 2, 2).
+  const struct {
+    const char* mode;
+    std::vector<int32_t> y;
+  } cases[] = {{"DCR", {0, 2, 8,  10, 16, 18, 24, 26, 1, 3, 9,  11, 17, 19, 25, 27,
+                        4, 6, 12, 14, 20, 22, 28, 30, 5, 7, 13, 15, 21, 23, 29, 31}},
+               {"CRD", {0,  2,  8,  10, 1,  3,  9,  11, 4,  6,  12, 14, 5,  7,  13, 15,
+                        16, 18, 24, 26, 17, 19, 25, 27, 20, 22, 28, 30, 21, 23, 29, 31}}};
+  for (const auto& c : cases) {
+    OpTester t("SpaceToDepth", 28);
+    t.attr("blocksize", int64_t{2}).attr("mode", c.mode);
+    t.input<int32_t>({1, 2, 4, 4}, iota(32));
+    t.output<int32_t>({1, 8, 2, 2}, c.y);
+    t.run();
+  }
+  OpTester d("SpaceToDepth", 28);
+  d.attr("blocksize", int64_t{2});
+  d.input<int32_t>({1, 2, 4, 4}, iota(32));
+  d.output<int32_t>({1, 8, 2, 2}, cases[0].y);
+  d.run();
+  OpTester m("SpaceToDepth", 28);
+  m.attr("blocksize", int64_t{2}).attr("mode", "RCD");
+  m.input<int32_t>({1, 2, 4, 4}, iota(32));
+  m.expect_failure(StatusCode::kInvalidModel, "mode 'RCD' is not DCR or CRD");
+  // SpaceToDepth-28 with CRD inverts DepthToSpace with CRD.
+  OpTester d2s("DepthToSpace", 28);
+  d2s.attr("blocksize", int64_t{2}).attr("mode", "CRD");
+  d2s.input<int32_t>({1, 8, 2, 2}, cases[1].y);
+  d2s.output<int32_t>({1, 2, 4, 4}, iota(32));
+  d2s.run();
+}
+
 TEST(SpaceToDepth, IsTheInverseOfDepthToSpaceDcr) {
   OpTester d2s("DepthToSpace", 13);
   d2s.attr("blocksize", int64_t{2});
