@@ -94,7 +94,8 @@ void check_states(const std::string& suffix) {
     auto small = testing::small_session();
     {
       Browser b(w, h, small);
-      b.keys("w");  // the worst node: head_b, the NaN producer
+      b.keys("w");  // the likeliest culprit (rank 1): branch_relu, where the error starts
+      EXPECT_EQ(b.graph->rows()[b.graph->selected()].rank, 1);
       expect_golden("cockpit_graph_worst" + size, b.screen());
       b.keys("?");
       expect_golden("cockpit_graph_help" + size, b.screen());

@@ -58,12 +58,17 @@ void GraphView::on_result(const session::LayerwiseSession& session) {
   for (size_t i = 0; i < rows_.size(); ++i) {
     if (rows_[i].level != ErrorLevel::kNone) by_error_.push_back(i);
   }
-  // NaN/Inf producers first, then by excess (NaN excess above every number); graph order on ties.
+  // The culprit ranking first (an error is largest where it has grown, far below the layer that
+  // introduced it: the user looks for the latter); then NaN/Inf producers, then by excess (NaN
+  // excess above every number); graph order on ties.
   const auto key = [&](size_t i) {
     const double e = rows_[i].excess;
     return rows_[i].level == ErrorLevel::kNonFinite || std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
   };
   std::stable_sort(by_error_.begin(), by_error_.end(), [&](size_t a, size_t b) {
+    const int ra = rows_[a].rank, rb = rows_[b].rank;
+    if ((ra > 0) != (rb > 0)) return ra > 0;
+    if (ra > 0 && ra != rb) return ra < rb;
     const bool na = rows_[a].level == ErrorLevel::kNonFinite, nb = rows_[b].level == ErrorLevel::kNonFinite;
     if (na != nb) return na;
     return key(a) > key(b);

@@ -15,8 +15,9 @@ namespace vn::views {
 /// Drawing touches only the visible rows, so it stays fast on 5,000 nodes. A session without a
 /// comparison shows the model without errors, the feed's note on the last row.
 ///
-/// Handles: up/down, page up/down, home/end, enter; worst (w) jumps to the node with the largest
-/// error, then to the next largest; `/` highlights matching rows, n/N jump. Mouse: a click selects
+/// Handles: up/down, page up/down, home/end, enter; worst (w) jumps to the likeliest culprit (rank
+/// 1 of the comparison's culprit ranking), then down the ranking, then to the unranked nodes by
+/// largest error; `/` highlights matching rows, n/N jump. Mouse: a click selects
 /// a row, a click on the selected row opens it.
 class GraphView final : public SessionScreen {
  public:

@@ -13,7 +13,9 @@ namespace {
 enum Column { kName, kMark, kRank, kOp, kAccum, kLocal, kMinAtol, kMinRtol, kMaxAbs, kNonFinite, kPrec };
 
 std::vector<tui::TableColumn> layer_columns() {
-  return {{std::string(tui::tr("Layer")), 0, tui::Align::kLeft, 12},
+  // The name keeps room for a framework path like "/layer3/layer3.0/conv1/Conv": on a narrow
+  // terminal the columns on the right scroll (Left/Right) rather than every name ending in "…".
+  return {{std::string(tui::tr("Layer")), 0, tui::Align::kLeft, 28},
           {"", 1},
           {std::string(tui::tr("Rank")), 4, tui::Align::kRight},
           {std::string(tui::tr("Op")), 12},
