@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -41,22 +42,27 @@ Status unary_scalar(KernelContext& ctx, F f, int64_t grain = kMemoryBoundGrain) 
 /// One broadcast row of a binary op: n results from a (stride sa, 0 or 1) and b (stride sb).
 template <typename TA, typename TB, typename R, typename Op>
 void binary_row(const TA* a, int64_t sa, const TB* b, int64_t sb, R* out, int64_t n, const Op& op) {
-  ArrayMap<R> y(out, n);
-  if (sa == 1 && sb == 1) {
-    if constexpr (std::is_same_v<TA, TB>) {
-      y = ConstArrayMap<TA>(a, n).binaryExpr(ConstArrayMap<TB>(b, n), op);
-    } else {
-      // Eigen's binaryExpr requires one scalar type on both sides.
-      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
-    }
-  } else if (sa == 1) {
-    const TB bv = *b;
-    y = ConstArrayMap<TA>(a, n).unaryExpr([&](TA v) { return static_cast<R>(op(v, bv)); });
-  } else if (sb == 1) {
-    const TA av = *a;
-    y = ConstArrayMap<TB>(b, n).unaryExpr([&](TB v) { return static_cast<R>(op(av, v)); });
+  if constexpr (std::is_same_v<TA, std::string>) {
+    // Eigen has no string scalars.
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i * sa], b[i * sb]);
   } else {
-    y.setConstant(static_cast<R>(op(*a, *b)));
+    ArrayMap<R> y(out, n);
+    if (sa == 1 && sb == 1) {
+      if constexpr (std::is_same_v<TA, TB>) {
+        y = ConstArrayMap<TA>(a, n).binaryExpr(ConstArrayMap<TB>(b, n), op);
+      } else {
+        // Eigen's binaryExpr requires one scalar type on both sides.
+        for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+      }
+    } else if (sa == 1) {
+      const TB bv = *b;
+      y = ConstArrayMap<TA>(a, n).unaryExpr([&](TA v) { return static_cast<R>(op(v, bv)); });
+    } else if (sb == 1) {
+      const TA av = *a;
+      y = ConstArrayMap<TB>(b, n).unaryExpr([&](TB v) { return static_cast<R>(op(av, v)); });
+    } else {
+      y.setConstant(static_cast<R>(op(*a, *b)));
+    }
   }
 }
 

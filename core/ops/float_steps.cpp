@@ -14,8 +14,6 @@ double to_bfloat16(double x) {
   return static_cast<double>(static_cast<float>(Eigen::bfloat16(static_cast<float>(x))));
 }
 
-using RealFloats = TypeList<float, double, Eigen::half, Eigen::bfloat16>;
-
 }  // namespace
 
 bool is_real_float(DType dtype) {
@@ -38,7 +36,7 @@ Status set_float_output(KernelContext& ctx, size_t i, DType dtype, const Shape& 
     return ctx.fail(StatusCode::kInternal, "output {} has {} elements but {} values were computed", i, out->numel(),
                     values.size());
   }
-  return dispatch_types(RealFloats{}, ctx, dtype, [&]<typename T>() -> Status {
+  return dispatch_types(RealFloatTypes{}, ctx, dtype, [&]<typename T>() -> Status {
     T* p = out->numel() > 0 ? out->mutable_data<T>() : nullptr;
     for (size_t k = 0; k < values.size(); ++k) {
       if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {

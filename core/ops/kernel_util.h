@@ -51,6 +51,18 @@ using NumericBoolTypes =
     TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, bool>;
 /// The types of the high-precision ONNX arithmetic ops (Add, MatMul, ...).
 using ArithmeticTypes = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>;
+/// float, double, float16 and bfloat16.
+using RealFloatTypes = TypeList<float, double, Eigen::half, Eigen::bfloat16>;
+/// NumericTypes plus float16 and bfloat16.
+using NumericHalfTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                                  uint64_t, Eigen::half, Eigen::bfloat16>;
+
+/// The type an elementwise kernel computes an element of T in: T itself for float and double;
+/// float for float16 and bfloat16, whose result is then rounded once to T, as numpy's float16
+/// loops do (they widen to float32, compute and round back; ml_dtypes' bfloat16 does the same).
+/// Eigen's half and bfloat16 operators (+, -, *, /) compute this way too.
+template <typename T>
+using ComputeType = std::conditional_t<std::is_floating_point_v<T>, T, float>;
 
 /// The kUnsupportedDType error for `dtype` given the supported list, e.g.
 /// "input of type int8 is not supported (supported: float32, float64)".

@@ -3,7 +3,7 @@
 // LessOrEqual, GreaterOrEqual, Not, And, Or, Xor, BitShift, BitwiseAnd/Or/Xor/Not (integers only;
 // BitShift takes signed ones from version 28). Opset 1 versions use the legacy
 // broadcast/axis attributes. float16 and bfloat16 compare through Eigen's half types, whose
-// operators convert to float, which is exact.
+// operators convert to float, which is exact. Equal-19 compares strings too, byte for byte.
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -17,7 +17,7 @@ namespace {
 
 struct EqualOp {
   template <typename T>
-  bool operator()(T a, T b) const {
+  bool operator()(const T& a, const T& b) const {
     return a == b;
   }
 };
@@ -55,11 +55,11 @@ struct XorOp {
   bool operator()(bool a, bool b) const { return a != b; }
 };
 
-/// NumericTypes plus float16 and bfloat16, for the comparisons of opset 7 and later.
-using CompareTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
-                              Eigen::half, Eigen::bfloat16>;
+/// NumericHalfTypes plus bool, for Equal-7 to -13, and plus strings for Equal-19.
 using CompareBoolTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                                   uint64_t, Eigen::half, Eigen::bfloat16, bool>;
+using EqualTypes19 = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
+                              Eigen::half, Eigen::bfloat16, bool, std::string>;
 
 template <typename Op, typename Types, bool kLegacy>
 Status compare(KernelContext& ctx) {
@@ -158,17 +158,17 @@ Status bitwise_not(KernelContext& ctx) {
 
 void register_logical_ops(OpRegistry& registry) {
   registry.add("Equal", 1, compare<EqualOp, NumericBoolTypes, true>);
-  // Equal-19 only added strings, which CompareBoolTypes refuses.
-  for (int64_t v : {7, 11, 13, 19}) registry.add("Equal", v, compare<EqualOp, CompareBoolTypes, false>);
+  for (int64_t v : {7, 11, 13}) registry.add("Equal", v, compare<EqualOp, CompareBoolTypes, false>);
+  registry.add("Equal", 19, compare<EqualOp, EqualTypes19, false>);
   registry.add("Less", 1, compare<LessOp, NumericTypes, true>);
   registry.add("Greater", 1, compare<GreaterOp, NumericTypes, true>);
   for (int64_t v : {7, 9, 13}) {
-    registry.add("Less", v, compare<LessOp, CompareTypes, false>);
-    registry.add("Greater", v, compare<GreaterOp, CompareTypes, false>);
+    registry.add("Less", v, compare<LessOp, NumericHalfTypes, false>);
+    registry.add("Greater", v, compare<GreaterOp, NumericHalfTypes, false>);
   }
   for (int64_t v : {12, 16}) {
-    registry.add("LessOrEqual", v, compare<LessOrEqualOp, CompareTypes, false>);
-    registry.add("GreaterOrEqual", v, compare<GreaterOrEqualOp, CompareTypes, false>);
+    registry.add("LessOrEqual", v, compare<LessOrEqualOp, NumericHalfTypes, false>);
+    registry.add("GreaterOrEqual", v, compare<GreaterOrEqualOp, NumericHalfTypes, false>);
   }
   registry.add("And", 1, compare<AndOp, TypeList<bool>, true>);
   registry.add("Or", 1, compare<OrOp, TypeList<bool>, true>);

@@ -113,10 +113,14 @@ Status clip_11(KernelContext& ctx) {
 Status elu(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const float alpha = ctx.attr_float("alpha", 1.0f);
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    const T a = static_cast<T>(alpha);
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    const C a = static_cast<C>(alpha);
     // expm1 keeps full relative precision for small negative x, where exp(x) - 1 cancels.
-    return unary_scalar<T>(ctx, [a](T v) { return v > T(0) ? v : a * std::expm1(v); }, kComputeBoundGrain);
+    return unary_scalar<T>(ctx, [a](T x) {
+      const C v = static_cast<C>(x);
+      return static_cast<T>(v > C(0) ? v : a * std::expm1(v));
+    }, kComputeBoundGrain);
   });
 }
 
@@ -181,12 +185,16 @@ Status celu(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const float alpha = ctx.attr_float("alpha", 1.0f);
   if (alpha == 0.0f) return ctx.fail(StatusCode::kInvalidModel, "alpha must be non-zero (Celu divides x by it)");
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    const T a = static_cast<T>(alpha);
-    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), with expm1 for small |x / alpha|.
-    return unary_scalar<T>(ctx, [a](T v) {
-      const T neg = a * std::expm1(v / a);
-      return (v > T(0) ? v : T(0)) + (neg < T(0) ? neg : T(0));
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    const C a = static_cast<C>(alpha);
+    // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), with expm1 for small |x / alpha|. float16
+    // and bfloat16 round once, at the end: what ONNX 1.23's expected values hold (not the rounding
+    // of each step of Celu's function body).
+    return unary_scalar<T>(ctx, [a](T x) {
+      const C v = static_cast<C>(x);
+      const C neg = a * std::expm1(v / a);
+      return static_cast<T>((v > C(0) ? v : C(0)) + (neg < C(0) ? neg : C(0)));
     });
   });
 }
@@ -271,8 +279,9 @@ void register_activation_ops(OpRegistry& registry) {
   registry.add("Clip", 1, clip_1);
   registry.add("Clip", 6, clip_6);
   for (int64_t v : {11, 12, 13}) registry.add("Clip", v, clip_11);
-  // Version 22 of Elu, Selu, HardSigmoid, HardSwish, Softplus, Softsign and ThresholdedRelu, and
-  // Celu-28, only added element types; the float dispatch refuses bfloat16.
+  // Version 22 of Selu, HardSigmoid, HardSwish, Softplus, Softsign and ThresholdedRelu only added
+  // bfloat16, which their float dispatch refuses; Elu and Celu take float16 and bfloat16 in every
+  // version (Elu-22 and Celu-28 only added types).
   for (int64_t v : {1, 6, 22}) registry.add("Elu", v, elu);
   for (int64_t v : {1, 6, 22}) registry.add("Selu", v, selu);
   for (int64_t v : {1, 6, 22}) registry.add("HardSigmoid", v, hard_sigmoid);

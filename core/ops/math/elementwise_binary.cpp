@@ -3,6 +3,14 @@
 // the legacy broadcast/axis attributes instead. Mod-28 adds floor modulus for floating-point
 // inputs (fmod = 0), as numpy.mod computes it.
 //
+// float16 and bfloat16 compute each element in float and round the result once to the element
+// type (ComputeType), which is what ONNX's reference gets from numpy's float16 loops (and from
+// ml_dtypes' bfloat16). For +, -, * and / that equals the exact result rounded once to the element
+// type: rounding first to float32 cannot change the final rounding, because float32's 24
+// significant bits are at least 2p + 2 for float16's p = 11 and bfloat16's p = 8 (Figueroa, "When
+// is double rounding innocuous?", 1995); so ties go to even, overflow gives inf and tiny results
+// round among the subnormals exactly as a direct float16 operation would.
+//
 // Integer semantics: Add/Sub/Mul wrap modulo 2^n. Div truncates toward zero like C and the ONNX
 // reference implementation (numpy true division cast back to the integer type), which differs from
 // numpy's floor division for negative operands; INT_MIN / -1 wraps to INT_MIN and division by zero
@@ -90,7 +98,7 @@ Status arithmetic(KernelContext& ctx) {
   if constexpr (kLegacy) {
     VN_ASSIGN_OR_RETURN(b, legacy_broadcast_view(ctx, a, b));
   }
-  return dispatch_types(NumericTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(NumericHalfTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
     if constexpr (std::is_same_v<Op, DivOp> && std::is_integral_v<T>) {
       // With a non-empty A every element of B is used, so any zero divisor is reached.
       if (a.numel() > 0) VN_RETURN_IF_ERROR(check_no_zero_divisor<T>(ctx, b));
@@ -130,7 +138,9 @@ struct IntPowOp {
 
 template <typename T>
 struct FloatPowOp {
-  T operator()(T a, T b) const { return std::pow(a, b); }
+  T operator()(T a, T b) const {
+    return static_cast<T>(std::pow(static_cast<ComputeType<T>>(a), static_cast<ComputeType<T>>(b)));
+  }
 };
 
 /// Base of type T with an exponent converted to double (mixed-type Pow, opset 12+).
@@ -157,7 +167,7 @@ Status pow_kernel(KernelContext& ctx) {
   if (!dtype_is_float(b.dtype()) && !dtype_is_integer(b.dtype())) {
     return ctx.fail(StatusCode::kUnsupportedDType, "exponent of type {} is not supported", dtype_name(b.dtype()));
   }
-  return dispatch_types(NumericTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(NumericHalfTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
     if constexpr (std::is_integral_v<T>) {
       if (dtype_is_integer(b.dtype())) {
         VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kInt64));
@@ -177,8 +187,16 @@ Status pow_kernel(KernelContext& ctx) {
         }
       }
       if (b.dtype() == a.dtype()) return binary_broadcast<T, T, T>(ctx, a, b, FloatPowOp<T>{});
-      VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kFloat64));
-      return binary_broadcast<T, double, T>(ctx, a, e, MixedPowOp<T>{});
+      if constexpr (std::is_floating_point_v<T>) {
+        VN_ASSIGN_OR_RETURN(Tensor e, tensor_cast(b, DType::kFloat64));
+        return binary_broadcast<T, double, T>(ctx, a, e, MixedPowOp<T>{});
+      } else {
+        // numpy raises a float16 base to an exponent of another type in the promoted type, and
+        // rounds a float64 power to float16 directly: only an exponent of the base's own type is
+        // computed here exactly as numpy does (in float, rounded once).
+        return ctx.fail(StatusCode::kUnsupportedDType, "a {} base takes an exponent of its own type only, got {}",
+                        dtype_name(a.dtype()), dtype_name(b.dtype()));
+      }
     }
   });
 }
@@ -218,7 +236,7 @@ struct FloatModOp {
 template <typename T>
 struct FloatFloorModOp {
   T operator()(T a, T b) const {
-    using F = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+    using F = ComputeType<T>;
     const F fb = static_cast<F>(b);
     F r = std::fmod(static_cast<F>(a), fb);
     if (r != F(0)) {
@@ -239,9 +257,7 @@ Status mod_kernel(KernelContext& ctx) {
   const Tensor& b = ctx.input(1);
   VN_RETURN_IF_ERROR(check_same_dtype(ctx, a, b));
   const bool fmod = ctx.attr_int("fmod", 0) != 0;
-  using Types = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
-                         Eigen::half, Eigen::bfloat16>;
-  return dispatch_types(Types{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(NumericHalfTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
     if constexpr (std::is_integral_v<T>) {
       if (a.numel() > 0) VN_RETURN_IF_ERROR(check_no_zero_divisor<T>(ctx, b));
       if (fmod) return binary_broadcast<T, T, T>(ctx, a, b, IntModOp<T, true>{});

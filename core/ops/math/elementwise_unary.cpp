@@ -130,17 +130,19 @@ Status sign_kernel(KernelContext& ctx) {
 
 Status is_nan(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(),
-                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return std::isnan(v); }); });
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    return unary_scalar<T>(ctx, [](T v) { return bool(Eigen::numext::isnan(v)); });
+  });
 }
 
 Status is_inf(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const bool positive = ctx.attr_int("detect_positive", 1) != 0;
   const bool negative = ctx.attr_int("detect_negative", 1) != 0;
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    return unary_scalar<T>(ctx,
-                           [positive, negative](T v) { return std::isinf(v) && (v > T(0) ? positive : negative); });
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    return unary_scalar<T>(ctx, [positive, negative](T v) {
+      return bool(Eigen::numext::isinf(v)) && (v > T(0) ? positive : negative);
+    });
   });
 }
 
@@ -160,8 +162,9 @@ void register_elementwise_unary_ops(OpRegistry& registry) {
   for (int64_t v : {9, 13}) registry.add("Erf", v, erf_kernel);
   for (int64_t v : {11, 22}) registry.add("Round", v, round_kernel);
   for (int64_t v : {9, 13}) registry.add("Sign", v, sign_kernel);
-  // IsNaN-20 and IsInf-20 only added float8 (and for IsInf float16/bfloat16) inputs; the trigonometric
-  // ops' version 22 and Round-22 only added bfloat16. The float dispatch refuses those types.
+  // IsNaN-20 and IsInf-20 only added float8 (and for IsInf float16/bfloat16) inputs, which IsNaN
+  // and IsInf refuse; the trigonometric ops' version 22 and Round-22 only added bfloat16, which the
+  // float dispatch refuses.
   for (int64_t v : {9, 13, 20}) registry.add("IsNaN", v, is_nan);
   for (int64_t v : {10, 20}) registry.add("IsInf", v, is_inf);
   for (int64_t v : {7, 22}) {

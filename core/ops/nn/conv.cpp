@@ -635,6 +635,28 @@ void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, in
 
 namespace {
 
+/// Conv on float16 or bfloat16: the float32 convolution of the exactly widened operands, each
+/// output (sum and bias) rounded once to the element type. ONNX's reference (numpy's float16
+/// matmul) also sums the exact products in float32, in another order, but rounds the sum before
+/// adding the bias in float16: the two can differ by one unit in the last place (README, Known
+/// limits).
+Status conv_rounded(KernelContext& ctx, const ConvPlan& plan, const Tensor& x, const Tensor& w, const Tensor* bias) {
+  VN_ASSIGN_OR_RETURN(Tensor xf, tensor_cast(x, DType::kFloat32));
+  VN_ASSIGN_OR_RETURN(Tensor wf, tensor_cast(w, DType::kFloat32));
+  Tensor bf;
+  if (bias) {
+    VN_ASSIGN_OR_RETURN(bf, tensor_cast(*bias, DType::kFloat32));
+  }
+  Tensor yf(DType::kFloat32, plan.out_shape);
+  if (yf.numel() > 0) {
+    conv_packed(plan, xf.data<float>(), wf.data<float>(), bias ? bf.data<float>() : nullptr, yf.mutable_data<float>(),
+                ctx.num_threads(), nullptr);
+  }
+  VN_ASSIGN_OR_RETURN(Tensor y, tensor_cast(yf, x.dtype()));
+  ctx.set_output(0, std::move(y));
+  return Status::OK();
+}
+
 Status conv(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& x = ctx.input(0);
@@ -649,17 +671,21 @@ Status conv(KernelContext& ctx) {
     return ctx.fail(StatusCode::kShapeMismatch, "B must be a 1-D {} tensor of {} elements, got {} {}",
                     dtype_name(x.dtype()), plan.m, dtype_name(bias->dtype()), shape_to_string(bias->shape()));
   }
-  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), plan.out_shape));
-    if (y->numel() == 0) return Status::OK();
-    if constexpr (std::is_same_v<T, float>) {
-      conv_packed(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
-                  ctx.num_threads(), nullptr);
+  return dispatch_types(RealFloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    if constexpr (!std::is_floating_point_v<T>) {
+      return conv_rounded(ctx, plan, x, w, bias);
     } else {
-      conv_compute<T>(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
-                      ctx.num_threads());
+      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), plan.out_shape));
+      if (y->numel() == 0) return Status::OK();
+      if constexpr (std::is_same_v<T, float>) {
+        conv_packed(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
+                    ctx.num_threads(), nullptr);
+      } else {
+        conv_compute<T>(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
+                        ctx.num_threads());
+      }
+      return Status::OK();
     }
-    return Status::OK();
   });
 }
 

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -238,6 +240,16 @@ TEST(Logical, BitShiftErrors) {
   s.attr("direction", "LEFT");
   s.input<int32_t>({1}, {1}).input<int32_t>({1}, {1});
   s.expect_failure(StatusCode::kUnsupportedDType, "int32");
+}
+
+TEST(Logical, EqualOnStringsFromVersion19) {
+  OpTester t("Equal", 19);
+  t.input<std::string>({2, 2}, {"ab", "", "x", "AB"}).input<std::string>({2}, {"ab", "AB"});
+  t.output<bool>({2, 2}, {true, false, false, true});
+  t.run();
+  OpTester old("Equal", 13);
+  old.input<std::string>({1}, {"a"}).input<std::string>({1}, {"a"});
+  old.expect_failure(StatusCode::kUnsupportedDType, "input of type string is not supported");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -326,6 +327,31 @@ TEST(Clip, MinOfWrongTypeOrShapeFails) {
   s.input<float>({2}, {1, 2});
   s.input<float>({2}, {0, 1});
   s.expect_failure(StatusCode::kShapeMismatch, "min must be a scalar");
+}
+
+// float16 and bfloat16 are computed in float and rounded once, as ONNX 1.23's expected values
+// are: Celu(-0.5) with alpha 2 in bfloat16 is -0.443359375, where rounding each step of Celu's
+// function body (exp, -1, *alpha) would give -0.4453125.
+TEST(Activations, CeluAndEluOnHalfTypesRoundOnce) {
+  const std::vector<float> x = {-3, -0.5f, 0.5f, 65504};
+  OpTester h("Celu", 28);
+  h.attr("alpha", 2.0f);
+  h.input(narrow_tensor<Eigen::half>({4}, x));
+  h.output(narrow_tensor<Eigen::half>({4}, {-1.5537109375f, -0.4423828125f, 0.5f, 65504}));
+  h.run();
+  OpTester b("Celu", 28);
+  b.attr("alpha", 2.0f);
+  b.input(narrow_tensor<Eigen::bfloat16>({3}, {-3, -0.5f, 0.5f}));
+  b.output(narrow_tensor<Eigen::bfloat16>({3}, {-1.5546875f, -0.443359375f, 0.5f}));
+  b.run();
+  OpTester e("Elu", 22);
+  e.input(narrow_tensor<Eigen::half>({3}, {-3, -0.5f, 0.5f}));
+  e.output(narrow_tensor<Eigen::half>({3}, {-0.9501953125f, -0.3935546875f, 0.5f}));
+  e.run();
+  OpTester eb("Elu", 22);
+  eb.input(narrow_tensor<Eigen::bfloat16>({3}, {-3, -0.5f, 0.5f}));
+  eb.output(narrow_tensor<Eigen::bfloat16>({3}, {-0.94921875f, -0.392578125f, 0.5f}));
+  eb.run();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -356,6 +357,79 @@ TEST(Mod, ErrorsNameTheProblem) {
   OpTester m("Mod", 13);
   m.input<int64_t>({1}, {1}).input<int32_t>({1}, {1});
   m.expect_failure(StatusCode::kInvalidModel, "must have the same type");
+}
+
+// float16 results are numpy's (computed in float32, rounded once), on values where the rounding
+// matters: ties to even, overflow to inf and results among the subnormals.
+TEST(BinaryMath, Float16RoundsOnceToNearestEven) {
+  const float kTiny = std::ldexp(1.0f, -24);  // the smallest float16 subnormal
+  const float kInf = std::numeric_limits<float>::infinity();
+  struct Case {
+    const char* op;
+    std::vector<float> a, b, y;
+  };
+  const Case cases[] = {
+      // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even, 1; 1 + 3 * 2^-11 goes up to 1 + 2^-9.
+      // 65504 + 16 is a tie between the largest float16 and 65536: to even, inf.
+      {"Add", {1, 1, 65504, 0.0999755859375f}, {std::ldexp(1.0f, -11), 3 * std::ldexp(1.0f, -11), 16, 0.199951171875f},
+       {1, 1.001953125f, kInf, 0.2998046875f}},
+      // 2049 and 2051 are ties: to 2048 and 2052, whose last bits are even.
+      {"Sub", {2050, 2052, -65504}, {1, 1, 16}, {2048, 2052, -kInf}},
+      // Halving the smallest subnormal ties to 0; 3/2 of it ties up to 2^-23.
+      {"Mul", {kTiny, 3 * kTiny, 65504}, {0.5f, 0.5f, 2}, {0, 2 * kTiny, kInf}},
+      {"Div", {1, kTiny, 1, -1}, {3, 0.5f, 0, 0}, {0.333251953125f, 2 * kTiny, kInf, -kInf}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    const int64_t n = static_cast<int64_t>(c.a.size());
+    for (int64_t opset : {7, 14}) {
+      OpTester t(c.op, opset);
+      t.input(narrow_tensor<Eigen::half>({n}, c.a)).input(narrow_tensor<Eigen::half>({n}, c.b));
+      t.output(narrow_tensor<Eigen::half>({n}, c.y));
+      t.run();
+    }
+  }
+  // Broadcast: a float16 scalar against a row.
+  OpTester s("Mul", 14);
+  s.input(narrow_tensor<Eigen::half>({}, {0.5f})).input(narrow_tensor<Eigen::half>({3}, {kTiny, 3 * kTiny, 2}));
+  s.output(narrow_tensor<Eigen::half>({3}, {0, 2 * kTiny, 1}));
+  s.run();
+}
+
+TEST(BinaryMath, BFloat16RoundsOnceToNearestEven) {
+  const float kMax = std::ldexp(255.0f, 120);  // the largest bfloat16, 0x7f7f
+  struct Case {
+    const char* op;
+    std::vector<float> a, b, y;
+  };
+  const Case cases[] = {
+      // 1 + 2^-8 ties to 1; 1 + 3 * 2^-8 ties up to 1 + 2^-6; the largest bfloat16 plus half its
+      // last place ties to inf (float32 still holds the sum).
+      {"Add", {1, 1, kMax}, {std::ldexp(1.0f, -8), 3 * std::ldexp(1.0f, -8), std::ldexp(1.0f, 119)},
+       {1, 1.015625f, std::numeric_limits<float>::infinity()}},
+      {"Sub", {1, 258}, {std::ldexp(1.0f, -9), 1}, {1, 256}},
+      {"Mul", {3, 1.5f}, {1.0078125f, 1.0078125f}, {3.03125f, 1.515625f}},
+      {"Div", {1, 2}, {3, 3}, {0.333984375f, 0.66796875f}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    const int64_t n = static_cast<int64_t>(c.a.size());
+    OpTester t(c.op, 14);
+    t.input(narrow_tensor<Eigen::bfloat16>({n}, c.a)).input(narrow_tensor<Eigen::bfloat16>({n}, c.b));
+    t.output(narrow_tensor<Eigen::bfloat16>({n}, c.y));
+    t.run();
+  }
+}
+
+TEST(Pow, Float16InFloatAndRoundedOnce) {
+  // 3^0.5 = 1.7320508 rounds to 1.7324219, float16's nearest; 2^16 overflows to inf.
+  OpTester t("Pow", 15);
+  t.input(narrow_tensor<Eigen::half>({3}, {3, 2, -2})).input(narrow_tensor<Eigen::half>({3}, {0.5f, 16, 3}));
+  t.output(narrow_tensor<Eigen::half>({3}, {1.732421875f, std::numeric_limits<float>::infinity(), -8}));
+  t.run();
+  OpTester m("Pow", 15);
+  m.input(narrow_tensor<Eigen::half>({1}, {2})).input<int64_t>({1}, {3});
+  m.expect_failure(StatusCode::kUnsupportedDType, "a float16 base takes an exponent of its own type only, got int64");
 }
 
 }  // namespace

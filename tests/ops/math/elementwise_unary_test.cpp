@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -88,7 +89,7 @@ TEST(UnaryMath, ExpRejectsIntegers) {
 }
 
 TEST(UnaryMath, FloatOnlyOpsNameTheRejectedType) {
-  for (const char* op : {"Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Floor", "Ceil", "Sigmoid", "Tanh", "Elu", "Selu",
+  for (const char* op : {"Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Floor", "Ceil", "Sigmoid", "Tanh", "Selu",
                          "HardSigmoid", "HardSwish", "Softplus", "LeakyRelu"}) {
     OpTester t(op, 14);
     t.input<int32_t>({2}, {1, 2});
@@ -175,11 +176,17 @@ TEST(UnaryMath, IsNaNAndIsInf) {
 
 TEST(UnaryMath, NewFloatOpsRejectIntegers) {
   for (const char* op : {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
-                         "Round", "IsNaN", "IsInf", "Softsign", "ThresholdedRelu", "Celu"}) {
+                         "Round", "Softsign", "ThresholdedRelu"}) {
     OpTester t(op, 13);
     t.input<int32_t>({2}, {1, 2});
     t.expect_failure(StatusCode::kUnsupportedDType,
                      "input of type int32 is not supported (supported: float32, float64)");
+  }
+  for (const char* op : {"IsNaN", "IsInf", "Celu", "Elu"}) {
+    OpTester t(op, 13);
+    t.input<int32_t>({2}, {1, 2});
+    t.expect_failure(StatusCode::kUnsupportedDType,
+                     "input of type int32 is not supported (supported: float32, float64, float16, bfloat16)");
   }
 }
 
@@ -214,6 +221,31 @@ TEST(UnaryMath, UnknownOpsetHasNoKernel) {
   t.input<float>({1}, {0.0f});
   t.unchecked_output();
   t.expect_failure(StatusCode::kUnsupportedOp, "no reference kernel for Erf at opset 8");
+}
+
+TEST(UnaryMath, IsNaNAndIsInfOnHalfTypes) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  // 65504 and 3.3895e38 are the largest finite float16 and bfloat16: not infinities.
+  const std::vector<float> h = {-1.2001953125f, nan, inf, 65504, -inf, 0};
+  const std::vector<float> b = {-1.203125f, nan, inf, std::ldexp(255.0f, 120), -inf, 0};
+  OpTester n("IsNaN", 20);
+  n.input(narrow_tensor<Eigen::half>({6}, h));
+  n.output<bool>({6}, {false, true, false, false, false, false});
+  n.run();
+  OpTester nb("IsNaN", 20);
+  nb.input(narrow_tensor<Eigen::bfloat16>({6}, b));
+  nb.output<bool>({6}, {false, true, false, false, false, false});
+  nb.run();
+  OpTester i("IsInf", 20);
+  i.input(narrow_tensor<Eigen::half>({6}, h));
+  i.output<bool>({6}, {false, false, true, false, true, false});
+  i.run();
+  OpTester ib("IsInf", 20);
+  ib.attr("detect_positive", int64_t{0});
+  ib.input(narrow_tensor<Eigen::bfloat16>({6}, b));
+  ib.output<bool>({6}, {false, false, false, false, true, false});
+  ib.run();
 }
 
 }  // namespace

@@ -8,12 +8,14 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/ops/nn/conv.h"
 #include "core/ops/sgemm.h"
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -336,6 +338,38 @@ TEST(Conv, BadShapesAndAttributesFail) {
   OpTester ints("Conv", 11);
   ints.input<int32_t>({1, 1, 1, 1}, {1}).input<int32_t>({1, 1, 1, 1}, {1});
   ints.expect_failure(StatusCode::kUnsupportedDType, "int32");
+}
+
+// float16 and bfloat16: products summed in float32, each output rounded once. Rounding each
+// partial sum to float16 would give 1 at position 0 (1 + 2^-11 ties to 1) and inf at position 1.
+TEST(Conv, HalfTypesSumInFloat32AndRoundOnce) {
+  const float u = std::ldexp(1.0f, -11);
+  const float tiny = std::ldexp(1.0f, -24);
+  const float low = std::ldexp(1.0f, -14);  // the smallest normal float16
+  // X (1, 3, 4), W (1, 3, 1) = {1, 1, -1}: y[p] = x0[p] + x1[p] - x2[p].
+  const std::vector<float> x = {1, 60000, 65504, low + tiny,  // channel 0
+                                u, 60000, 16, 0,              // channel 1
+                                -u, 60000, 0, low};           // channel 2
+  for (int64_t opset : {11, 22}) {
+    OpTester t("Conv", opset);
+    t.input(narrow_tensor<Eigen::half>({1, 3, 4}, x)).input(narrow_tensor<Eigen::half>({1, 3, 1}, {1, 1, -1}));
+    // 65504 + 16 ties between the largest float16 and 65536: to even, inf.
+    t.output(narrow_tensor<Eigen::half>({1, 1, 4}, {1 + 2 * u, 60000, std::numeric_limits<float>::infinity(), tiny}));
+    t.run();
+  }
+  // The bias joins the sum before the one rounding: 1 + 2^-11 + 2^-11. ONNX's reference rounds
+  // the sum (a tie, to 1) before adding the bias and gives 1 (README, Known limits).
+  OpTester b("Conv", 11);
+  b.input(narrow_tensor<Eigen::half>({1, 2, 1}, {1, u})).input(narrow_tensor<Eigen::half>({1, 2, 1}, {1, 1}));
+  b.input(narrow_tensor<Eigen::half>({1}, {u}));
+  b.output(narrow_tensor<Eigen::half>({1, 1, 1}, {1 + 2 * u}));
+  b.run();
+  const float v = std::ldexp(1.0f, -8);
+  OpTester bf("Conv", 22);
+  bf.input(narrow_tensor<Eigen::bfloat16>({1, 3, 1}, {1, v, -v}));
+  bf.input(narrow_tensor<Eigen::bfloat16>({1, 3, 1}, {1, 1, -1}));
+  bf.output(narrow_tensor<Eigen::bfloat16>({1, 1, 1}, {1 + 2 * v}));
+  bf.run();
 }
 
 }  // namespace
