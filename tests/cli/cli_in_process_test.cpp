@@ -106,6 +106,28 @@ TEST(SubcommandList, EverySubcommandHasItsHelpReadmeExampleAndTest) {
   }
 }
 
+// The README's map ("Where things live"): every file or folder it names in backquotes exists, so
+// that the map cannot drift from the tree. Names with a placeholder (`<family>`) are patterns.
+TEST(ReadmeMap, EveryPathItNamesExists) {
+  const std::filesystem::path source(VN_SOURCE_DIR);
+  const std::string readme = read_text(source / "README.md");
+  const size_t begin = readme.find("\n## Where things live\n");
+  ASSERT_NE(begin, std::string::npos) << "the README has no \"Where things live\" section";
+  const size_t end = readme.find("\n## ", begin + 1);
+  const std::string map = readme.substr(begin, end - begin);
+  size_t checked = 0;
+  for (size_t at = map.find('`'); at != std::string::npos; at = map.find('`', at + 1)) {
+    const size_t close = map.find('`', at + 1);
+    ASSERT_NE(close, std::string::npos);
+    const std::string name = map.substr(at + 1, close - at - 1);
+    at = close;
+    if (name.find('/') == std::string::npos || name.find_first_of("< :") != std::string::npos) continue;
+    EXPECT_TRUE(std::filesystem::exists(source / name)) << "the README's map names " << name << ", which does not exist";
+    ++checked;
+  }
+  EXPECT_GE(checked, 30u) << "the map names fewer paths than it did";
+}
+
 TEST(CliInProcess, DebugReduceWithTheBuiltinCheckNamesTheFaultyNode) {
   test::TempDir dir;
   const CliRun r =
