@@ -6,6 +6,9 @@
 namespace vn::tui {
 namespace {
 
+// Themes hold one style per role, indexed by ColorRole.
+static_assert(static_cast<size_t>(ColorRole::kAccent) + 1 == kColorRoleCount, "kColorRoleCount counts ColorRole");
+
 void set(Theme& theme, ColorRole role, RoleStyle style) { theme.roles[static_cast<size_t>(role)] = style; }
 
 bool contains_utf8_codeset(std::string value) {
@@ -47,77 +50,32 @@ Theme monochrome_theme() {
   return theme;
 }
 
+namespace {
+
+// One glyph set from the side-by-side list of tui/glyphs.inc.
+Glyphs make_glyphs(bool ascii) {
+  Glyphs g;
+  g.ascii = ascii;
+#define VN_UNPAREN(...) __VA_ARGS__
+#define VN_GLYPH(field, unicode, ascii_glyph) g.field = ascii ? ascii_glyph : unicode;
+#define VN_GLYPHS(field, unicode, ascii_glyphs)                                    \
+  g.field = ascii ? decltype(g.field){VN_UNPAREN ascii_glyphs} : decltype(g.field){VN_UNPAREN unicode};
+#include "tui/glyphs.inc"
+#undef VN_GLYPHS
+#undef VN_GLYPH
+#undef VN_UNPAREN
+  return g;
+}
+
+}  // namespace
+
 const Glyphs& unicode_glyphs() {
-  static const Glyphs glyphs = [] {
-    Glyphs g;
-    g.ascii = false;
-    g.horizontal = "─";
-    g.vertical = "│";
-    g.top_left = "┌";
-    g.top_right = "┐";
-    g.bottom_left = "└";
-    g.bottom_right = "┘";
-    g.tee_left = "├";
-    g.tee_right = "┤";
-    g.tee_up = "┴";
-    g.tee_down = "┬";
-    g.cross = "┼";
-    g.bar_full = "█";
-    g.bar_empty = "░";
-    g.bar_eighths = {" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
-    g.spark = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-    g.shade = {" ", "░", "▒", "▓", "█"};
-    g.arrow_up = "↑";
-    g.arrow_down = "↓";
-    g.arrow_left = "←";
-    g.arrow_right = "→";
-    g.sort_ascending = "▲";
-    g.sort_descending = "▼";
-    g.bullet = "●";
-    g.check = "✓";
-    g.cross_mark = "✗";
-    g.pointer = "▶";
-    g.ellipsis = "…";
-    g.missing = "×";
-    return g;
-  }();
+  static const Glyphs glyphs = make_glyphs(false);
   return glyphs;
 }
 
 const Glyphs& ascii_glyphs() {
-  static const Glyphs glyphs = [] {
-    Glyphs g;
-    g.ascii = true;
-    g.horizontal = "-";
-    g.vertical = "|";
-    g.top_left = "+";
-    g.top_right = "+";
-    g.bottom_left = "+";
-    g.bottom_right = "+";
-    g.tee_left = "+";
-    g.tee_right = "+";
-    g.tee_up = "+";
-    g.tee_down = "+";
-    g.cross = "+";
-    g.bar_full = "#";
-    g.bar_empty = ".";
-    g.bar_eighths = {" ", " ", " ", " ", "#", "#", "#", "#"};
-    g.spark = {"_", ".", "-", "~", "=", "+", "*", "#"};
-    g.shade = {" ", ".", ":", "+", "#"};
-    g.arrow_up = "^";
-    g.arrow_down = "v";
-    g.arrow_left = "<";
-    g.arrow_right = ">";
-    g.sort_ascending = "^";
-    g.sort_descending = "v";
-    g.bullet = "*";
-    g.check = "+";
-    g.cross_mark = "x";
-    g.pointer = ">";
-    g.ellipsis = "~";
-    g.missing = "?";
-    return g;
-  }();
+  static const Glyphs glyphs = make_glyphs(true);
   return glyphs;
 }
 

@@ -12,7 +12,7 @@
 
 #include "core/common/status.h"
 #include "core/debug/engine_session.h"
-#include "core/debug/loop.h"
+#include "core/debug/repeat.h"
 #include "core/engine/plan.h"
 
 namespace vn::debug {

@@ -12,7 +12,7 @@
 
 #include "core/common/status.h"
 #include "core/debug/check.h"
-#include "core/debug/loop.h"
+#include "core/debug/repeat.h"
 
 namespace vn::debug {
 

@@ -94,33 +94,12 @@ nlohmann::ordered_json desc_json(const std::vector<TensorDesc>& descs) {
   return out;
 }
 
-/// Reads JSON values with errors that say where the plan is malformed.
-class Reader {
+/// Reads JSON values with errors that say where the plan is malformed: JsonReader's fields plus
+/// the plan's own types.
+class Reader : public JsonReader {
  public:
-  explicit Reader(std::string where) : where_(std::move(where)) {}
+  explicit Reader(std::string where) : JsonReader("plan", std::move(where)) {}
 
-  Status fail(std::string_view what) const {
-    return make_error(StatusCode::kIoError, "plan: {}{}", where_.empty() ? "" : where_ + ": ", what);
-  }
-  Result<const nlohmann::ordered_json*> field(const nlohmann::ordered_json& j, const char* key) const {
-    if (!j.is_object() || !j.contains(key)) return fail(fmt::format("missing \"{}\"", key));
-    return &j.at(key);
-  }
-  Result<std::string> string(const nlohmann::ordered_json& j, const char* key) const {
-    VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* v, field(j, key));
-    if (!v->is_string()) return fail(fmt::format("\"{}\" must be a string", key));
-    return v->get<std::string>();
-  }
-  Result<std::vector<std::string>> strings(const nlohmann::ordered_json& j, const char* key) const {
-    VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* v, field(j, key));
-    std::vector<std::string> out;
-    if (!v->is_array()) return fail(fmt::format("\"{}\" must be a list of strings", key));
-    for (const nlohmann::ordered_json& e : *v) {
-      if (!e.is_string()) return fail(fmt::format("\"{}\" must be a list of strings", key));
-      out.push_back(e.get<std::string>());
-    }
-    return out;
-  }
   Result<Shape> shape(const nlohmann::ordered_json& j) const {
     Shape out;
     if (!j.is_array()) return fail("a shape must be a list of integers");
@@ -159,8 +138,6 @@ class Reader {
     return t->id;
   }
 
- private:
-  std::string where_;
 };
 
 Result<PlanLayer> layer_from_json(const nlohmann::ordered_json& j, size_t index) {
@@ -186,9 +163,7 @@ Result<PlanLayer> layer_from_json(const nlohmann::ordered_json& j, size_t index)
     TacticTiming tt;
     VN_ASSIGN_OR_RETURN(tt.tactic, r.tactic(t, "tactic"));
     VN_ASSIGN_OR_RETURN(tt.precision, r.precision(t, "precision"));
-    VN_ASSIGN_OR_RETURN(const nlohmann::ordered_json* ms, r.field(t, "median_ms"));
-    if (!ms->is_number()) return r.fail("\"median_ms\" must be a number");
-    tt.median_ms = ms->get<double>();
+    VN_ASSIGN_OR_RETURN(tt.median_ms, r.number(t, "median_ms"));
     l.timings.push_back(tt);
   }
   if (j.contains("int8_fallback")) {

@@ -29,6 +29,16 @@ constexpr std::array<PresetRow, kPrecisionCount> kPresets{{
     {PrecisionId::kInt8, "int8", {DType::kInt8, DType::kFloat32, DType::kInt32, false}},
 }};
 
+// row() indexes kPresets by PrecisionId: one row per id, in the enum's order.
+constexpr bool ids_follow_rows() {
+  for (size_t i = 0; i < kPresets.size(); ++i) {
+    if (static_cast<size_t>(kPresets[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(ids_follow_rows(), "kPresets must list every PrecisionId in the enum's order");
+static_assert(static_cast<size_t>(PrecisionId::kInt8) + 1 == kPrecisionCount, "kPrecisionCount counts PrecisionId");
+
 const PresetRow& row(PrecisionId id) { return kPresets[static_cast<size_t>(id)]; }
 
 }  // namespace

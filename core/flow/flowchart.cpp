@@ -9,6 +9,25 @@
 
 namespace vn::flow {
 
+namespace {
+
+constexpr ProbeInfo kProbeTable[] = {
+#define VN_PROBE(name, help) {#name, help},
+#include "core/flow/probes.inc"
+#undef VN_PROBE
+};
+
+}  // namespace
+
+std::span<const ProbeInfo> probe_table() { return kProbeTable; }
+
+const ProbeInfo* find_probe(std::string_view name) {
+  for (const ProbeInfo& probe : kProbeTable) {
+    if (probe.name == name) return &probe;
+  }
+  return nullptr;
+}
+
 const FlowNode* Flowchart::find(std::string_view id) const {
   for (const FlowNode& node : nodes) {
     if (node.id == id) return &node;
@@ -82,6 +101,11 @@ Result<Flowchart> load_flowchart(const std::filesystem::path& path) {
     node.text = *string_field(item, "text");
     node.probe = string_field(item, "probe").value_or("");
     if (node.kind != NodeKind::kEnd && node.probe.empty()) return node_bad("'probe' missing");
+    if (!node.probe.empty() && !find_probe(node.probe)) {
+      std::string known;
+      for (const ProbeInfo& probe : kProbeTable) known += fmt::format("{}{}", known.empty() ? "" : ", ", probe.name);
+      return node_bad(fmt::format("unknown probe '{}' (known: {})", node.probe, known));
+    }
     if (node.kind == NodeKind::kStep) {
       if (!string_field(item, "next")) return node_bad("a step needs 'next'");
       node.next = *string_field(item, "next");

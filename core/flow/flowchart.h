@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,18 @@ struct FlowNode {
   std::string outcome;
 };
 
+/// One probe a node can name (a row of core/flow/probes.inc).
+struct ProbeInfo {
+  std::string_view name;  ///< what a node's "probe" field says
+  std::string_view help;  ///< what the probe checks, one line
+};
+
+/// Every probe, in the order of core/flow/probes.inc.
+std::span<const ProbeInfo> probe_table();
+
+/// The probe called `name`, or nullptr.
+const ProbeInfo* find_probe(std::string_view name);
+
 /// A whole chart in one language.
 struct Flowchart {
   std::string lang;
@@ -50,7 +63,8 @@ struct Flowchart {
 };
 
 /// Parses a chart and checks it: known kinds with their fields, unique ids, links to existing
-/// nodes, every node reachable from `start`, and an end reachable from every node. kIoError naming
+/// nodes, probes of probe_table(), every node reachable from `start`, and an end reachable from
+/// every node. kIoError naming
 /// the file and the node at fault.
 Result<Flowchart> load_flowchart(const std::filesystem::path& path);
 

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -588,15 +590,17 @@ Result<Answered> probe_double_check(Walk& w) {
 }  // namespace
 
 Result<Answered> run_probe(Walk& w, const FlowNode& node) {
+  // One function per row of probes.inc: a row without its probe_<name> does not compile.
+  using ProbeFn = Result<Answered> (*)(Walk&);
+  static constexpr std::pair<std::string_view, ProbeFn> kProbes[] = {
+#define VN_PROBE(name, help) {#name, &probe_##name},
+#include "core/flow/probes.inc"
+#undef VN_PROBE
+  };
   w.progress.emplace(&w.config.watch, node.id);
-  if (node.probe == "sanitize") return probe_sanitize(w);
-  if (node.probe == "real_data") return probe_real_data(w);
-  if (node.probe == "intermittent") return probe_intermittent(w);
-  if (node.probe == "debug_intermittent") return probe_debug_intermittent(w);
-  if (node.probe == "layerwise") return probe_layerwise(w);
-  if (node.probe == "extract") return probe_extract(w);
-  if (node.probe == "reduce") return probe_reduce(w);
-  if (node.probe == "double_check") return probe_double_check(w);
+  for (const auto& [name, probe] : kProbes) {
+    if (node.probe == name) return probe(w);
+  }
   return make_error(StatusCode::kInvalidArgument, "flowchart node '{}': unknown probe '{}'", node.id, node.probe);
 }
 

@@ -94,7 +94,7 @@ struct TriageConfig {
   std::function<Decision(const FlowNode& node, const TriageStep& proposed)> decide;
   /// Told of every undo, after the walk went back and before the question is asked again.
   std::function<void(const TriageUndo& undo)> on_undo;
-  /// The session the walk is kept in (core/flow/session.h), or null for none. A new session is
+  /// The session the walk is kept in (core/flow/session_file.h), or null for none. A new session is
   /// started at the chart's start; one read back (--resume) continues where it stopped: its
   /// answered steps are restored, not probed or asked again, with what they hand on to later
   /// probes, and a reduction in progress checks none of its recorded iterations again. The state
@@ -115,7 +115,7 @@ struct TriageResult {
   std::string culprit;  ///< the layer or tactic named, when one was
   std::filesystem::path bundle;  ///< the bug-report bundle (write_bundle) when localized
   std::string engine;            ///< the engine triaged, as it describes itself
-  /// The undos of the session, as its file's "undos" (core/flow/session.h); empty when none.
+  /// The undos of the session, as its file's "undos" (core/flow/session_file.h); empty when none.
   nlohmann::ordered_json undos = nlohmann::ordered_json::array();
 };
 

@@ -15,7 +15,7 @@
 
 #include "core/common/status.h"
 #include "core/flow/flowchart.h"
-#include "core/flow/session.h"
+#include "core/flow/session_file.h"
 #include "core/flow/triage.h"
 
 namespace vn::flow {

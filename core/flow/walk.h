@@ -18,7 +18,7 @@
 #include "core/debug/replay.h"
 #include "core/eut/engine_under_test.h"
 #include "core/flow/bundle.h"
-#include "core/flow/session.h"
+#include "core/flow/session_file.h"
 #include "core/flow/triage.h"
 
 namespace vn::flow {

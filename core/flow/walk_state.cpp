@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What a triage walk keeps in its session (core/flow/session.h) and brings back on --resume.
+// What a triage walk keeps in its session (core/flow/session_file.h) and brings back on --resume.
 #include <cmath>
 #include <limits>
 

@@ -26,9 +26,10 @@
 #include "tui/script_terminal.h"
 #include "views/screens/flowchart_view.h"
 #include "views/screens/graph_view.h"
+#include "views/screens/help_view.h"
 #include "views/screens/layers_view.h"
+#include "views/screens/log_view.h"
 #include "views/screens/tensor_view.h"
-#include "views/screens/text_views.h"
 #include "views/screens/triage_cockpit.h"
 
 namespace {

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
 
 #include "core/ir/onnx_export.h"
 #include "tests/debug/fixtures.h"
@@ -19,7 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 
 struct CliRun {
   int exit_code = -1;
@@ -39,6 +42,90 @@ CliRun run_in(const std::filesystem::path& dir, const std::vector<std::string>& 
   run.err = testing::internal::GetCapturedStderr();
   std::filesystem::current_path(before);
   return run;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The named subcommands of `app` (CLI11 keeps option groups as unnamed ones).
+std::vector<const CLI::App*> named_subcommands(const CLI::App& app) {
+  return app.get_subcommands([](const CLI::App* sub) { return !sub->get_name().empty(); });
+}
+
+// Every subcommand path (`run`, `debug reduce`, ...) under `app`, with its subcommand.
+void subcommand_paths(const CLI::App& app, std::vector<std::string> prefix,
+                      std::vector<std::pair<std::vector<std::string>, const CLI::App*>>& out) {
+  for (const CLI::App* sub : named_subcommands(app)) {
+    std::vector<std::string> path = prefix;
+    path.push_back(sub->get_name());
+    out.emplace_back(path, sub);
+    subcommand_paths(*sub, path, out);
+  }
+}
+
+// The subcommand list (tui/cli/subcommands.inc) enumerated with every verb it adds: each has its
+// help text and a README example (`vernier debug reduce`); each that does work (a verb, or a
+// subcommand without verbs) has a test under tests/ that runs it ("debug", "reduce" as
+// consecutive arguments); each top-level one is in the CLI contract (../shared/CLI.md) where that
+// file is at hand.
+TEST(SubcommandList, EverySubcommandHasItsHelpReadmeExampleAndTest) {
+  CLI::App app;
+  cli::Action action;
+  cli::add_subcommands(app, action);
+  std::vector<std::pair<std::vector<std::string>, const CLI::App*>> paths;
+  subcommand_paths(app, {}, paths);
+  ASSERT_GE(paths.size(), 8u);
+
+  const std::filesystem::path source(VN_SOURCE_DIR);
+  const std::string readme = read_text(source / "README.md");
+  const std::filesystem::path contract = source.parent_path() / "shared" / "CLI.md";
+  const std::string cli_md = std::filesystem::exists(contract) ? read_text(contract) : "";
+  std::vector<std::string> tests;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(source / "tests")) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".cpp" || ext == ".py" || ext == ".sh") tests.push_back(read_text(entry.path()));
+  }
+  for (const auto& [path, cmd] : paths) {
+    std::string words = path[0], quoted = "[\"']" + path[0] + "[\"']";
+    for (size_t i = 1; i < path.size(); ++i) {
+      words += " " + path[i];
+      quoted += ",\\s*[\"']" + path[i] + "[\"']";
+    }
+    EXPECT_FALSE(cmd->get_description().empty()) << "vernier " << words << " has no help text";
+    EXPECT_THAT(readme, HasSubstr("vernier " + words)) << "the README has no example of vernier " << words;
+    if (path.size() == 1 && !cli_md.empty()) {
+      EXPECT_THAT(cli_md, HasSubstr("vernier " + words)) << "CLI.md does not list vernier " << words;
+    }
+    if (named_subcommands(*cmd).empty()) {
+      const std::regex runs(quoted);
+      EXPECT_TRUE(std::any_of(tests.begin(), tests.end(), [&](const std::string& t) { return std::regex_search(t, runs); }))
+          << "no test runs vernier " << words;
+    }
+  }
+}
+
+// The README's map ("Where things live"): every file or folder it names in backquotes exists, so
+// that the map cannot drift from the tree. Names with a placeholder (`<family>`) are patterns.
+TEST(ReadmeMap, EveryPathItNamesExists) {
+  const std::filesystem::path source(VN_SOURCE_DIR);
+  const std::string readme = read_text(source / "README.md");
+  const size_t begin = readme.find("\n## Where things live\n");
+  ASSERT_NE(begin, std::string::npos) << "the README has no \"Where things live\" section";
+  const size_t end = readme.find("\n## ", begin + 1);
+  const std::string map = readme.substr(begin, end - begin);
+  size_t checked = 0;
+  for (size_t at = map.find('`'); at != std::string::npos; at = map.find('`', at + 1)) {
+    const size_t close = map.find('`', at + 1);
+    ASSERT_NE(close, std::string::npos);
+    const std::string name = map.substr(at + 1, close - at - 1);
+    at = close;
+    if (name.find('/') == std::string::npos || name.find_first_of("< :") != std::string::npos) continue;
+    EXPECT_TRUE(std::filesystem::exists(source / name)) << "the README's map names " << name << ", which does not exist";
+    ++checked;
+  }
+  EXPECT_GE(checked, 30u) << "the map names fewer paths than it did";
 }
 
 TEST(CliInProcess, DebugReduceWithTheBuiltinCheckNamesTheFaultyNode) {

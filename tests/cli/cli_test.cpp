@@ -24,7 +24,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 
 using test::expect_bad_input;
 

@@ -21,7 +21,7 @@ using test::TempDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 const std::vector<std::string> kFault = {"--deterministic", "--inject-fault", "layer=relu1,kind=scale,factor=1.01"};
 
 std::vector<std::string> args(std::vector<std::string> a, const std::vector<std::string>& more = kFault) {

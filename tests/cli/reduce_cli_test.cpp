@@ -25,7 +25,7 @@ using test::run_vernier;
 using test::TempDir;
 using ::testing::HasSubstr;
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 const std::string kVernier = std::string(VN_BINARY_DIR) + "/tui/vernier";
 const std::vector<std::string> kBuiltin = {"--builtin-check", "--deterministic", "--no-progress", "--inject-fault",
                                            "layer=conv2,kind=scale,factor=1.5"};

@@ -20,7 +20,7 @@ using test::TempDir;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 
 using test::expect_bad_input;
 

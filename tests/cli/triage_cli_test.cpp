@@ -15,7 +15,7 @@ using test::run_vernier;
 using test::TempDir;
 using ::testing::HasSubstr;
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 
 std::vector<std::string> path_of(const std::filesystem::path& report_file) {
   const nlohmann::json report = nlohmann::json::parse(test::read_file(report_file));

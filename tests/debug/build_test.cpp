@@ -14,7 +14,7 @@
 namespace vn::debug {
 namespace {
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 
 TEST(DebugBuild, AFaultOnATiedTacticMakesSomeSeedsBadAndOthersGood) {
   Result<Model> model = load_model(kDemo);

@@ -21,7 +21,7 @@
 namespace vn::debug {
 namespace {
 
-const std::string kDemo = std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx";
+const std::string kDemo = vn::test::demo_model();
 
 // An engine session over `model` with the built-in check, writing into `dir`.
 EngineSessionConfig engine_session(Model model, const test::TempDir& dir) {

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/engine/engine_backend.h"
+#include "core/engine/fusion_list.h"
 #include "tests/engine/engine_test_util.h"
 
 namespace vn::engine {
@@ -183,6 +185,75 @@ TEST(Fusion, LayerNormPatternAndResidualAddRelu) {
   EXPECT_EQ(marked.engine->plan()->prevented[0].tensor, "s");
   test::expect_close(*marked.outputs.find("Y"), *ref.find("Y"), {1e-5, 1e-5}, "LayerNorm pattern unfused");
 }
+
+// ---- The fusion list (core/engine/fusions.inc): one case per row --------------------------------
+
+/// Checks one fusion on `model`: unmarked, a layer hides `tensor` and the outputs match the
+/// reference; with `tensor` marked, the plan names the prevented fusion `name` and still matches.
+void expect_fusion(const Model& model, const TensorMap& feeds, const std::string& tensor, const std::string& name) {
+  const TensorMap ref = test::run_reference(model, feeds, {tensor});
+  Built fused = run_engine(model, feeds);
+  const Plan& plan = *fused.engine->plan();
+  EXPECT_TRUE(std::any_of(plan.layers.begin(), plan.layers.end(), [&](const PlanLayer& l) {
+    return std::find(l.hidden.begin(), l.hidden.end(), tensor) != l.hidden.end();
+  })) << "no layer hides " << tensor << ": " << plan_to_json(plan).dump(2);
+  EXPECT_TRUE(plan.prevented.empty());
+  for (const NamedTensor& out : fused.outputs) {
+    test::expect_close(out.tensor, *ref.find(out.name), {1e-5, 1e-5}, name + " fused");
+  }
+  PrepareOptions prep;
+  prep.outputs = {tensor};
+  Built marked = run_engine(model, feeds, prep);
+  const std::vector<PreventedFusion>& prevented = marked.engine->plan()->prevented;
+  EXPECT_TRUE(std::any_of(prevented.begin(), prevented.end(), [&](const PreventedFusion& p) {
+    return p.fusion == name && p.tensor == tensor;
+  })) << "marking " << tensor << " does not prevent " << name;
+  ASSERT_TRUE(marked.outputs.contains(tensor));
+  test::expect_close(*marked.outputs.find(tensor), *ref.find(tensor), {1e-5, 1e-5}, name + " prevented");
+}
+
+/// x * Sigmoid(x) and PyTorch's erf GELU on their own, each after a Relu.
+Model activation_patterns_model() {
+  const std::string text = kHeader +
+                           "g (float[2,8] X) => (float[2,8] Y, float[2,8] Z) {\n"
+                           "  r2 = Constant<value = float {1.4142135}>()\n  one = Constant<value = float {1.0}>()\n"
+                           "  half = Constant<value = float {0.5}>()\n"
+                           "  x = Relu(X)\n  s = Sigmoid(x)\n  Y = Mul(x, s)\n"
+                           "  a = Div(X, r2)\n  e = Erf(a)\n  p = Add(e, one)\n  q = Mul(X, p)\n  Z = Mul(q, half)\n}";
+  return make_model(text, {});
+}
+
+/// MatMul and the Add of a constant bias.
+Model matmul_bias_model() {
+  const std::string text = kHeader + "g (float[2,5,16] X, float[16,8] W, float[8] B) => (float[2,5,8] Y) {\n"
+                                     "  m = MatMul(X, W)\n  Y = Add(m, B)\n}";
+  return make_model(text, {{"W", random_tensor({16, 8}, 1)}, {"B", random_tensor({8}, 2)}});
+}
+
+const TensorMap kConvFeeds{{"X", random_tensor({1, 4, 8, 8}, 9)}};
+const TensorMap kLayerNormFeeds{{"X", random_tensor({3, 16}, 3)}};
+
+void fusion_case_kConvBatchNorm() { expect_fusion(conv_bn_model(), kConvFeeds, "c", "Conv+BatchNormalization"); }
+void fusion_case_kProductBias() {
+  expect_fusion(matmul_bias_model(), {{"X", random_tensor({2, 5, 16}, 4)}}, "m", "MatMul+bias");
+}
+void fusion_case_kProductResidual() { expect_fusion(conv_bn_model(), kConvFeeds, "c2", "Conv+residual Add"); }
+void fusion_case_kProductActivation() { expect_fusion(conv_bn_model(), kConvFeeds, "n", "Conv+Relu"); }
+void fusion_case_kSiLU() { expect_fusion(activation_patterns_model(), {{"X", random_tensor({2, 8}, 5)}}, "s", "SiLU"); }
+void fusion_case_kGelu() { expect_fusion(activation_patterns_model(), {{"X", random_tensor({2, 8}, 5)}}, "e", "Gelu"); }
+void fusion_case_kLayerNorm() { expect_fusion(layernorm_pattern_model(), kLayerNormFeeds, "s", "LayerNorm"); }
+void fusion_case_kLayerNormScale() { expect_fusion(layernorm_pattern_model(), kLayerNormFeeds, "n", "LayerNorm+scale"); }
+void fusion_case_kLayerNormBias() { expect_fusion(layernorm_pattern_model(), kLayerNormFeeds, "gn", "LayerNorm+bias"); }
+void fusion_case_kAddRelu() { expect_fusion(layernorm_pattern_model(), kLayerNormFeeds, "sum", "Add+Relu"); }
+
+#define VN_FUSION(id, fusion_name, help_line)                                  \
+  TEST(FusionList, id) {                                                       \
+    EXPECT_FALSE(std::string_view(help_line).empty()) << #id " has no help line"; \
+    EXPECT_EQ(fusion_info(Fusion::id).name, fusion_name);                      \
+    fusion_case_##id();                                                        \
+  }
+#include "core/engine/fusions.inc"
+#undef VN_FUSION
 
 TEST(Fusion, ConstantShapeArithmeticIsFolded) {
   const std::string text = kHeader +

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <algorithm>
 #include <functional>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -101,6 +103,40 @@ TEST(Flowchart, MalformedChartsNameTheNode) {
   expect_error("outcome", [&](auto& c) { node(c, "minimal")["outcome"] = "done"; });
   expect_error("not a Vernier flowchart", [&](auto& c) { c["version"] = 2; });
   expect_error("start 'x'", [&](auto& c) { c["start"] = "x"; });
+  // An unknown probe is refused at load, not when the walk reaches it.
+  expect_error("node 'reduce': unknown probe 'shrink' (known: sanitize, real_data,",
+               [&](auto& c) { node(c, "reduce")["probe"] = "shrink"; });
+}
+
+// The probe list (core/flow/probes.inc) enumerated: every probe has its help line, a node of the
+// chart that names it, and a scenario of the zoo (assets/scenarios, run by ctest -L scenarios)
+// whose expected path walks through that node. A probe without them fails here.
+TEST(ProbeList, EveryProbeHasItsHelpItsNodeAndAScenarioWalkingThroughIt) {
+  const Flowchart en = load("en");
+  std::set<std::string> walked;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(VN_SOURCE_DIR) / "assets" / "scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    const nlohmann::json scenario = nlohmann::json::parse(in);
+    for (const auto& step : scenario["expect"]["path"]) {
+      const std::string text = step.get<std::string>();
+      walked.insert(text.substr(0, text.find(':')));
+    }
+  }
+  std::set<std::string_view> names;
+  for (const ProbeInfo& probe : probe_table()) {
+    EXPECT_TRUE(names.insert(probe.name).second) << "probe listed twice: " << probe.name;
+    EXPECT_FALSE(probe.help.empty()) << probe.name << " has no help line";
+    EXPECT_EQ(find_probe(probe.name), &probe);
+    std::vector<std::string> nodes;
+    for (const FlowNode& node : en.nodes) {
+      if (node.probe == probe.name) nodes.push_back(node.id);
+    }
+    EXPECT_FALSE(nodes.empty()) << "no node of the chart names the probe " << probe.name;
+    EXPECT_TRUE(std::any_of(nodes.begin(), nodes.end(), [&](const std::string& id) { return walked.count(id) > 0; }))
+        << "no scenario walks through the probe " << probe.name;
+  }
+  EXPECT_EQ(find_probe("shrink"), nullptr);
 }
 
 TEST(Flowchart, TranslationsThatDivergeAreCaught) {

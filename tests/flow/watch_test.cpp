@@ -12,7 +12,7 @@
 #include "core/engine/fault.h"
 #include "core/engine/plan.h"
 #include "core/flow/flowchart.h"
-#include "core/flow/session.h"
+#include "core/flow/session_file.h"
 #include "core/flow/triage.h"
 #include "core/ir/onnx_import.h"
 #include "tests/util/process.h"

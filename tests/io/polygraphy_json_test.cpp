@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/io/base64.h"
@@ -477,12 +478,19 @@ TEST(PolygraphyJson, RefusesMalformedStructure) {
   EXPECT_TRUE(contains(feed_list_error(R"([{"polygraphy_class": "IterationResult"}])"), "feed 0: expected a plain"));
 }
 
-TEST(PolygraphyJson, SurvivesEveryTruncation) {
-  for (const char* name : {"19c_id_outputs.json", "19b_id_inputs.json"}) {
+TEST(PolygraphyJson, EveryTruncationIsAnError) {
+  // Each file reads whole under its own reader; every prefix that drops part of the document (all
+  // but trailing whitespace) is a one-line kIoError under both readers (error_of checks the code
+  // and the line), never a crash or a partial result.
+  for (const auto& [name, outputs] : {std::pair{"19c_id_outputs.json", true}, std::pair{"19b_id_inputs.json", false}}) {
     const std::string text = read_fixture(name);
-    for (size_t n = 0; n < text.size(); ++n) {
-      (void)run_results_error(std::string_view(text).substr(0, n));
-      (void)feed_list_error(std::string_view(text).substr(0, n));
+    EXPECT_TRUE(outputs ? run_results_from_json(text).ok() : feed_list_from_json(text).ok()) << name;
+    const size_t end = text.find_last_not_of(" \t\r\n") + 1;
+    ASSERT_GT(end, 0u) << name;
+    for (size_t n = 0; n < end; ++n) {
+      const std::string_view prefix = std::string_view(text).substr(0, n);
+      EXPECT_FALSE(run_results_error(prefix).message().empty()) << name << " cut to " << n << " bytes, as run results";
+      EXPECT_FALSE(feed_list_error(prefix).message().empty()) << name << " cut to " << n << " bytes, as a feed list";
     }
   }
 }

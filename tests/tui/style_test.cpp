@@ -67,15 +67,14 @@ TEST(ChooseGlyphs, FollowsLocalePrecedenceAndTerm) {
 
 TEST(Glyphs, AsciiSetIsSevenBitAndEveryGlyphIsOneColumn) {
   const auto check = [](const Glyphs& g, bool ascii) {
-    std::vector<std::string_view> all = {g.horizontal,  g.vertical,       g.top_left,  g.top_right,   g.bottom_left,
-                                         g.bottom_right, g.tee_left,       g.tee_right, g.tee_up,      g.tee_down,
-                                         g.cross,        g.bar_full,       g.bar_empty, g.arrow_up,    g.arrow_down,
-                                         g.arrow_left,   g.arrow_right,    g.sort_ascending, g.sort_descending,
-                                         g.bullet,       g.check,          g.cross_mark, g.pointer,    g.ellipsis,
-                                         g.missing};
-    all.insert(all.end(), g.bar_eighths.begin(), g.bar_eighths.end());
-    all.insert(all.end(), g.spark.begin(), g.spark.end());
-    all.insert(all.end(), g.shade.begin(), g.shade.end());
+    // Every field of the list (tui/glyphs.inc), so that a new glyph is checked as soon as it is added.
+    std::vector<std::string_view> all;
+#define VN_GLYPH(field, unicode, ascii_glyph) all.push_back(g.field);
+#define VN_GLYPHS(field, unicode, ascii_glyphs) all.insert(all.end(), g.field.begin(), g.field.end());
+#include "tui/glyphs.inc"
+#undef VN_GLYPHS
+#undef VN_GLYPH
+    EXPECT_EQ(all.size(), 46u);
     for (std::string_view glyph : all) {
       EXPECT_EQ(display_width(glyph), 1) << "'" << glyph << "'";
       if (ascii) {

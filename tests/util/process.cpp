@@ -79,6 +79,12 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+size_t TempDir::entry_count() const {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(path_)) ++n;
+  return n;
+}
+
 void write_file(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary);
   f << bytes;

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vn::test {
@@ -23,7 +24,14 @@ std::string vernier_binary();
 /// Runs the vernier binary built alongside the tests with `args`.
 ProcessResult run_vernier(const std::vector<std::string>& args, const std::filesystem::path& cwd = {});
 
-/// A fresh empty folder under the system temp dir, removed when the object dies.
+/// The demo model every test that needs a small real model runs (assets/models/demo.onnx).
+/// Only in test programs, which define VN_SOURCE_DIR.
+#ifdef VN_SOURCE_DIR
+inline std::string demo_model() { return std::string(VN_SOURCE_DIR) + "/assets/models/demo.onnx"; }
+#endif
+
+/// A fresh empty folder under the system temp dir, removed with its contents when the object
+/// dies. The one scratch folder of the tests.
 class TempDir {
  public:
   TempDir();
@@ -31,7 +39,9 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+  /// Number of entries in the folder (to check that no temporary file is left behind).
+  size_t entry_count() const;
 
  private:
   std::filesystem::path path_;

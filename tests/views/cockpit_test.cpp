@@ -19,12 +19,13 @@
 #include "tui/widgets/tab_bar.h"
 #include "views/screens/flowchart_view.h"
 #include "views/screens/graph_view.h"
+#include "views/screens/help_view.h"
 #include "views/screens/layers_view.h"
+#include "views/screens/log_view.h"
 #include "views/screens/reduce_view.h"
 #include "views/screens/screens.h"
 #include "views/screens/tactics_view.h"
 #include "views/screens/tensor_view.h"
-#include "views/screens/text_views.h"
 
 namespace vn::views {
 namespace {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
 #include <thread>
 
 #include "screen_fixture.h"
@@ -8,12 +11,15 @@
 #include "tests/views/screen_render.h"
 #include "tui/actions.h"
 #include "tui/app.h"
+#include "tui/i18n.h"
 #include "tui/script_terminal.h"
 #include "views/screens/graph_view.h"
+#include "views/screens/help_view.h"
 #include "views/screens/layers_view.h"
+#include "views/screens/log_view.h"
 #include "views/screens/reduce_view.h"
+#include "views/screens/screens.h"
 #include "views/screens/tensor_view.h"
-#include "views/screens/text_views.h"
 
 namespace vn::views {
 namespace {
@@ -27,6 +33,34 @@ using testing::render;
 using testing::ScreenSize;
 
 std::shared_ptr<SessionFeed> small_feed() { return std::make_shared<SessionFeed>(testing::small_session()); }
+
+// The screen list (views/screens/screens.cpp) enumerated: every screen has its help line, its
+// title and help line in the translation table, and golden tests of it drawn in English
+// (views_<id>*) and in Chinese (*_<id>*_zh*). A screen without them fails here.
+TEST(ScreenList, EveryScreenHasItsHelpTranslationAndGoldens) {
+  const auto table = tui::translation_table();
+  const auto translated = [&](std::string_view english) {
+    return std::any_of(table.begin(), table.end(), [&](const tui::Translation& t) { return t.english == english; });
+  };
+  std::vector<std::string> goldens;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(VN_SOURCE_DIR) / "tests" / "tui" / "golden")) {
+    goldens.push_back(entry.path().stem().string());
+  }
+  std::set<std::string_view> ids;
+  for (const ScreenInfo& screen : screen_catalog()) {
+    const std::string id(screen.id);
+    EXPECT_TRUE(ids.insert(screen.id).second) << "screen listed twice: " << id;
+    EXPECT_FALSE(screen.description.empty()) << id << " has no help line";
+    EXPECT_TRUE(translated(screen.title)) << "the title of " << id << " has no translation";
+    EXPECT_TRUE(translated(screen.description)) << "the help line of " << id << " has no translation";
+    EXPECT_TRUE(std::any_of(goldens.begin(), goldens.end(), [&](const std::string& g) { return g.rfind("views_" + id, 0) == 0; }))
+        << "no golden test draws the " << id << " screen";
+    EXPECT_TRUE(std::any_of(goldens.begin(), goldens.end(), [&](const std::string& g) {
+      const size_t at = g.find("_" + id);
+      return at != std::string::npos && g.find("_zh", at) != std::string::npos;
+    })) << "no golden test draws the " << id << " screen in Chinese";
+  }
+}
 
 TEST(GraphLanes, ChainStaysInOneLane) {
   EXPECT_EQ(graph_lanes({{}, {0}, {1}}), (std::vector<std::string>{"o ", "o ", "o "}));

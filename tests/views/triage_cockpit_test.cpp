@@ -15,11 +15,12 @@
 #include "tui/i18n.h"
 #include "tui/script_terminal.h"
 #include "views/screens/flowchart_view.h"
+#include "views/screens/help_view.h"
 #include "views/screens/layers_view.h"
+#include "views/screens/log_view.h"
 #include "views/screens/reduce_view.h"
 #include "views/screens/screens.h"
 #include "views/screens/tensor_view.h"
-#include "views/screens/text_views.h"
 
 namespace vn::views {
 namespace {

@@ -14,10 +14,11 @@
 #include "tui/curses_terminal.h"
 #include "tui/i18n.h"
 #include "views/screens/graph_view.h"
+#include "views/screens/help_view.h"
 #include "views/screens/layers_view.h"
+#include "views/screens/log_view.h"
 #include "views/screens/screens.h"
 #include "views/screens/tensor_view.h"
-#include "views/screens/text_views.h"
 
 namespace vn::cli {
 namespace {

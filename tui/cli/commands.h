@@ -38,6 +38,9 @@ void add_no_mouse_flag(CLI::App& cmd);
 /// Adds --no-mouse and --lang (the screens' language) to a full-screen command without a --lang.
 void add_ui_flags(CLI::App& cmd);
 
+/// Adds every subcommand of tui/cli/subcommands.inc to `app`, in its order.
+void add_subcommands(CLI::App& app, Action& action);
+
 /// Each adds its subcommand to `app`; when the user chooses it, `action` is set to its work.
 void add_run_command(CLI::App& app, Action& action);
 void add_inspect_command(CLI::App& app, Action& action);

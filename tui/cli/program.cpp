@@ -10,6 +10,12 @@
 
 namespace vn::cli {
 
+void add_subcommands(CLI::App& app, Action& action) {
+#define VN_SUBCOMMAND(name) add_##name##_command(app, action);
+#include "tui/cli/subcommands.inc"
+#undef VN_SUBCOMMAND
+}
+
 int run_cli(std::vector<std::string> args) {
   CLI::App app{"Vernier: find where a deployed neural network loses accuracy"};
   app.set_version_flag("--version", "vernier 0.1.0");
@@ -21,14 +27,7 @@ int run_cli(std::vector<std::string> args) {
 
   clear_accepted_check_commands();
   Action action;
-  add_run_command(app, action);
-  add_inspect_command(app, action);
-  add_convert_command(app, action);
-  add_demo_command(app, action);
-  add_browse_command(app, action);
-  add_surgeon_command(app, action);
-  add_debug_command(app, action);
-  add_triage_command(app, action);
+  add_subcommands(app, action);
 
   // `--check CMD ARGS...` takes the rest of the line (Polygraphy's rule), so it is cut off before
   // CLI11 sees options that belong to the check command.

@@ -7,9 +7,9 @@
 #include "tui/cli/ui_options.h"
 #include "tui/curses_terminal.h"
 #include "tui/i18n.h"
+#include "views/screens/help_view.h"
 #include "views/screens/reduce_view.h"
 #include "views/screens/screens.h"
-#include "views/screens/text_views.h"
 
 namespace vn::cli {
 

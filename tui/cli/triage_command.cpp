@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vernier triage`: walks the accuracy-debugging flowchart, answering each question with its
 // probe, and prints the path with the evidence; writes report.json into the work folder. The walk
-// is a session kept in the work folder (core/flow/session.h) that --resume continues.
+// is a session kept in the work folder (core/flow/session_file.h) that --resume continues.
 #include <signal.h>
 #include <unistd.h>
 

@@ -17,9 +17,10 @@
 #include "tui/curses_terminal.h"
 #include "tui/i18n.h"
 #include "views/screens/flowchart_view.h"
+#include "views/screens/help_view.h"
+#include "views/screens/log_view.h"
 #include "views/screens/screens.h"
 #include "views/screens/tactics_view.h"
-#include "views/screens/text_views.h"
 #include "views/screens/triage_cockpit.h"
 
 namespace vn::cli {

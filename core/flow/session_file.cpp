@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/flow/session.h"
+#include "core/flow/session_file.h"
 
 #include <regex>
 

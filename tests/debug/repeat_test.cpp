@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/debug/loop.h"
+#include "core/debug/repeat.h"
 
 #include <gtest/gtest.h>
 

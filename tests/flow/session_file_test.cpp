@@ -2,7 +2,7 @@
 // Triage sessions: the state file round-trips, and a walk stopped (cancelled) after any step and
 // resumed from its state ends exactly as an uninterrupted walk, without probing an answered step
 // or asking the decide hook again about it.
-#include "core/flow/session.h"
+#include "core/flow/session_file.h"
 
 #include <gtest/gtest.h>
 
