@@ -127,6 +127,9 @@ Status batch_norm(KernelContext& ctx) {
   const int64_t batch = x.dim(0);
   const int64_t inner = shape_product(x.shape(), 2, x.shape().size());
   if (training) return batch_norm_training(ctx, params, epsilon);
+  // The spec uses momentum only to update the running statistics in training mode; exporters
+  // (torch 1.13 at opset 15+) write it on inference nodes too, where it changes nothing.
+  ctx.ignore_attrs({"momentum"});
   VN_RETURN_IF_ERROR(dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
     if (y->numel() == 0) return Status::OK();

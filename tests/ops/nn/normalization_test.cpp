@@ -110,6 +110,17 @@ TEST(BatchNormalization, TrainingModeUsesBatchStatistics) {
   m.run();
 }
 
+// torch 1.13 writes momentum on inference nodes (opset 15+), where the spec leaves it unused: the
+// output is the plain inference one.
+TEST(BatchNormalization, MomentumIsUnusedInInference) {
+  OpTester t("BatchNormalization", 15);
+  t.attr("momentum", 0.1f).attr("epsilon", 0.0f);
+  t.input<float>({1, 2, 2}, {1, 3, 5, 7});
+  t.input<float>({2}, {2, 1}).input<float>({2}, {1, 0}).input<float>({2}, {1, 5}).input<float>({2}, {4, 1});
+  t.output<float>({1, 2, 2}, {1, 3, 0, 2});
+  t.run();
+}
+
 TEST(BatchNormalization, TrainingModeNeedsABatch) {
   OpTester t("BatchNormalization", 14);
   t.attr("training_mode", int64_t{1});
