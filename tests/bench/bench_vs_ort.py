@@ -15,7 +15,10 @@ Usage: /usr/bin/python3 bench_vs_ort.py VERNIER_BIN [--zoo DIR] [--threads 1,16]
 3. Prints per model the times and ref/ort and engine/ref, the medians of the ratios over the
    models, and, when several thread counts are given, which models get slower with more threads
    (median at the most threads above that at the fewest by more than 5%).
-Vernier's thread count is its --threads flag (0 or absent: every core).
+Vernier's thread count is its --threads flag (0 or absent: every core). Vernier's threads are
+libgomp's, which spin between parallel regions unless OMP_WAIT_POLICY=passive is set in the
+environment (it is passed on): on a machine whose cores other programs also use, spinning threads
+make Vernier many times slower at more threads (see the README's performance section).
 """
 import argparse
 import json
@@ -90,8 +93,8 @@ def main():
     for name in names:
         if name not in NAMES:
             raise SystemExit(f"unknown model {name}; one of {', '.join(NAMES)}")
-    print(f"zoo={args.zoo} threads={threads} runs={args.runs} warm_up={args.warm_up} cores={os.cpu_count()}",
-          flush=True)
+    print(f"zoo={args.zoo} threads={threads} runs={args.runs} warm_up={args.warm_up} cores={os.cpu_count()} "
+          f"load={os.getloadavg()[0]:.1f} OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}", flush=True)
     dirs = {name: export(args.zoo, name) for name in names}
     names = [n for n in names if dirs[n]]
     times = {}  # (model, threads) -> (ref, engine, ort)
