@@ -500,17 +500,15 @@ int run(const RunArgs& args) {
     if (Status s = io::save_outputs_file(live, args.outputs.save_outputs); !s.ok()) return report_error(s);
     fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
+  nlohmann::ordered_json report = new_run_report(args.model);
+  if (args.profile.profile) report["profiles"] = std::move(profiles);
   if (results.size() < 2) {
-    nlohmann::ordered_json report = new_run_report(args.model);
-    report["profiles"] = std::move(profiles);
     if (Status s = args.profile.profile ? write_report(args, report) : Status::OK(); !s.ok()) return report_error(s);
     if (any_loaded && !any_live) fmt::print("[I] {} runner(s) loaded: nothing to compare\n", results.size());
     if (args.tui) fmt::print("[W] --tui: nothing was compared, so there is nothing to browse\n");
     return kExitOk;
   }
 
-  nlohmann::ordered_json report = new_run_report(args.model);
-  if (args.profile.profile) report["profiles"] = std::move(profiles);
   std::optional<Browsed> browsed;
   Result<bool> passed = compare_backends(args, *config, results, model ? &*model : nullptr, report, browsed);
   if (!passed.ok()) return report_error(passed.status());
