@@ -10,7 +10,9 @@ Usage: /usr/bin/python3 bench_vs_ort.py VERNIER_BIN [--zoo DIR] [--threads 1,16]
 2. For each thread count of --threads, times on the same input, warm (--warm-up untimed runs first):
      ref     `vernier run MODEL --ref --engine --threads T` (one process; each backend's per-run
      engine  times come from its --save-outputs RunResults), the engine built in fp32;
-     ort     onnxruntime-node (ort_time.js), intra-op threads T, inter-op 1, all optimizations.
+     ort     onnxruntime-node (ort_time.js), intra-op threads T, inter-op 1, all optimizations;
+             with --ort python, Python's onnxruntime with the same settings (for machines that
+             have it and no Node.js).
    Each time is the median of --runs runs.
 3. Prints per model the times and ref/ort and engine/ref, the medians of the ratios over the
    models, and, when several thread counts are given, which models get slower with more threads
@@ -66,7 +68,40 @@ def time_vernier(vernier, model_dir, threads, runs, warm_up):
     return medians[0], medians[1]
 
 
+# Python's onnxruntime, in a process of its own like ort_time.js (same settings, same output).
+ORT_PYTHON = r"""
+import json, os, sys, time
+import numpy as np
+import onnxruntime as ort
+model, inputs_json, threads, warm_up, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+feeds = {}
+for i in json.load(open(inputs_json)):
+    data = np.fromfile(os.path.join(os.path.dirname(inputs_json), i["file"]), dtype=i["dtype"])
+    feeds[i["name"]] = data.reshape(i["shape"])
+o = ort.SessionOptions()
+o.intra_op_num_threads, o.inter_op_num_threads = threads, 1
+o.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+s = ort.InferenceSession(model, o, providers=["CPUExecutionProvider"])
+for _ in range(warm_up):
+    s.run(None, feeds)
+ms = []
+for _ in range(runs):
+    t = time.perf_counter()
+    s.run(None, feeds)
+    ms.append((time.perf_counter() - t) * 1000.0)
+print(json.dumps({"ms": ms}))
+"""
+
+
 def time_ort(node, modules, model_dir, threads, runs, warm_up):
+    if node == "python":
+        p = subprocess.run([sys.executable, "-c", ORT_PYTHON, os.path.join(model_dir, "model.onnx"),
+                            os.path.join(model_dir, "inputs.json"), str(threads), str(warm_up), str(runs)],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"onnxruntime (Python) failed:\n{p.stderr}")
+        return statistics.median(json.loads(p.stdout)["ms"])
     p = subprocess.run([node, os.path.join(HERE, "ort_time.js"), modules, os.path.join(model_dir, "model.onnx"),
                         os.path.join(model_dir, "inputs.json"), str(threads), str(warm_up), str(runs)],
                        capture_output=True, text=True)
@@ -85,6 +120,8 @@ def main():
     parser.add_argument("--warm-up", type=int, default=2)
     parser.add_argument("--ort-modules", default=os.path.join(HERE, "..", "..", ".deps", "node", "node_modules"))
     parser.add_argument("--node", default="node")
+    parser.add_argument("--ort", choices=["node", "python"], default="node",
+                        help="onnxruntime-node (the default) or Python's onnxruntime")
     args = parser.parse_args()
     vernier = os.path.abspath(args.vernier)
     modules = os.path.abspath(args.ort_modules)
@@ -104,7 +141,8 @@ def main():
         for name in names:
             try:
                 ref, engine = time_vernier(vernier, dirs[name], t, args.runs, args.warm_up)
-                ort = time_ort(args.node, modules, dirs[name], t, args.runs, args.warm_up)
+                ort = time_ort("python" if args.ort == "python" else args.node, modules, dirs[name], t, args.runs,
+                               args.warm_up)
             except RuntimeError as e:
                 print(f"{name:<22}failed: {' | '.join(str(e).strip().splitlines()[-2:])}", flush=True)
                 continue

@@ -127,7 +127,10 @@ def main():
     try:
         # Outside no_grad: there, torch 1.13's eval-mode attention takes fused fast paths
         # (_transformer_encoder_layer_fwd, _native_multi_head_attention) that it cannot export.
-        torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"], opset_version=17)
+        # torch 2.x's default exporter is dynamo's; the zoo uses the TorchScript one on every torch.
+        legacy = {"dynamo": False} if int(torch.__version__.split(".")[0]) >= 2 else {}
+        torch.onnx.export(model, (x,), path, input_names=["input"], output_names=["output"], opset_version=17,
+                          **legacy)
     except Exception as e:  # the exporter's own errors, of many types
         print(f"{name}: torch {torch.__version__}'s exporter cannot export it: {str(e).splitlines()[0]}")
         sys.exit(3)
