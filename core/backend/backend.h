@@ -38,8 +38,21 @@ struct PrepareOptions {
 /// Returning false stops the run with kCancelled.
 using NodeObserver = std::function<bool(int64_t node_index, const Node& node, const TensorMap& outputs)>;
 
+/// The time one main-graph node (or engine layer) took inside run(): the kernel call alone, on a
+/// steady clock. A node with subgraphs (If, Loop, Scan) includes its bodies.
+struct LayerTime {
+  std::string name;   ///< the node's name, or the engine layer's (fused layers join their nodes' names)
+  std::string op;     ///< the node's op type; a layer's is its main node's
+  int64_t node = -1;  ///< the main-graph node (a layer's: the one whose outputs it reports)
+  double ms = 0;
+};
+
 struct RunOptions {
   NodeObserver observer;
+  /// When set, a backend that can time its layers (Backend::can_profile) appends one entry per
+  /// node or layer it executed, in execution order; others leave it untouched. Clocks are read
+  /// only when it is set.
+  std::vector<LayerTime>* profile = nullptr;
   /// Polled between nodes; when it becomes true the run stops with kCancelled.
   const std::atomic<bool>* cancel = nullptr;
   /// Streaming (layer-wise comparison): outputs are freed by lifetime like any other tensor
@@ -86,6 +99,9 @@ class Backend {
   /// The layers in execution order, for backends that can run a layer alone (local errors);
   /// nullptr for the others. Valid after prepare().
   virtual const std::vector<LayerInfo>* layers() const { return nullptr; }
+  /// Whether run() fills RunOptions::profile (the reference and the built-in engine do; engines
+  /// in other processes report only their total time).
+  virtual bool can_profile() const { return false; }
   /// Runs layer `index` of layers() alone on `inputs` (one per LayerInfo::inputs, e.g. another
   /// backend's values), returning one tensor per LayerInfo::outputs. The inputs are taken as
   /// given (a layer of reduced precision rounds them on entry, as it would its producers'

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/compare/compare_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -140,6 +142,32 @@ nlohmann::ordered_json layerwise_comparison_json(const LayerwiseComparison& comp
   j["not_produced"] = comparison.not_produced;
   j["peak_held_bytes"] = comparison.peak_held_bytes;
   return j;
+}
+
+nlohmann::ordered_json new_run_report(const std::string& model_path) {
+  nlohmann::ordered_json report;
+  std::error_code ec;
+  report["model"] = std::filesystem::absolute(model_path, ec).string();
+  report["comparisons"] = nlohmann::ordered_json::array();
+  return report;
+}
+
+void add_report_comparison(nlohmann::ordered_json& report, const std::string& test, const std::string& ref,
+                           size_t iteration, bool details, const std::function<nlohmann::ordered_json()>& comparison) {
+  nlohmann::ordered_json entry;
+  entry["test"] = test;
+  entry["reference"] = ref;
+  entry["iteration"] = iteration;
+  if (details) entry["comparison"] = comparison();
+  report["comparisons"].push_back(std::move(entry));
+}
+
+bool holds_layer_tensors(const TensorMap& results, const Graph& graph) {
+  size_t graph_outputs = 0;
+  for (const ValueInfo& v : graph.outputs) graph_outputs += results.contains(v.name) ? 1 : 0;
+  const bool of_this_model = std::any_of(results.begin(), results.end(),
+                                         [&](const NamedTensor& t) { return graph.producer_of(t.name) >= 0; });
+  return of_this_model && results.size() > graph_outputs;
 }
 
 }  // namespace vn

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "core/compare/compare.h"
@@ -32,5 +35,20 @@ nlohmann::ordered_json tensor_digest_json(const TensorDigest& digest);
 /// and every index: a hostile file is one error naming `where` and the field, never a crash.
 /// Fields a reader can do without (statistics, local comparisons) default when absent.
 Result<LayerwiseComparison> layerwise_comparison_from_json(const nlohmann::ordered_json& json, std::string_view where);
+
+/// The start of `vernier run --report-json`: {"model": the absolute path (for `vernier browse`),
+/// "comparisons": []}.
+nlohmann::ordered_json new_run_report(const std::string& model_path);
+
+/// Appends {"test", "reference", "iteration", "comparison"} to the report's "comparisons"; the
+/// details (`comparison()`, every tensor's statistics) are built only when `details`, so that a
+/// run that writes no report does not keep them.
+void add_report_comparison(nlohmann::ordered_json& report, const std::string& test, const std::string& ref,
+                           size_t iteration, bool details, const std::function<nlohmann::ordered_json()>& comparison);
+
+/// Whether `results` of a model run hold tensors of `graph` other than its outputs (a layer-wise
+/// run saved by Vernier or Polygraphy), so comparing them ranks layers. Results of another model
+/// (none of their tensors is one of the graph's) are not.
+bool holds_layer_tensors(const TensorMap& results, const Graph& graph);
 
 }  // namespace vn

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <unordered_map>
 
 #include "core/common/threads.h"
@@ -177,7 +178,13 @@ Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptio
       inputs.push_back(&t);
     }
     outputs.assign(step.outputs.size(), Tensor());
+    const auto start = options.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (Status st = layer.run(inputs, outputs); !st.ok()) return st.with_node(node.ref(step.node));
+    if (options.profile) {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      const LayerInfo& info = layer_infos_[step.layer];
+      options.profile->push_back(LayerTime{info.name, info.op, step.node, ms});
+    }
     TensorMap produced;
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       if (options.observer) produced.set(layer.spec().outputs[i], outputs[i]);

@@ -49,6 +49,7 @@ class EngineBackend final : public Backend {
 
   /// The plan's layers in execution order (op: the anchor node's op type).
   const std::vector<LayerInfo>* layers() const override { return engine_ ? &layer_infos_ : nullptr; }
+  bool can_profile() const override { return true; }
   /// Runs one layer with its tactic, precision and faults. Errors: kInvalidArgument for an index
   /// out of range or a wrong number of inputs; the layer's own errors.
   Result<std::vector<Tensor>> run_layer_alone(size_t index, std::span<const Tensor* const> inputs) override;

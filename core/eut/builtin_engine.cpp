@@ -82,6 +82,14 @@ nlohmann::ordered_json capabilities_json(const Capabilities& c) {
           {"artifacts", c.artifacts}};
 }
 
+std::string capabilities_summary(const Capabilities& c) {
+  std::string held;
+  for (const auto& [key, value] : capabilities_json(c).items()) {
+    if (value.get<bool>()) held += (held.empty() ? "" : ", ") + key;
+  }
+  return held.empty() ? "none" : held;
+}
+
 std::shared_ptr<EngineUnderTest> builtin_engine() { return std::make_shared<BuiltinEngine>(); }
 
 }  // namespace vn::eut

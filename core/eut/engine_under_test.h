@@ -46,6 +46,8 @@ struct Capabilities {
 
 /// {"builds_vary": ..., ...}: the capabilities as evidence.
 nlohmann::ordered_json capabilities_json(const Capabilities& capabilities);
+/// The capabilities held, comma-separated in capabilities_json's order, or "none".
+std::string capabilities_summary(const Capabilities& capabilities);
 
 /// One layer of a build, as the engine describes it (any field may be empty).
 struct BuiltLayer {

@@ -52,6 +52,14 @@ Result<std::string> run_results_to_json(const RunResults& results);
 /// Serializes and writes atomically (file_write_atomic); errors carry the path.
 Status save_run_results(const RunResults& results, const std::filesystem::path& path);
 
+/// Saves results as --save-outputs does: a RunResults .json, or an .npz holding the one iteration
+/// of one runner. Errors: kInvalidArgument for another extension or an .npz of several.
+Status save_outputs_file(const RunResults& results, const std::filesystem::path& path);
+
+/// A runner's name as Polygraphy gives it, "<prefix>-runner-N<index>-<%m/%d/%y-%H:%M:%S>" (local
+/// time), so that saved files read the same in both tools.
+std::string polygraphy_runner_name(const std::string& prefix, int index);
+
 /// Parses a feed list (Polygraphy --save-inputs, --load-inputs, data to-input): a JSON list with one
 /// untagged object per iteration mapping input names to arrays (see decode_polygraphy_array).
 Result<std::vector<TensorMap>> feed_list_from_json(std::string_view text);

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 #include <unordered_set>
 #include <utility>
@@ -115,7 +116,13 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     outputs.assign(step.outputs.size(), Tensor());
     ops::KernelContext ctx(node, step.node_index, step.opset, inputs, outputs, num_threads, this);
     ctx.set_dying_inputs((observe && options_.stream) ? step.dying_streamed : step.dying);
+    const bool timed = observe && options_.profile;
+    const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status st = step.fn(ctx);
+    if (timed) {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      options_.profile->push_back(LayerTime{node.name, node.op_type, step.node_index, ms});
+    }
     if (st.ok()) st = ctx.attr_error();
     if (st.ok()) st = ops::check_all_read(ctx, step.version);
     if (!st.ok()) return st.with_node(node.ref(step.node_index));

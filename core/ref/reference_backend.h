@@ -55,6 +55,7 @@ class ReferenceBackend final : public Backend {
   /// Supported when a kernel exists for the node's domain, op type and the model's opset. The
   /// nodes of its subgraphs are checked by prepare().
   Support supports(const Node& node, int64_t opset) const override;
+  bool can_profile() const override { return true; }
 
  protected:
   /// Orders the nodes of the main graph and of every subgraph topologically, resolves every

@@ -150,6 +150,13 @@ void OutputOptions::add_to(CLI::App& app) {
       ->group(group);
 }
 
+void ProfileOptions::add_to(CLI::App& app) {
+  app.add_flag("--profile", profile,
+               "Time every layer of --ref and --engine: time per op type and per layer (also in --report-json)");
+  app.add_option("--profile-top", top, "Layers listed by --profile, longest first; the rest summed")
+      ->check(CLI::Range(1, 1000000));
+}
+
 void CompareOptions::add_to(CLI::App& app) {
   const char* group = "Comparison";
   app.add_option("--atol", atol, "Absolute tolerance [NAME:]V (default 1e-5); no name = every tensor")->group(group);

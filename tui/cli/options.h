@@ -57,6 +57,14 @@ struct OutputOptions {
   void add_to(CLI::App& app);
 };
 
+/// `vernier run --profile`: time every layer of the backends that can.
+struct ProfileOptions {
+  bool profile = false;
+  size_t top = 20;  ///< layers listed, longest first; the rest are summed in one row
+
+  void add_to(CLI::App& app);
+};
+
 /// The comparison option group of CLI.md.
 struct CompareOptions {
   std::vector<std::string> atol;

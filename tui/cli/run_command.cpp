@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vernier run`: runs a model on a backend and reports or saves its outputs.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <functional>
-#include <ctime>
-#include <fstream>
 #include <memory>
 #include <optional>
 
 #include "core/common/logging.h"
+#include "core/common/process_memory.h"
+#include "core/backend/profile.h"
 #include "core/backend/external_backend.h"
 #include "core/backend/runner_backend.h"
 #include "core/eut/local_errors.h"
@@ -29,6 +27,7 @@
 #include "tui/cli/ui_options.h"
 #include "tui/i18n.h"
 #include "views/report/compare_report.h"
+#include "views/report/profile_report.h"
 #include "views/report/tensor_report.h"
 
 namespace vn::cli {
@@ -56,6 +55,7 @@ struct RunArgs {
   std::vector<Runner> order;  // the backend flags as they appear on the command line
   int threads = 0;
   int warm_up = 0;
+  ProfileOptions profile;
   bool verbose = false;
   bool tui = false;
   DataOptions data;
@@ -64,86 +64,51 @@ struct RunArgs {
   EngineOptions engine_build;
 };
 
-// Polygraphy names runners "<prefix>-N<k>-<%x>-<%X>"; Vernier follows it so saved files read the
-// same in both tools.
-std::string runner_name(const std::string& prefix, int index) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char stamp[64];
-  std::strftime(stamp, sizeof(stamp), "%m/%d/%y-%H:%M:%S", &tm);
-  return fmt::format("{}-runner-N{}-{}", prefix, index, stamp);
-}
-
-// The process's peak resident set so far, as the kernel counts it: VmHWM of this address space.
-// getrusage's ru_maxrss is only the fallback, because it survives exec and so reports a large
-// parent's (a Python benchmark's) peak as ours.
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-Status save_outputs(const std::string& path, const io::RunResults& results) {
-  const std::filesystem::path p(path);
-  if (p.extension() == ".json") return io::save_run_results(results, p);
-  if (p.extension() == ".npz") {
-    if (results.size() != 1 || results[0].iterations.size() != 1) {
-      return make_error(StatusCode::kInvalidArgument,
-                        "--save-outputs {}: an .npz holds one iteration of one backend; use a .json file", path);
-    }
-    return io::npz_save(results[0].iterations[0].outputs, p);
-  }
-  return make_error(StatusCode::kInvalidArgument, "--save-outputs {}: expected a .json or .npz file name", path);
+PrepareOptions prepare_options(const RunArgs& args) {
+  return PrepareOptions{args.outputs.outputs, args.outputs.mark_all, false, args.threads};
 }
 
 // Prepares `backend` for the model with the run's output flags.
 Status prepare_backend(Backend& backend, const RunArgs& args, const Model& model) {
-  PrepareOptions prep;
-  prep.outputs = args.outputs.outputs;
-  prep.mark_all = args.outputs.mark_all;
-  prep.num_threads = args.threads;
-  if (Status s = backend.prepare(model, prep); !s.ok()) return s.with_context(args.model);
-  return Status::OK();
+  return backend.prepare(model, prepare_options(args)).with_context(args.model);
 }
 
 // Runs a prepared backend over every feed and prints each output's statistics. The outputs of
 // every iteration are kept in the result when `keep` (to compare or save them); otherwise each
-// iteration's are freed once printed, and the result holds their timings only.
+// iteration's are freed once printed, and the result holds their timings only. With --profile,
+// prints the backend's profile and adds it to `profiles`.
 Result<io::RunnerResults> run_backend(Backend& backend, const RunArgs& args, const std::vector<TensorMap>& feeds,
-                                      int index, bool keep) {
-  for (int i = 0; i < args.warm_up && !feeds.empty(); ++i) {
-    Result<TensorMap> out = backend.run(feeds.front());
-    if (!out.ok()) return out.status().with_context(args.model);
-  }
-
+                                      int index, bool keep, nlohmann::ordered_json& profiles) {
   io::RunnerResults runner;
-  runner.runner_name = runner_name(backend.name(), index);
+  runner.runner_name = io::polygraphy_runner_name(backend.name(), index);
   fmt::print("[I] {:<35} | Running {} iteration(s) of {}\n", runner.runner_name, feeds.size(), args.model);
-  double total_ms = 0;
-  for (size_t it = 0; it < feeds.size(); ++it) {
-    const auto start = std::chrono::steady_clock::now();
-    Result<TensorMap> out = backend.run(feeds[it]);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (!out.ok()) return out.status().with_context(args.model);
-    total_ms += ms;
+  TimedRunOptions options{args.warm_up, keep, args.profile.profile, [&](size_t it, const TensorMap& out) {
     if (feeds.size() > 1) fmt::print("[I] Iteration {}\n", it);
-    for (const NamedTensor& t : *out) {
+    for (const NamedTensor& t : out) {
       fmt::print("[I]     {}\n", views::format_tensor_summary(t.name, t.tensor));
       if (args.verbose) fmt::print("{}\n", views::format_values(t.tensor, 100));
     }
-    runner.iterations.push_back(
-        io::IterationResult{keep ? std::move(*out) : TensorMap(), ms / 1000.0, runner.runner_name});
+  }};
+  Result<TimedRun> ran = run_timed(backend, feeds, options);
+  if (!ran.ok()) return ran.status().with_context(args.model);
+  double total_ms = 0;
+  for (size_t it = 0; it < ran->ms.size(); ++it) {
+    total_ms += ran->ms[it];
+    runner.iterations.push_back(io::IterationResult{keep ? std::move(ran->outputs[it]) : TensorMap(),
+                                                    ran->ms[it] / 1000.0, runner.runner_name});
   }
   fmt::print(
       "[I] {:<35} | Completed {} iteration(s) in {:.4g} ms | Average inference time: {:.4g} ms | "
       "Peak memory: {:.1f} MiB\n",
       runner.runner_name, feeds.size(), total_ms, total_ms / static_cast<double>(feeds.size()), peak_rss_mib());
+  if (args.profile.profile && !backend.can_profile()) {
+    fmt::print("[W] --profile: {} runs in another process and cannot time its layers; its time per run is above\n",
+               runner.runner_name);
+  } else if (args.profile.profile) {
+    VN_ASSIGN_OR_RETURN(const RunProfile profile, summarize_profile(runner.runner_name, *ran));
+    fmt::print("{}", views::format_profile(profile, args.profile.top));
+    profiles.push_back(profile_json(profile));
+  }
   return runner;
 }
 
@@ -192,16 +157,6 @@ void keep_for_browsing(std::optional<Browsed>& browsed, const Model& model, cons
   browsed = Browsed{std::move(s), test, iteration, title};
 }
 
-// The report starts with the model it compared, by absolute path, so that `vernier browse`
-// finds it.
-nlohmann::ordered_json new_report(const RunArgs& args) {
-  nlohmann::ordered_json report;
-  std::error_code ec;
-  report["model"] = std::filesystem::absolute(args.model, ec).string();
-  report["comparisons"] = nlohmann::ordered_json::array();
-  return report;
-}
-
 // Browses `browsed` full-screen; `code` is the run's exit code, kept unless the UI cannot start
 // (then a note, and the plain report stands).
 int browse_result(std::optional<Browsed> browsed, BrowseSource source, int code) {
@@ -220,32 +175,15 @@ int browse_result(std::optional<Browsed> browsed, BrowseSource source, int code)
   return code;
 }
 
-// Whether comparing `test` with `ref` is layer-wise: asked for, or the results hold tensors that
-// are not graph outputs (a layer-wise run saved by Vernier or Polygraphy).
-// Results of another model than the one given (none of their tensors is one of its tensors) are
-// compared tensor by tensor, not ranked against an unrelated graph.
+// Whether comparing `test` with `ref` is layer-wise: asked for, or the results hold the model's
+// layer tensors.
 bool is_layerwise(const RunArgs& args, const TensorMap& test, const Model* model) {
-  if (args.outputs.mark_all) return true;
-  if (!model) return false;
-  size_t graph_outputs = 0;
-  for (const ValueInfo& v : model->graph.outputs) graph_outputs += test.contains(v.name) ? 1 : 0;
-  const bool of_this_model = std::any_of(test.begin(), test.end(), [&](const NamedTensor& t) {
-    return model->graph.producer_of(t.name) >= 0;
-  });
-  return of_this_model && test.size() > graph_outputs;
+  return args.outputs.mark_all || (model && holds_layer_tensors(test, model->graph));
 }
 
-// Adds one comparison to the report. Its details (`comparison()`, every tensor's statistics) are
-// built only when --report-json will write them: a layer-wise run of many iterations would
-// otherwise keep them all for nothing.
 void add_comparison_entry(const RunArgs& args, nlohmann::ordered_json& report, const std::string& test,
                           const std::string& ref, size_t it, const std::function<nlohmann::ordered_json()>& comparison) {
-  nlohmann::ordered_json entry;
-  entry["test"] = test;
-  entry["reference"] = ref;
-  entry["iteration"] = it;
-  if (!args.compare.report_json.empty()) entry["comparison"] = comparison();
-  report["comparisons"].push_back(std::move(entry));
+  add_report_comparison(report, test, ref, it, !args.compare.report_json.empty(), comparison);
 }
 
 // Compares every runner after the first with the first, iteration by iteration, from results held
@@ -290,13 +228,18 @@ Result<bool> compare_backends(const RunArgs& args, const CompareConfig& config, 
   return all_passed;
 }
 
+// Writes --report-json, when asked for.
+Status write_report(const RunArgs& args, const nlohmann::ordered_json& report) {
+  if (args.compare.report_json.empty()) return Status::OK();
+  VN_RETURN_IF_ERROR(file_write_atomic(args.compare.report_json, report.dump(2) + "\n"));
+  fmt::print("[I] Wrote the report to {}\n", args.compare.report_json);
+  return Status::OK();
+}
+
 // Writes --report-json and prints the verdict line; the exit code says whether all passed.
 int finish_report(const RunArgs& args, nlohmann::ordered_json& report, bool passed) {
   report["passed"] = passed;
-  if (!args.compare.report_json.empty()) {
-    if (Status s = file_write_atomic(args.compare.report_json, report.dump(2) + "\n"); !s.ok()) return report_error(s);
-    fmt::print("[I] Wrote the comparison report to {}\n", args.compare.report_json);
-  }
+  if (Status s = write_report(args, report); !s.ok()) return report_error(s);
   fmt::print("{} | {} comparison(s)\n", passed ? "PASSED" : "FAILED", report["comparisons"].size());
   return passed ? kExitOk : kExitFailed;
 }
@@ -320,10 +263,7 @@ Result<LiveBackend> prepare_runner(const RunArgs& args, const std::string& spec,
   VN_ASSIGN_OR_RETURN(engine::EngineOptions options, engine_options(args));
   VN_RETURN_IF_NOT(!options.plan, StatusCode::kInvalidArgument,
                    "--load-engine: a plan of Vernier's built-in engine cannot run on --engine-runner {}", spec);
-  PrepareOptions prep;
-  prep.outputs = args.outputs.outputs;
-  prep.mark_all = args.outputs.mark_all;
-  prep.num_threads = args.threads;
+  const PrepareOptions prep = prepare_options(args);
   const auto start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<eut::Build>> built = live.engine->build(model, options.build, prep);
   if (!built.ok()) return built.status().with_context(args.model);
@@ -331,16 +271,11 @@ Result<LiveBackend> prepare_runner(const RunArgs& args, const std::string& spec,
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   VN_ASSIGN_OR_RETURN(const std::string described, live.engine->describe());
   VN_ASSIGN_OR_RETURN(const eut::Capabilities caps, live.engine->capabilities());
-  std::string capabilities;
-  const nlohmann::ordered_json caps_json = eut::capabilities_json(caps);
-  for (const auto& [key, value] : caps_json.items()) {
-    if (value.get<bool>()) capabilities += (capabilities.empty() ? "" : ", ") + key;
-  }
   const size_t layers = live.build->layers().size();
   fmt::print("[I] Built the model on {} in {:.3g} s{}: {}, capabilities: {}\n", described, seconds,
              live.build->converted_model() ? " (converted by Vernier to the precision asked for)" : "",
              layers == 0 ? std::string("no layers reported") : fmt::format("{} layer(s)", layers),
-             capabilities.empty() ? "none" : capabilities);
+             eut::capabilities_summary(caps));
   for (const std::filesystem::path& artifact : live.build->artifacts()) {
     fmt::print("[I]     artifact {}\n", artifact.string());
   }
@@ -401,10 +336,10 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
   const bool save = !args.outputs.save_outputs.empty();
   io::RunResults saved(backends.size());
   for (size_t k = 0; k < backends.size(); ++k) {
-    saved[k].runner_name = runner_name(backends[k].backend().name(), static_cast<int>(k));
+    saved[k].runner_name = io::polygraphy_runner_name(backends[k].backend().name(), static_cast<int>(k));
   }
 
-  nlohmann::ordered_json report = new_report(args);
+  nlohmann::ordered_json report = new_run_report(args.model);
   bool all_passed = true;
   std::optional<Browsed> browsed;
   Backend& ref = backends.front().backend();
@@ -458,7 +393,7 @@ int run_streamed(const RunArgs& args, CompareConfig config, const Model& model, 
     }
   }
   if (save) {
-    if (Status s = save_outputs(args.outputs.save_outputs, saved); !s.ok()) return report_error(s);
+    if (Status s = io::save_outputs_file(saved, args.outputs.save_outputs); !s.ok()) return report_error(s);
     fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
   const int code = finish_report(args, report, all_passed);
@@ -532,9 +467,14 @@ int run(const RunArgs& args) {
     if (!made.ok()) return report_error(made.status());
     feeds = std::move(*made);
   }
-  if ((args.outputs.mark_all || args.compare.local_errors) && !any_loaded && args.order.size() >= 2) {
-    return run_streamed(args, *config, *model, *feeds);
+  const bool streamed = (args.outputs.mark_all || args.compare.local_errors) && !any_loaded && args.order.size() >= 2;
+  if (args.profile.profile && (streamed || !any_live)) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "--profile times plain runs of --ref or --engine, not {}",
+                                   streamed ? "a layer-wise comparison (it copies every tensor, which distorts the "
+                                              "times): drop --mark-all/--local-errors" : "loaded results"));
   }
+  if (streamed) return run_streamed(args, *config, *model, *feeds);
+  nlohmann::ordered_json profiles = nlohmann::ordered_json::array();
   int index = 0;
   for (const Runner& runner : args.order) {
     if (runner.source == Source::kLoaded) {
@@ -551,22 +491,24 @@ int run(const RunArgs& args) {
     // A lone runner whose outputs are not saved has nothing to compare them with: holding every
     // iteration's outputs would only grow the run's memory (and fault in fresh pages each time).
     const bool keep = args.order.size() >= 2 || !args.outputs.save_outputs.empty();
-    Result<io::RunnerResults> ran = run_backend(backend->backend(), args, *feeds, index++, keep);
+    Result<io::RunnerResults> ran = run_backend(backend->backend(), args, *feeds, index++, keep, profiles);
     if (!ran.ok()) return report_error(ran.status());
     live.push_back(*ran);
     results.push_back(std::move(*ran));
   }
   if (!args.outputs.save_outputs.empty() && !live.empty()) {
-    if (Status s = save_outputs(args.outputs.save_outputs, live); !s.ok()) return report_error(s);
+    if (Status s = io::save_outputs_file(live, args.outputs.save_outputs); !s.ok()) return report_error(s);
     fmt::print("[I] Saved outputs to {}\n", args.outputs.save_outputs);
   }
+  nlohmann::ordered_json report = new_run_report(args.model);
+  if (args.profile.profile) report["profiles"] = std::move(profiles);
   if (results.size() < 2) {
+    if (Status s = args.profile.profile ? write_report(args, report) : Status::OK(); !s.ok()) return report_error(s);
     if (any_loaded && !any_live) fmt::print("[I] {} runner(s) loaded: nothing to compare\n", results.size());
     if (args.tui) fmt::print("[W] --tui: nothing was compared, so there is nothing to browse\n");
     return kExitOk;
   }
 
-  nlohmann::ordered_json report = new_report(args);
   std::optional<Browsed> browsed;
   Result<bool> passed = compare_backends(args, *config, results, model ? &*model : nullptr, report, browsed);
   if (!passed.ok()) return report_error(passed.status());
@@ -618,6 +560,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--warm-up", args->warm_up, "Untimed runs on the first feed before timing")
       ->check(CLI::Range(0, 1000));
+  args->profile.add_to(*cmd);
   cmd->add_flag("-v,--verbose", args->verbose, "Also print output values");
   cmd->add_flag("--tui", args->tui,
                 "After a layer-wise comparison (--mark-all), browse it full-screen: Graph, Layers, Tensor detail");

@@ -127,21 +127,31 @@ Status batch_norm(KernelContext& ctx) {
   const int64_t batch = x.dim(0);
   const int64_t inner = shape_product(x.shape(), 2, x.shape().size());
   if (training) return batch_norm_training(ctx, params, epsilon);
+  // The spec uses momentum only to update the running statistics in training mode; exporters
+  // (torch 1.13 at opset 15+) write it on inference nodes too, where it changes nothing.
+  ctx.ignore_attrs({"momentum"});
   VN_RETURN_IF_ERROR(dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
     if (y->numel() == 0) return Status::OK();
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();
-    for (int64_t c = 0; c < channels; ++c) {
-      const auto ci = static_cast<size_t>(c);
-      const T factor = static_cast<T>(params[0][ci] / std::sqrt(params[3][ci] + epsilon));
-      const T mean = static_cast<T>(params[2][ci]);
-      const T shift = static_cast<T>(params[1][ci]);
-      for (int64_t n = 0; n < batch; ++n) {
-        const int64_t off = (n * channels + c) * inner;
-        ArrayMap<T>(py + off, inner) = (ConstArrayMap<T>(px + off, inner) - mean) * factor + shift;
-      }
+    std::vector<T> factor(static_cast<size_t>(channels)), mean(factor.size()), shift(factor.size());
+    for (size_t c = 0; c < factor.size(); ++c) {
+      factor[c] = static_cast<T>(params[0][c] / std::sqrt(params[3][c] + epsilon));
+      mean[c] = static_cast<T>(params[2][c]);
+      shift[c] = static_cast<T>(params[1][c]);
     }
+    // Planes (one channel of one sample) are independent: split across threads, each computed
+    // exactly as on one thread. DenseNet's unfolded BatchNormalizations were 18% of its run on one
+    // thread and did not scale with --threads.
+    const int64_t grain = std::max<int64_t>(1, kMemoryBoundGrain / std::max<int64_t>(inner, 1));
+    parallel_chunks(ctx.num_threads(), batch * channels, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const auto c = static_cast<size_t>(plane % channels);
+        const int64_t off = plane * inner;
+        ArrayMap<T>(py + off, inner) = (ConstArrayMap<T>(px + off, inner) - mean[c]) * factor[c] + shift[c];
+      }
+    }, grain);
     return Status::OK();
   }));
   // Statistics outputs: (running) mean and var, then saved mean and var (opsets < 14 only).

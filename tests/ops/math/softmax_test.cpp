@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -169,6 +170,28 @@ TEST(Hardmax, EmptyAndBadAxis) {
   b.attr("axis", int64_t{2});
   b.input<float>({2, 2}, {1, 2, 3, 4});
   b.expect_failure(StatusCode::kInvalidModel, "axis 2 is not in valid range [-2, 1]");
+}
+
+// Split across threads, every block is computed as on one thread: the outputs are bit-identical,
+// for the last axis (its own loop) and for an inner axis.
+TEST(Softmax, ThreadsGiveBitIdenticalOutputs) {
+  std::vector<float> x(64 * 300);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 8.0f;
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    for (int64_t axis : {-1, 1}) {
+      std::vector<Tensor> runs[2];
+      for (int k = 0; k < 2; ++k) {
+        OpTester t(op, 13);
+        t.attr("axis", axis).input<float>({64, 30, 10}, x).unchecked_output().threads(k == 0 ? 1 : 4);
+        runs[k] = t.run();
+      }
+      ASSERT_EQ(runs[0].size(), 1u);
+      ASSERT_EQ(runs[1].size(), 1u);
+      const float* a = runs[0][0].data<float>();
+      const float* b = runs[1][0].data<float>();
+      for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << op << " " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "tests/ops/op_tester.h"
@@ -108,6 +109,39 @@ TEST(BatchNormalization, TrainingModeUsesBatchStatistics) {
   m.output<double>({2, 2}, {-1, -1, 1, 1});
   m.omitted_output().omitted_output();
   m.run();
+}
+
+// Planes split across threads are computed as on one thread: bit-identical outputs.
+TEST(BatchNormalization, ThreadsGiveBitIdenticalOutputs) {
+  std::vector<float> x(2 * 8 * 64 * 64), scale(8), bias(8), mean(8), var(8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.11f * static_cast<float>(i));
+  for (size_t c = 0; c < 8; ++c) {
+    scale[c] = 0.5f + 0.1f * static_cast<float>(c);
+    bias[c] = -0.3f * static_cast<float>(c);
+    mean[c] = 0.01f * static_cast<float>(c);
+    var[c] = 1.0f + 0.2f * static_cast<float>(c);
+  }
+  std::vector<Tensor> runs[2];
+  for (int k = 0; k < 2; ++k) {
+    OpTester t("BatchNormalization", 15);
+    t.input<float>({2, 8, 64, 64}, x).input<float>({8}, scale).input<float>({8}, bias);
+    t.input<float>({8}, mean).input<float>({8}, var).unchecked_output().threads(k == 0 ? 1 : 4);
+    runs[k] = t.run();
+  }
+  ASSERT_EQ(runs[0].size(), 1u);
+  ASSERT_EQ(runs[1].size(), 1u);
+  EXPECT_EQ(std::memcmp(runs[0][0].data<float>(), runs[1][0].data<float>(), x.size() * sizeof(float)), 0);
+}
+
+// torch 1.13 writes momentum on inference nodes (opset 15+), where the spec leaves it unused: the
+// output is the plain inference one.
+TEST(BatchNormalization, MomentumIsUnusedInInference) {
+  OpTester t("BatchNormalization", 15);
+  t.attr("momentum", 0.1f).attr("epsilon", 0.0f);
+  t.input<float>({1, 2, 2}, {1, 3, 5, 7});
+  t.input<float>({2}, {2, 1}).input<float>({2}, {1, 0}).input<float>({2}, {1, 5}).input<float>({2}, {4, 1});
+  t.output<float>({1, 2, 2}, {1, 3, 0, 2});
+  t.run();
 }
 
 TEST(BatchNormalization, TrainingModeNeedsABatch) {
