@@ -39,6 +39,14 @@ Status unary_scalar(KernelContext& ctx, F f, int64_t grain = kMemoryBoundGrain) 
   return unary_map<T>(ctx, [&](const ConstArrayMap<T>& x) { return x.unaryExpr(f); }, grain);
 }
 
+/// unary_scalar for a functor f over WideType<T>: float16 and bfloat16 widen exactly to float and
+/// f's result rounds once to T, as numpy's float16 loops (and ml_dtypes' bfloat16 ones) compute.
+template <typename T, typename F>
+Status unary_widened(KernelContext& ctx, F f, int64_t grain = kMemoryBoundGrain) {
+  using W = WideType<T>;
+  return unary_scalar<T>(ctx, [f](T v) { return static_cast<T>(f(static_cast<W>(v))); }, grain);
+}
+
 /// One broadcast row of a binary op: n results from a (stride sa, 0 or 1) and b (stride sb).
 template <typename TA, typename TB, typename R, typename Op>
 void binary_row(const TA* a, int64_t sa, const TB* b, int64_t sb, R* out, int64_t n, const Op& op) {

@@ -51,11 +51,18 @@ using NumericBoolTypes =
     TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, bool>;
 /// The types of the high-precision ONNX arithmetic ops (Add, MatMul, ...).
 using ArithmeticTypes = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t>;
+/// ArithmeticTypes plus float16 and bfloat16.
+using ArithmeticHalfTypes = TypeList<float, double, int32_t, int64_t, uint32_t, uint64_t, Eigen::half, Eigen::bfloat16>;
+/// SignedTypes plus float16 and bfloat16.
+using SignedHalfTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, Eigen::half, Eigen::bfloat16>;
 /// float, double, float16 and bfloat16.
 using RealFloatTypes = TypeList<float, double, Eigen::half, Eigen::bfloat16>;
 /// NumericTypes plus float16 and bfloat16.
 using NumericHalfTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                                   uint64_t, Eigen::half, Eigen::bfloat16>;
+/// NumericHalfTypes plus bool.
+using NumericHalfBoolTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                                      uint64_t, Eigen::half, Eigen::bfloat16, bool>;
 
 /// The type an elementwise kernel computes an element of T in: T itself for float and double;
 /// float for float16 and bfloat16, whose result is then rounded once to T, as numpy's float16
@@ -63,6 +70,17 @@ using NumericHalfTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64
 /// Eigen's half and bfloat16 operators (+, -, *, /) compute this way too.
 template <typename T>
 using ComputeType = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+
+/// True for float16 and bfloat16, the element types stored narrower than they are computed in.
+template <typename T>
+inline constexpr bool kIsNarrowFloat = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
+/// True for float, double, float16 and bfloat16.
+template <typename T>
+inline constexpr bool kIsRealFloat = std::is_floating_point_v<T> || kIsNarrowFloat<T>;
+/// The type a kernel over T computes in: float for float16 and bfloat16, T itself otherwise
+/// (integers included, unlike ComputeType).
+template <typename T>
+using WideType = std::conditional_t<kIsNarrowFloat<T>, float, T>;
 
 /// The kUnsupportedDType error for `dtype` given the supported list, e.g.
 /// "input of type int8 is not supported (supported: float32, float64)".

@@ -55,9 +55,7 @@ struct XorOp {
   bool operator()(bool a, bool b) const { return a != b; }
 };
 
-/// NumericHalfTypes plus bool, for Equal-7 to -13, and plus strings for Equal-19.
-using CompareBoolTypes = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
-                                  uint64_t, Eigen::half, Eigen::bfloat16, bool>;
+/// NumericHalfBoolTypes plus strings, for Equal-19.
 using EqualTypes19 = TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t,
                               Eigen::half, Eigen::bfloat16, bool, std::string>;
 
@@ -158,7 +156,7 @@ Status bitwise_not(KernelContext& ctx) {
 
 void register_logical_ops(OpRegistry& registry) {
   registry.add("Equal", 1, compare<EqualOp, NumericBoolTypes, true>);
-  for (int64_t v : {7, 11, 13}) registry.add("Equal", v, compare<EqualOp, CompareBoolTypes, false>);
+  for (int64_t v : {7, 11, 13}) registry.add("Equal", v, compare<EqualOp, NumericHalfBoolTypes, false>);
   registry.add("Equal", 19, compare<EqualOp, EqualTypes19, false>);
   registry.add("Less", 1, compare<LessOp, NumericTypes, true>);
   registry.add("Greater", 1, compare<GreaterOp, NumericTypes, true>);

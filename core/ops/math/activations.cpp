@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Activations: Relu, LeakyRelu, PRelu, ThresholdedRelu, Sigmoid, Tanh, Clip, Elu, Celu, Selu,
 // HardSigmoid, HardSwish, Softplus, Softsign, Shrink.
-// Comparisons are written so that NaN inputs propagate to the output, as numpy does.
+// Comparisons are written so that NaN inputs propagate to the output, as numpy does. float16 and
+// bfloat16 compute in float and round once (unary_widened), as numpy's float16 loops do.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -23,49 +24,59 @@ T clamp_nan(T v, T lo, T hi) {
 
 Status relu(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(SignedTypes{}, ctx, ctx.input(0).dtype(),
+  return dispatch_types(SignedHalfTypes{}, ctx, ctx.input(0).dtype(),
                         [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return v < T(0) ? T(0) : v; }); });
 }
 
 Status leaky_relu(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const float alpha = ctx.attr_float("alpha", 0.01f);
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    const T a = static_cast<T>(alpha);
-    return unary_scalar<T>(ctx, [a](T v) { return v < T(0) ? a * v : v; });
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    const C a = static_cast<C>(alpha);
+    return unary_widened<T>(ctx, [a](C v) { return v < C(0) ? a * v : v; });
   });
 }
 
 Status sigmoid(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const Tensor& x = ctx.input(0);
-  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
-    const T* px = x.data<T>();
-    T* py = x.numel() > 0 ? y->mutable_data<T>() : nullptr;
-    parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) {
-      const ConstArrayMap<T> xv(px + lo, hi - lo);
-      ArrayMap<T> yv(py + lo, hi - lo);
-      // Split form: exp is only taken of -|x|, so it never overflows, and for x < 0 the result is
-      // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x. Eigen's
-      // vectorized exp is within an ulp or two of std::exp.
-      yv = (-xv.abs()).exp();
-      yv = (xv >= T(0)).select(T(1) / (T(1) + yv), yv / (T(1) + yv));
-      // Eigen's exp clamps its argument at the edge of the normal range (about -87 in float),
-      // where std::exp goes on into the subnormals: those few elements are redone exactly.
-      constexpr T kEdge = std::is_same_v<T, float> ? T(87) : T(708);
-      for (int64_t i = lo; i < hi; ++i) {
-        if (px[i] < -kEdge) py[i] = std::exp(px[i]) / (T(1) + std::exp(px[i]));
-      }
-    }, kComputeBoundGrain);
-    return Status::OK();
+  return dispatch_types(RealFloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    if constexpr (kIsNarrowFloat<T>) {
+      // The split form below, in float, rounded once.
+      return unary_widened<T>(ctx, [](float v) {
+        const float e = std::exp(-std::abs(v));
+        return v >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+      }, kComputeBoundGrain);
+    } else {
+      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+      const T* px = x.data<T>();
+      T* py = x.numel() > 0 ? y->mutable_data<T>() : nullptr;
+      parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) {
+        const ConstArrayMap<T> xv(px + lo, hi - lo);
+        ArrayMap<T> yv(py + lo, hi - lo);
+        // Split form: exp is only taken of -|x|, so it never overflows, and for x < 0 the result is
+        // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x. Eigen's
+        // vectorized exp is within an ulp or two of std::exp.
+        yv = (-xv.abs()).exp();
+        yv = (xv >= T(0)).select(T(1) / (T(1) + yv), yv / (T(1) + yv));
+        // Eigen's exp clamps its argument at the edge of the normal range (about -87 in float),
+        // where std::exp goes on into the subnormals: those few elements are redone exactly.
+        constexpr T kEdge = std::is_same_v<T, float> ? T(87) : T(708);
+        for (int64_t i = lo; i < hi; ++i) {
+          if (px[i] < -kEdge) py[i] = std::exp(px[i]) / (T(1) + std::exp(px[i]));
+        }
+      }, kComputeBoundGrain);
+      return Status::OK();
+    }
   });
 }
 
 Status tanh_kernel(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(),
-                        [&]<typename T>() { return unary_scalar<T>(ctx, [](T v) { return std::tanh(v); }, kComputeBoundGrain); });
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    return unary_widened<T>(ctx, [](auto v) { return std::tanh(v); }, kComputeBoundGrain);
+  });
 }
 
 template <typename T>
@@ -76,7 +87,7 @@ Status clip_with(KernelContext& ctx, T lo, T hi) {
 // Clip-1: optional min/max attributes without defaults.
 Status clip_1(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     const T lo =
         ctx.has_attr("min") ? static_cast<T>(ctx.attr_float("min", 0.0f)) : -std::numeric_limits<T>::infinity();
     const T hi = ctx.has_attr("max") ? static_cast<T>(ctx.attr_float("max", 0.0f)) : std::numeric_limits<T>::infinity();
@@ -84,10 +95,10 @@ Status clip_1(KernelContext& ctx) {
   });
 }
 
-// Clip-6: min/max attributes defaulting to ∓FLT_MAX.
+// Clip-6: min/max attributes defaulting to ∓FLT_MAX (∓inf in float16 and bfloat16).
 Status clip_6(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     const T lo = static_cast<T>(ctx.attr_float("min", std::numeric_limits<float>::lowest()));
     const T hi = static_cast<T>(ctx.attr_float("max", std::numeric_limits<float>::max()));
     return clip_with<T>(ctx, lo, hi);
@@ -97,9 +108,10 @@ Status clip_6(KernelContext& ctx) {
 // Clip-11+: min and max are optional scalar inputs of the data's type.
 Status clip_11(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(NumericTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() -> Status {
-    T lo = std::numeric_limits<T>::lowest();
-    T hi = std::numeric_limits<T>::max();
+  return dispatch_types(NumericHalfTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() -> Status {
+    // No bound, no clipping: a float ±inf stays infinite.
+    T lo = kIsRealFloat<T> ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    T hi = kIsRealFloat<T> ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
     if (ctx.has_input(1)) {
       VN_ASSIGN_OR_RETURN(lo, input_scalar<T>(ctx, 1, "min"));
     }
@@ -128,10 +140,11 @@ Status selu(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const float alpha = ctx.attr_float("alpha", 1.67326319217681884765625f);
   const float gamma = ctx.attr_float("gamma", 1.05070102214813232421875f);
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    const T a = static_cast<T>(alpha);
-    const T g = static_cast<T>(gamma);
-    return unary_scalar<T>(ctx, [a, g](T v) { return g * (v > T(0) ? v : a * std::expm1(v)); }, kComputeBoundGrain);
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    const C a = static_cast<C>(alpha);
+    const C g = static_cast<C>(gamma);
+    return unary_widened<T>(ctx, [a, g](C v) { return g * (v > C(0) ? v : a * std::expm1(v)); }, kComputeBoundGrain);
   });
 }
 
@@ -139,45 +152,50 @@ Status hard_sigmoid(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const float alpha = ctx.attr_float("alpha", 0.2f);
   const float beta = ctx.attr_float("beta", 0.5f);
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    const T a = static_cast<T>(alpha);
-    const T b = static_cast<T>(beta);
-    return unary_scalar<T>(ctx, [a, b](T v) { return clamp_nan(a * v + b, T(0), T(1)); });
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    const C a = static_cast<C>(alpha);
+    const C b = static_cast<C>(beta);
+    return unary_widened<T>(ctx, [a, b](C v) { return clamp_nan(a * v + b, C(0), C(1)); });
   });
 }
 
 Status hard_swish(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
     // ONNX HardSwish: x * max(0, min(1, x/6 + 1/2)), written piecewise so that x = -inf gives the
     // limit 0 instead of the -inf * 0 = NaN of the literal product.
-    return unary_scalar<T>(ctx, [](T v) { return v <= T(-3) ? T(0) : (v >= T(3) ? v : v * (v / T(6) + T(0.5))); });
+    return unary_widened<T>(ctx, [](C v) { return v <= C(-3) ? C(0) : (v >= C(3) ? v : v * (v / C(6) + C(0.5))); });
   });
 }
 
 Status softplus(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
     // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x, no lost digits for small.
-    return unary_scalar<T>(
-        ctx, [](T v) { return (v > T(0) ? v : T(0)) + std::log1p(std::exp(-std::abs(v))); }, kComputeBoundGrain);
+    return unary_widened<T>(
+        ctx, [](C v) { return (v > C(0) ? v : C(0)) + std::log1p(std::exp(-std::abs(v))); }, kComputeBoundGrain);
   });
 }
 
 Status softsign(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
     // x / (1 + |x|) tends to ±1 at ±inf; the literal quotient would be inf/inf = NaN there.
-    return unary_scalar<T>(ctx, [](T v) { return std::isinf(v) ? std::copysign(T(1), v) : v / (T(1) + std::abs(v)); });
+    return unary_widened<T>(ctx, [](C v) { return std::isinf(v) ? std::copysign(C(1), v) : v / (C(1) + std::abs(v)); });
   });
 }
 
 Status thresholded_relu(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const float alpha = ctx.attr_float("alpha", 1.0f);
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    const T a = static_cast<T>(alpha);
-    return unary_scalar<T>(ctx, [a](T v) { return v > a || std::isnan(v) ? v : T(0); });
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    const C a = static_cast<C>(alpha);
+    return unary_widened<T>(ctx, [a](C v) { return v > a || std::isnan(v) ? v : C(0); });
   });
 }
 
@@ -203,7 +221,7 @@ Status shrink(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   const double lambd = ctx.attr_float("lambd", 0.5f);
   const double bias = ctx.attr_float("bias", 0.0f);
-  return dispatch_types(NumericTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(NumericHalfTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     // Evaluated in double and converted back, so integer inputs compare against the float
     // thresholds exactly and the shifted value saturates instead of overflowing.
     return unary_scalar<T>(ctx, [lambd, bias](T v) {
@@ -222,7 +240,7 @@ struct PReluOp {
       if (x >= T(0)) return x;
       return static_cast<T>(static_cast<WrapType<T>>(x) * static_cast<WrapType<T>>(slope));
     } else {
-      return x < T(0) ? slope * x : x;
+      return x < T(0) ? slope * x : x;  // float16 and bfloat16 multiply in float, rounding once
     }
   }
 };
@@ -244,12 +262,12 @@ Status prelu_1(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& x = ctx.input(0);
   const Tensor& slope = ctx.input(1);
-  if (slope.numel() == 1) return prelu_with<FloatTypes>(ctx, slope.reshaped({}));
-  if (slope.shape() == x.shape()) return prelu_with<FloatTypes>(ctx, slope);
+  if (slope.numel() == 1) return prelu_with<RealFloatTypes>(ctx, slope.reshaped({}));
+  if (slope.shape() == x.shape()) return prelu_with<RealFloatTypes>(ctx, slope);
   if (x.rank() >= 2 && slope.rank() == 1 && slope.dim(0) == x.dim(1)) {
     Shape per_channel(static_cast<size_t>(x.rank() - 1), 1);
     per_channel[0] = x.dim(1);
-    return prelu_with<FloatTypes>(ctx, slope.reshaped(per_channel));
+    return prelu_with<RealFloatTypes>(ctx, slope.reshaped(per_channel));
   }
   return ctx.fail(StatusCode::kShapeMismatch,
                   "slope of shape {} must have one element, one per channel of X {}, or X's shape",
@@ -279,9 +297,8 @@ void register_activation_ops(OpRegistry& registry) {
   registry.add("Clip", 1, clip_1);
   registry.add("Clip", 6, clip_6);
   for (int64_t v : {11, 12, 13}) registry.add("Clip", v, clip_11);
-  // Version 22 of Selu, HardSigmoid, HardSwish, Softplus, Softsign and ThresholdedRelu only added
-  // bfloat16, which their float dispatch refuses; Elu and Celu take float16 and bfloat16 in every
-  // version (Elu-22 and Celu-28 only added types).
+  // Version 22 of Elu, Selu, HardSigmoid, HardSwish, Softplus, Softsign and ThresholdedRelu, and
+  // Celu-28, only added types; every version takes float16 and bfloat16.
   for (int64_t v : {1, 6, 22}) registry.add("Elu", v, elu);
   for (int64_t v : {1, 6, 22}) registry.add("Selu", v, selu);
   for (int64_t v : {1, 6, 22}) registry.add("HardSigmoid", v, hard_sigmoid);
@@ -292,8 +309,8 @@ void register_activation_ops(OpRegistry& registry) {
   for (int64_t v : {12, 28}) registry.add("Celu", v, celu);
   registry.add("Shrink", 9, shrink);
   for (int64_t v : {1, 6}) registry.add("PRelu", v, prelu_1);
-  registry.add("PRelu", 7, prelu_7<FloatTypes>);
-  for (int64_t v : {9, 16}) registry.add("PRelu", v, prelu_7<ArithmeticTypes>);
+  registry.add("PRelu", 7, prelu_7<RealFloatTypes>);
+  for (int64_t v : {9, 16}) registry.add("PRelu", v, prelu_7<ArithmeticHalfTypes>);
 }
 
 }  // namespace vn::ops

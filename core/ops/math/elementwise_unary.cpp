@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unary math: Abs, Neg, Exp, Log, Sqrt, Reciprocal, Erf, Floor, Ceil, Round, Sign, IsNaN, IsInf,
-// and the trigonometric and hyperbolic functions with their inverses.
+// and the trigonometric and hyperbolic functions with their inverses. float16 and bfloat16 compute
+// in float and round once (unary_widened), as numpy's float16 loops do.
 #include <cmath>
 #include <type_traits>
 
@@ -13,7 +14,7 @@ namespace {
 
 Status abs_kernel(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(NumericTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(NumericHalfTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     return unary_scalar<T>(ctx, [](T v) -> T {
       if constexpr (std::is_unsigned_v<T>) {
         return v;
@@ -22,7 +23,7 @@ Status abs_kernel(KernelContext& ctx) {
         using U = std::make_unsigned_t<T>;
         return v < 0 ? static_cast<T>(U(0) - static_cast<U>(v)) : v;
       } else {
-        return std::abs(v);
+        return static_cast<T>(std::abs(static_cast<WideType<T>>(v)));
       }
     });
   });
@@ -30,7 +31,7 @@ Status abs_kernel(KernelContext& ctx) {
 
 Status neg(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(SignedTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(SignedHalfTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     return unary_scalar<T>(ctx, [](T v) -> T {
       if constexpr (std::is_integral_v<T>) {
         using U = std::make_unsigned_t<T>;
@@ -46,9 +47,8 @@ Status neg(KernelContext& ctx) {
 template <typename F>
 Status float_unary(KernelContext& ctx, F f, int64_t grain = kComputeBoundGrain) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(FloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    return unary_scalar<T>(ctx, [&f](T v) { return static_cast<T>(f(v)); }, grain);
-  });
+  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(),
+                        [&]<typename T>() { return unary_widened<T>(ctx, f, grain); });
 }
 
 Status exp_kernel(KernelContext& ctx) {
@@ -115,12 +115,12 @@ Status atanh_kernel(KernelContext& ctx) {
 
 Status sign_kernel(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(NumericTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
+  return dispatch_types(NumericHalfTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
     return unary_scalar<T>(ctx, [](T v) -> T {
-      if constexpr (std::is_floating_point_v<T>) {
-        if (std::isnan(v)) return v;  // numpy.sign(nan) is nan
+      if constexpr (kIsRealFloat<T>) {
+        if (Eigen::numext::isnan(v)) return v;  // numpy.sign(nan) is nan
       }
-      if constexpr (std::is_signed_v<T>) {
+      if constexpr (!std::is_unsigned_v<T>) {
         if (v < T(0)) return T(-1);
       }
       return v > T(0) ? T(1) : T(0);
@@ -163,8 +163,7 @@ void register_elementwise_unary_ops(OpRegistry& registry) {
   for (int64_t v : {11, 22}) registry.add("Round", v, round_kernel);
   for (int64_t v : {9, 13}) registry.add("Sign", v, sign_kernel);
   // IsNaN-20 and IsInf-20 only added float8 (and for IsInf float16/bfloat16) inputs, which IsNaN
-  // and IsInf refuse; the trigonometric ops' version 22 and Round-22 only added bfloat16, which the
-  // float dispatch refuses.
+  // and IsInf refuse; the trigonometric ops' version 22 and Round-22 only added bfloat16.
   for (int64_t v : {9, 13, 20}) registry.add("IsNaN", v, is_nan);
   for (int64_t v : {10, 20}) registry.add("IsInf", v, is_inf);
   for (int64_t v : {7, 22}) {

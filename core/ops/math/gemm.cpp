@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Matrix products: Gemm (alpha·op(A)·op(B) + beta·C), MatMul (numpy matmul with batched
 // broadcasting and the 1-D promotion rules) and MatMulInteger (MatMul of zero-point-centered
-// 8-bit integers, exact in int32). All go through Eigen's GEMM on row-major maps, which
-// parallelizes through OpenMP.
+// 8-bit integers, exact in int32). float32, float64 and the integers go through Eigen's GEMM on
+// row-major maps, which parallelizes through OpenMP.
+//
+// float16 and bfloat16 widen exactly to float32 and each output is the float32 sum of its products
+// in k order, rounded once to the element type. That is numpy's float16 matmul and dot loop (the
+// ONNX reference's MatMul and the product in its Gemm), bit for bit: the products of two float16
+// (or bfloat16) values are exact in float32, so a fused multiply-add gives the same sums. Gemm
+// adds alpha and beta·C in float32 before that one rounding, where numpy rounds the product, the
+// alpha product, beta·C and the sum each to float16 (README, Known limits).
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
@@ -28,6 +35,27 @@ void gemm_product(const ConstMatrixMap<T>& a, bool trans_a, const ConstMatrixMap
   } else {
     y.noalias() = a.transpose() * b.transpose();
   }
+}
+
+template <typename T>
+using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// y (m, n) = a (m, k) · b (k, n), row-major float32, each output summed from 0 in k order (numpy's
+/// float16 loop). Row i accumulates a[i][kk] · b[kk][:] for kk = 0, 1, ..., which keeps that order
+/// for every output while the inner loop runs over n.
+void ordered_product(const float* a, const float* b, float* y, int64_t m, int64_t k, int64_t n, int threads) {
+  const int64_t grain = std::max<int64_t>(1, kComputeBoundGrain / std::max<int64_t>(1, k * n));
+  parallel_chunks(threads, m, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      float* yr = y + i * n;
+      std::fill(yr, yr + n, 0.0f);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const float av = a[i * k + kk];
+        const float* br = b + kk * n;
+        for (int64_t j = 0; j < n; ++j) yr[j] += av * br[j];
+      }
+    }
+  }, grain);
 }
 
 template <bool kLegacy>
@@ -70,27 +98,69 @@ Status gemm(KernelContext& ctx) {
                       shape_to_string(out_shape));
     }
   }
-  return dispatch_types(ArithmeticTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(ArithmeticHalfTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
+    using W = WideType<T>;
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
-    MatrixMap<T> ym(y->mutable_data<T>(), m, n);
+    if (y->numel() == 0) return Status::OK();
     const ConstMatrixMap<T> am(a.data<T>(), a.dim(0), a.dim(1));
     const ConstMatrixMap<T> bm(b.data<T>(), b.dim(0), b.dim(1));
-    gemm_product<T>(am, trans_a, bm, trans_b, ym);
-    if (alpha != 1.0f) ym *= static_cast<T>(alpha);
-    if (c && beta != 0.0f && y->numel() > 0) {
+    RowMajorMatrix<W> yw;  // the float32 result of float16 and bfloat16, rounded once at the end
+    W* yp = nullptr;
+    if constexpr (kIsNarrowFloat<T>) {
+      yw.resize(m, n);
+      yp = yw.data();
+    } else {
+      yp = y->mutable_data<T>();
+    }
+    MatrixMap<W> ym(yp, m, n);
+    if constexpr (kIsNarrowFloat<T>) {
+      // Row-major float32 copies of op(A) and op(B) for the k-ordered sums.
+      const RowMajorMatrix<float> af = trans_a ? RowMajorMatrix<float>(am.transpose().template cast<float>())
+                                               : RowMajorMatrix<float>(am.template cast<float>());
+      const RowMajorMatrix<float> bf = trans_b ? RowMajorMatrix<float>(bm.transpose().template cast<float>())
+                                               : RowMajorMatrix<float>(bm.template cast<float>());
+      ordered_product(af.data(), bf.data(), yp, m, k, n, ctx.num_threads());
+    } else {
+      gemm_product<T>(am, trans_a, bm, trans_b, ym);
+    }
+    if (alpha != 1.0f) ym *= static_cast<W>(alpha);
+    if (c && beta != 0.0f) {
       Tensor cb = *c;
       if (c->shape() != out_shape) {
         cb = Tensor(c->dtype(), out_shape);
         VN_RETURN_IF_ERROR(broadcast_copy(*c, cb));
       }
-      const ConstMatrixMap<T> cm(cb.data<T>(), m, n);
+      const auto cm = ConstMatrixMap<T>(cb.data<T>(), m, n).template cast<W>();
       if (beta == 1.0f) {
         ym += cm;
       } else {
-        ym += static_cast<T>(beta) * cm;
+        ym += static_cast<W>(beta) * cm;
       }
     }
+    if constexpr (kIsNarrowFloat<T>) MatrixMap<T>(y->mutable_data<T>(), m, n) = ym.template cast<T>();
     return Status::OK();
+  });
+}
+
+/// Calls product(a, b, y, rows) for each matrix product of numpy.matmul's broadcast batch, where
+/// a is (rows, k), b is (k, n) and y is (rows, n), all row-major.
+template <typename T, typename Product>
+void matmul_batches(const T* pa, const T* pb, T* py, const Shape& batch_a, const Shape& batch_b, const Shape& batch,
+                    int64_t m, int64_t k, int64_t n, Product&& product) {
+  const int64_t batches = shape_numel(batch);
+  if (shape_numel(batch_b) == 1 && shape_numel(batch_a) == batches) {
+    // B is one matrix shared by every batch: fold A's batch into M for a single large product.
+    product(pa, pb, py, batches * m);
+    return;
+  }
+  const Shape strides[] = {broadcast_strides(batch_a, batch), broadcast_strides(batch_b, batch)};
+  const StridedLoop loop(batch, strides);
+  const int64_t sa_inner = loop.inner_stride(0);
+  const int64_t sb_inner = loop.inner_stride(1);
+  loop.for_each_row([&](int64_t dense, const int64_t* off) {
+    for (int64_t i = 0; i < loop.row_size(); ++i) {
+      product(pa + (off[0] + i * sa_inner) * m * k, pb + (off[1] + i * sb_inner) * k * n, py + (dense + i) * m * n, m);
+    }
   });
 }
 
@@ -131,39 +201,35 @@ Status matmul_tensors(KernelContext& ctx, const Tensor& a, const Tensor& b) {
   if (b.rank() > 1) out_shape.push_back(n);
 
   return dispatch_types(Types{}, ctx, a.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
-    const int64_t batches = shape_numel(*batch);
-    if (y->numel() == 0) return Status::OK();
-    const T* pa = a.data<T>();
-    const T* pb = b.data<T>();
-    T* py = y->mutable_data<T>();
-    if (shape_numel(batch_b) == 1 && shape_numel(batch_a) == batches) {
-      // B is one matrix shared by every batch: fold A's batch into M for a single large GEMM.
-      const ConstMatrixMap<T> am(pa, batches * m, k);
-      const ConstMatrixMap<T> bm(pb, k, n);
-      MatrixMap<T> ym(py, batches * m, n);
-      ym.noalias() = am * bm;
+    if constexpr (kIsNarrowFloat<T>) {
+      // The float32 products of the widened operands, rounded once (ordered_product).
+      Tensor yf(DType::kFloat32, out_shape);
+      VN_ASSIGN_OR_RETURN(Tensor af, tensor_cast(a, DType::kFloat32));
+      VN_ASSIGN_OR_RETURN(Tensor bf, tensor_cast(b, DType::kFloat32));
+      if (yf.numel() > 0) {
+        matmul_batches(af.data<float>(), bf.data<float>(), yf.mutable_data<float>(), batch_a, batch_b, *batch, m, k, n,
+                       [&](const float* pa, const float* pb, float* py, int64_t rows) {
+                         ordered_product(pa, pb, py, rows, k, n, ctx.num_threads());
+                       });
+      }
+      VN_ASSIGN_OR_RETURN(Tensor y, tensor_cast(yf, a.dtype()));
+      ctx.set_output(0, std::move(y));
+      return Status::OK();
+    } else {
+      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
+      if (y->numel() == 0) return Status::OK();
+      matmul_batches(a.data<T>(), b.data<T>(), y->mutable_data<T>(), batch_a, batch_b, *batch, m, k, n,
+                     [&](const T* pa, const T* pb, T* py, int64_t rows) {
+                       MatrixMap<T>(py, rows, n).noalias() = ConstMatrixMap<T>(pa, rows, k) * ConstMatrixMap<T>(pb, k, n);
+                     });
       return Status::OK();
     }
-    const Shape strides[] = {broadcast_strides(batch_a, *batch), broadcast_strides(batch_b, *batch)};
-    const StridedLoop loop(*batch, strides);
-    const int64_t sa_inner = loop.inner_stride(0);
-    const int64_t sb_inner = loop.inner_stride(1);
-    loop.for_each_row([&](int64_t dense, const int64_t* off) {
-      for (int64_t i = 0; i < loop.row_size(); ++i) {
-        const ConstMatrixMap<T> am(pa + (off[0] + i * sa_inner) * m * k, m, k);
-        const ConstMatrixMap<T> bm(pb + (off[1] + i * sb_inner) * k * n, k, n);
-        MatrixMap<T> ym(py + (dense + i) * m * n, m, n);
-        ym.noalias() = am * bm;
-      }
-    });
-    return Status::OK();
   });
 }
 
 Status matmul(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
-  return matmul_tensors<ArithmeticTypes>(ctx, ctx.input(0), ctx.input(1));
+  return matmul_tensors<ArithmeticHalfTypes>(ctx, ctx.input(0), ctx.input(1));
 }
 
 /// `t` (int8 or uint8) minus its zero point as an int32 tensor. `zp` is null (zero), a scalar, or

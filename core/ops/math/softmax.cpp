@@ -2,9 +2,16 @@
 // Softmax, LogSoftmax and Hardmax. Before opset 13 the input is coerced to 2-D at `axis` (default
 // 1) and normalized over everything from `axis` on; from opset 13 only the single `axis` (default
 // -1) is.
+//
+// float16 and bfloat16 take the steps of ONNX's reference (numpy on arrays of the element type),
+// each rounded to it: d = x - max, e = exp(d), s = sum(e), y = e / s, and LogSoftmax log(y). The
+// sum is numpy's: float16 along the contiguous last axis is its pairwise float32 sum rounded once;
+// along another axis, and for bfloat16 (ml_dtypes' loop), each addition rounds.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/ops/families.h"
@@ -76,10 +83,66 @@ void softmax_blocks(const T* x, T* y, int64_t outer, int64_t len, int64_t inner)
   }
 }
 
+/// numpy's pairwise sum of x[0..n) in float32 (its float16 add reduction): blocks of up to 128
+/// values summed in 8 interleaved partial sums, longer runs split in halves at a multiple of 8.
+float numpy_pairwise_sum(const float* x, int64_t n) {
+  if (n < 8) {
+    float r = 0.0f;
+    for (int64_t i = 0; i < n; ++i) r += x[i];
+    return r;
+  }
+  if (n <= 128) {
+    float r[8];
+    for (int64_t j = 0; j < 8; ++j) r[j] = x[j];
+    int64_t i = 8;
+    for (; i < n - n % 8; i += 8) {
+      for (int64_t j = 0; j < 8; ++j) r[j] += x[i + j];
+    }
+    float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += x[i];
+    return res;
+  }
+  int64_t half = n / 2;
+  half -= half % 8;
+  return numpy_pairwise_sum(x, half) + numpy_pairwise_sum(x + half, n - half);
+}
+
+/// softmax_blocks for float16 and bfloat16, step by step as the file comment says.
+template <typename T, bool kLog>
+void softmax_blocks_narrow(const T* x, T* y, int64_t outer, int64_t len, int64_t inner) {
+  const auto r = [](float v) { return static_cast<float>(static_cast<T>(v)); };
+  std::vector<float> e(static_cast<size_t>(len));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const T* xc = x + o * len * inner + i;
+      T* yc = y + o * len * inner + i;
+      float mx = -std::numeric_limits<float>::infinity();
+      bool nan = false;
+      for (int64_t j = 0; j < len; ++j) {
+        const float v = static_cast<float>(xc[j * inner]);
+        nan = nan || std::isnan(v);
+        mx = v > mx ? v : mx;
+      }
+      if (nan) mx = std::numeric_limits<float>::quiet_NaN();  // numpy's max propagates NaN
+      for (int64_t j = 0; j < len; ++j) e[j] = r(std::exp(r(static_cast<float>(xc[j * inner]) - mx)));
+      float sum = 0.0f;
+      if (std::is_same_v<T, Eigen::half> && inner == 1) {
+        sum = r(numpy_pairwise_sum(e.data(), len));
+      } else {
+        for (int64_t j = 0; j < len; ++j) sum = r(sum + e[j]);
+      }
+      for (int64_t j = 0; j < len; ++j) {
+        const float q = r(e[j] / sum);
+        yc[j * inner] = static_cast<T>(kLog ? std::log(q) : q);
+      }
+    }
+  }
+}
+
 template <bool kLog>
 Status softmax_run(KernelContext& ctx, int64_t outer, int64_t len, int64_t inner) {
   const Tensor& x = ctx.input(0);
-  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(RealFloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
     if (x.numel() == 0) return Status::OK();
     // Blocks are independent: split across threads, each computed exactly as on one thread (the
@@ -89,7 +152,11 @@ Status softmax_run(KernelContext& ctx, int64_t outer, int64_t len, int64_t inner
     const int64_t block = len * inner;
     const int64_t grain = std::max<int64_t>(1, kComputeBoundGrain / std::max<int64_t>(block, 1));
     parallel_chunks(ctx.num_threads(), outer, [&](int64_t begin, int64_t end) {
-      softmax_blocks<T, kLog>(px + begin * block, py + begin * block, end - begin, len, inner);
+      if constexpr (kIsNarrowFloat<T>) {
+        softmax_blocks_narrow<T, kLog>(px + begin * block, py + begin * block, end - begin, len, inner);
+      } else {
+        softmax_blocks<T, kLog>(px + begin * block, py + begin * block, end - begin, len, inner);
+      }
     }, grain);
     return Status::OK();
   });
@@ -130,7 +197,7 @@ void hardmax_blocks(const T* x, T* y, int64_t outer, int64_t len, int64_t inner)
       for (int64_t i = 0; i < inner; ++i) {
         const T cur = xb[best[i] * inner + i];
         const T v = xb[j * inner + i];
-        if (!std::isnan(cur) && (v > cur || std::isnan(v))) best[i] = j;
+        if (!Eigen::numext::isnan(cur) && (v > cur || Eigen::numext::isnan(v))) best[i] = j;
       }
     }
     if (len > 0) {
@@ -141,7 +208,7 @@ void hardmax_blocks(const T* x, T* y, int64_t outer, int64_t len, int64_t inner)
 
 Status hardmax_run(KernelContext& ctx, int64_t outer, int64_t len, int64_t inner) {
   const Tensor& x = ctx.input(0);
-  return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(RealFloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
     if (x.numel() > 0) hardmax_blocks<T>(x.data<T>(), y->mutable_data<T>(), outer, len, inner);
     return Status::OK();

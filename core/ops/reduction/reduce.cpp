@@ -4,7 +4,10 @@
 // every Reduce*-18 on, an optional input with noop_with_empty_axes). No axes means all axes. Also
 // ArgMax and ArgMin.
 //
-// Float reductions accumulate in double so that the reference is not limited by summation order;
+// Float reductions accumulate in double so that the reference is not limited by summation order
+// (float16 and bfloat16 too, rounding the result once: ONNX's reference, numpy on arrays of the
+// element type, rounds the partial sums along any axis but the contiguous last one, and bfloat16's
+// after every addition; README, Known limits);
 // integer sums and products wrap modulo 2^n, and integer L2/LogSum/LogSumExp are computed in
 // double and converted back. Max and Min propagate NaN. An empty reduction yields the identity of
 // the operation: 0 (Sum, L1, L2, SumSquare), 1 (Prod), -inf (LogSum, LogSumExp), NaN (float
@@ -38,16 +41,16 @@ constexpr bool kIntViaDouble =
 template <ReduceKind kKind, typename T>
 using AccType =
     std::conditional_t<kIsExtremum<kKind>, std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>,
-                       std::conditional_t<std::is_floating_point_v<T> || kIntViaDouble<kKind>, double, uint64_t>>;
+                       std::conditional_t<kIsRealFloat<T> || kIntViaDouble<kKind>, double, uint64_t>>;
 
 template <ReduceKind kKind, typename T>
 AccType<kKind, T> reduce_identity() {
   using A = AccType<kKind, T>;
   if constexpr (kKind == ReduceKind::kMax) {
-    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    if constexpr (kIsRealFloat<T>) return -std::numeric_limits<T>::infinity();
     return std::numeric_limits<T>::lowest();  // false for bool
   } else if constexpr (kKind == ReduceKind::kMin) {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    if constexpr (kIsRealFloat<T>) return std::numeric_limits<T>::infinity();
     return std::numeric_limits<T>::max();  // true for bool
   } else if constexpr (kKind == ReduceKind::kProd) {
     return A(1);
@@ -62,7 +65,7 @@ void reduce_step(AccType<kKind, T>& acc, T v, [[maybe_unused]] double shift) {
   using A = AccType<kKind, T>;
   if constexpr (kIsExtremum<kKind>) {
     bool take = kKind == ReduceKind::kMax ? v > acc : v < acc;
-    if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
+    if constexpr (kIsRealFloat<T>) take = take || Eigen::numext::isnan(v);
     if (take) acc = v;
   } else if constexpr (kKind == ReduceKind::kLogSumExp) {
     acc += std::exp(static_cast<double>(v) - shift);
@@ -95,7 +98,7 @@ void reduce_step(AccType<kKind, T>& acc, T v, [[maybe_unused]] double shift) {
 template <ReduceKind kKind, typename T>
 T reduce_finish(AccType<kKind, T> acc, [[maybe_unused]] int64_t count, [[maybe_unused]] double shift) {
   if constexpr (kKind == ReduceKind::kMean) {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (kIsRealFloat<T>) {
       return static_cast<T>(acc / static_cast<double>(count));
     } else if constexpr (std::is_signed_v<T>) {
       return static_cast<T>(static_cast<int64_t>(acc) / count);
@@ -152,7 +155,7 @@ void accumulate(const Tensor& x, const ReducePlan& plan, std::vector<AccType<kKi
   });
 }
 
-template <ReduceKind kKind, typename Types = NumericTypes>
+template <ReduceKind kKind, typename Types = NumericHalfTypes>
 Status reduce_with(KernelContext& ctx, std::optional<std::vector<int64_t>> axes_opt, bool noop_with_empty_axes) {
   const Tensor& x = ctx.input(0);
   const int64_t rank = x.rank();
@@ -179,7 +182,7 @@ Status reduce_with(KernelContext& ctx, std::optional<std::vector<int64_t>> axes_
   }
   return dispatch_types(Types{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     using A = AccType<kKind, T>;
-    if constexpr (kKind == ReduceKind::kMean && !std::is_floating_point_v<T>) {
+    if constexpr (kKind == ReduceKind::kMean && !kIsRealFloat<T>) {
       if (plan.count == 0) {
         return ctx.fail(StatusCode::kNumericFailure, "the mean of an empty set has no integer value");
       }
@@ -192,7 +195,7 @@ Status reduce_with(KernelContext& ctx, std::optional<std::vector<int64_t>> axes_
       // largest term is exactly 1.
       std::vector<T> mx(out_n, reduce_identity<ReduceKind::kMax, T>());
       accumulate<ReduceKind::kMax, T>(x, plan, mx, shift);
-      shift.assign(mx.begin(), mx.end());
+      for (const T m : mx) shift.push_back(static_cast<double>(m));
     }
     std::vector<A> acc(out_n, reduce_identity<kKind, T>());
     accumulate<kKind, T>(x, plan, acc, shift);
@@ -215,7 +218,7 @@ Status reduce_1(KernelContext& ctx) {
 
 // ReduceSum-13 and every other Reduce* from opset 18: axes is an optional input, and
 // noop_with_empty_axes makes an empty list the identity. `Types`: the element types taken.
-template <ReduceKind kKind, typename Types = NumericTypes>
+template <ReduceKind kKind, typename Types = NumericHalfTypes>
 Status reduce_axes_input(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
   VN_ASSIGN_OR_RETURN(auto axes, optional_input_int64s(ctx, 1, "axes"));
@@ -248,7 +251,7 @@ Status arg_reduce(KernelContext& ctx) {
   } else {
     out_shape.erase(out_shape.begin() + axis);
   }
-  return dispatch_types(NumericTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+  return dispatch_types(NumericHalfTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DType::kInt64, out_shape));
     if (y->numel() == 0) return Status::OK();
     const T* px = x.data<T>();
@@ -261,11 +264,12 @@ Status arg_reduce(KernelContext& ctx) {
           const T v = col[j * inner];
           const T b = col[best * inner];
           bool take;
-          if constexpr (std::is_floating_point_v<T>) {
-            if (std::isnan(b)) {
-              take = last && std::isnan(v);
+          if constexpr (kIsRealFloat<T>) {
+            using Eigen::numext::isnan;
+            if (isnan(b)) {
+              take = last && isnan(v);
             } else {
-              take = std::isnan(v) || (kMax ? v > b : v < b) || (last && v == b);
+              take = isnan(v) || (kMax ? v > b : v < b) || (last && v == b);
             }
           } else {
             take = (kMax ? v > b : v < b) || (last && v == b);
@@ -293,8 +297,8 @@ void register_reduce_ops(OpRegistry& registry) {
   registry.add("ReduceMax", 18, reduce_axes_input<ReduceKind::kMax>);
   registry.add("ReduceMin", 18, reduce_axes_input<ReduceKind::kMin>);
   // ReduceMax-20 and ReduceMin-20 add bool: any and all (false and true over an empty set).
-  registry.add("ReduceMax", 20, reduce_axes_input<ReduceKind::kMax, NumericBoolTypes>);
-  registry.add("ReduceMin", 20, reduce_axes_input<ReduceKind::kMin, NumericBoolTypes>);
+  registry.add("ReduceMax", 20, reduce_axes_input<ReduceKind::kMax, NumericHalfBoolTypes>);
+  registry.add("ReduceMin", 20, reduce_axes_input<ReduceKind::kMin, NumericHalfBoolTypes>);
   for (int64_t v : {1, 11, 13}) {
     registry.add("ReduceProd", v, reduce_1<ReduceKind::kProd>);
     registry.add("ReduceL1", v, reduce_1<ReduceKind::kL1>);

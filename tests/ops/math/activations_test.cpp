@@ -100,7 +100,8 @@ TEST(Activations, SigmoidDouble) {
 TEST(Activations, SigmoidRejectsIntegers) {
   OpTester t("Sigmoid", 13);
   t.input<int64_t>({1}, {1});
-  t.expect_failure(StatusCode::kUnsupportedDType, "input of type int64 is not supported (supported: float32, float64)");
+  t.expect_failure(StatusCode::kUnsupportedDType,
+                   "input of type int64 is not supported (supported: float32, float64, float16, bfloat16)");
 }
 
 TEST(Activations, TanhSweep) {
@@ -352,6 +353,34 @@ TEST(Activations, CeluAndEluOnHalfTypesRoundOnce) {
   eb.input(narrow_tensor<Eigen::bfloat16>({3}, {-3, -0.5f, 0.5f}));
   eb.output(narrow_tensor<Eigen::bfloat16>({3}, {-0.94921875f, -0.392578125f, 0.5f}));
   eb.run();
+}
+
+// The other activations on float16 compute in float and round once too (values from numpy on
+// float32, rounded to float16). Clip-13 without bounds leaves -inf and 65504 alone.
+TEST(Activations, HalfTypesComputeInFloatAndRoundOnce) {
+  const std::vector<float> x = {-3, 1, -0.5f, 2};
+  OpTester l("LeakyRelu", 16);
+  l.attr("alpha", 0.1f);
+  l.input(narrow_tensor<Eigen::half>({4}, x));
+  l.output(narrow_tensor<Eigen::half>({4}, {-0.300048828125f, 1, -0.04998779296875f, 2}));
+  l.run();
+  OpTester h("HardSigmoid", 22);
+  h.input(narrow_tensor<Eigen::half>({4}, x));
+  h.output(narrow_tensor<Eigen::half>({4}, {0, 0.7001953125f, 0.39990234375f, 0.89990234375f}));
+  h.run();
+  OpTester p("Softplus", 22);
+  p.input(narrow_tensor<Eigen::half>({4}, x));
+  p.output(narrow_tensor<Eigen::half>({4}, {0.048583984375f, 1.3134765625f, 0.47412109375f, 2.126953125f}));
+  p.run();
+  OpTester s("Selu", 22);
+  s.input(narrow_tensor<Eigen::half>({4}, x));
+  s.output(narrow_tensor<Eigen::half>({4}, {-1.6708984375f, 1.05078125f, -0.69189453125f, 2.1015625f}));
+  s.run();
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTester c("Clip", 13);
+  c.input(narrow_tensor<Eigen::bfloat16>({3}, {-inf, 0.5f, inf}));
+  c.output(narrow_tensor<Eigen::bfloat16>({3}, {-inf, 0.5f, inf}));
+  c.run();
 }
 
 }  // namespace

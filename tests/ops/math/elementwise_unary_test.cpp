@@ -94,7 +94,7 @@ TEST(UnaryMath, FloatOnlyOpsNameTheRejectedType) {
     OpTester t(op, 14);
     t.input<int32_t>({2}, {1, 2});
     t.expect_failure(StatusCode::kUnsupportedDType,
-                     "input of type int32 is not supported (supported: float32, float64)");
+                     "input of type int32 is not supported (supported: float32, float64, float16, bfloat16)");
   }
 }
 
@@ -176,13 +176,7 @@ TEST(UnaryMath, IsNaNAndIsInf) {
 
 TEST(UnaryMath, NewFloatOpsRejectIntegers) {
   for (const char* op : {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
-                         "Round", "Softsign", "ThresholdedRelu"}) {
-    OpTester t(op, 13);
-    t.input<int32_t>({2}, {1, 2});
-    t.expect_failure(StatusCode::kUnsupportedDType,
-                     "input of type int32 is not supported (supported: float32, float64)");
-  }
-  for (const char* op : {"IsNaN", "IsInf", "Celu", "Elu"}) {
+                         "Round", "Softsign", "ThresholdedRelu", "IsNaN", "IsInf", "Celu", "Elu"}) {
     OpTester t(op, 13);
     t.input<int32_t>({2}, {1, 2});
     t.expect_failure(StatusCode::kUnsupportedDType,
@@ -246,6 +240,44 @@ TEST(UnaryMath, IsNaNAndIsInfOnHalfTypes) {
   ib.input(narrow_tensor<Eigen::bfloat16>({6}, b));
   ib.output<bool>({6}, {false, false, false, false, true, false});
   ib.run();
+}
+
+// Unary math on float16 and bfloat16 computes in float and rounds once, as numpy's float16 loops
+// do (the float16 values are numpy 1.24's): exp(1) = 2.71875, sqrt(2) = 1.4140625, 1/3 =
+// 0.333251953125. Abs, Neg and Sign are exact, as Floor on the largest float16.
+TEST(UnaryMath, HalfTypesComputeInFloatAndRoundOnce) {
+  struct Case {
+    const char* op;
+    std::vector<float> x, y;
+  };
+  const std::vector<float> x = {1, 2, 3, -0.5f};
+  const std::vector<float> pos = {1, 2, 3, 0.5f};
+  const Case cases[] = {{"Exp", x, {2.71875f, 7.390625f, 20.078125f, 0.6064453125f}},
+                        {"Sqrt", pos, {1, 1.4140625f, 1.732421875f, 0.70703125f}},
+                        {"Log", pos, {0, 0.693359375f, 1.0986328125f, -0.693359375f}},
+                        {"Reciprocal", x, {1, 0.5f, 0.333251953125f, -2}},
+                        {"Tanh", x, {0.76171875f, 0.9638671875f, 0.9951171875f, -0.462158203125f}},
+                        {"Sigmoid", x, {0.73095703125f, 0.880859375f, 0.95263671875f, 0.37744140625f}},
+                        {"Neg", x, {-1, -2, -3, 0.5f}},
+                        {"Abs", x, {1, 2, 3, 0.5f}},
+                        {"Sign", x, {1, 1, 1, -1}},
+                        {"Relu", x, {1, 2, 3, 0}}};
+  for (const Case& c : cases) {
+    OpTester t(c.op, 13);
+    t.input(narrow_tensor<Eigen::half>({4}, c.x));
+    t.output(narrow_tensor<Eigen::half>({4}, c.y));
+    t.run();
+  }
+  // bfloat16 (8 bits): 1/3 = 0.333984375.
+  OpTester b("Reciprocal", 13);
+  b.input(narrow_tensor<Eigen::bfloat16>({3}, {3, -65536, 0}));
+  b.output(narrow_tensor<Eigen::bfloat16>({3}, {0.333984375f, -std::ldexp(1.0f, -16),
+                                                std::numeric_limits<float>::infinity()}));
+  b.run();
+  OpTester f("Floor", 13);
+  f.input(narrow_tensor<Eigen::half>({3}, {65504, -0.5f, 2.5f}));
+  f.output(narrow_tensor<Eigen::half>({3}, {65504, -1, 2}));
+  f.run();
 }
 
 }  // namespace

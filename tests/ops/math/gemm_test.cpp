@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -258,6 +261,50 @@ TEST(MatMulInteger, RejectsFloatsAndBadZeroPoints) {
   t.input<uint8_t>({1, 1}, {1}).input<uint8_t>({1, 1}, {1});
   t.input<int8_t>({}, {1});
   t.expect_failure(StatusCode::kInvalidModel, "a_zero_point (int8) must have the type of a (uint8)");
+}
+
+// float16: the products summed in float32 in k order, each output rounded once, as numpy.matmul
+// does. Row 0 is 2^24 + 1 - 2^24, which is 0 in that order (2^24 + 1 rounds to 2^24 in float32)
+// and 1 in others; row 1 is 4096 + 2^-11 + 2 = 4098.0005, 4100 rounded once where rounding each
+// partial sum to float16 gives 4096. numpy.matmul gives these four values.
+TEST(MatMul, HalfTypesSumInFloat32InKOrderAndRoundOnce) {
+  const float u = std::ldexp(1.0f, -11);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t opset : {9, 13}) {
+    OpTester t("MatMul", opset);
+    t.input(narrow_tensor<Eigen::half>({2, 3}, {4096, 1, -4096, 1, u, u}));
+    t.input(narrow_tensor<Eigen::half>({3, 2}, {4096, 60000, 1, 60000, 4096, 1}));
+    t.output(narrow_tensor<Eigen::half>({2, 2}, {0, inf, 4100, 60032}));
+    t.run();
+  }
+  // Batched, with B broadcast over A's batch; bfloat16 (8 bits) rounds 1 + 2^-8 + 2^-8 once.
+  const float b = std::ldexp(1.0f, -8);
+  OpTester t("MatMul", 13);
+  t.input(narrow_tensor<Eigen::bfloat16>({2, 1, 3}, {1, b, b, 1, b, 0}));
+  t.input(narrow_tensor<Eigen::bfloat16>({3}, {1, 1, 1}));
+  t.output(narrow_tensor<Eigen::bfloat16>({2, 1}, {1 + 2 * b, 1}));
+  t.run();
+}
+
+// Gemm on float16 adds alpha·AB and beta·C in float32 and rounds once. Column 0 is alpha·AB =
+// 1 + 2^-11 plus beta·C = 2^-11, 1.0009765625 once rounded, where numpy (the ONNX reference) rounds
+// AB = 2 + 2^-10 to 2 first and gets 1; column 1 is 0.5·120000 - 2·30000 = 0, where numpy's AB
+// overflows to inf. bfloat16 (8 bits): 256 + 1 + 1 is 258, not 256 as sums rounded each step.
+TEST(Gemm, HalfTypesRoundOnceAfterAlphaAndBeta) {
+  const float u = std::ldexp(1.0f, -11);
+  OpTester t("Gemm", 13);
+  t.attr("transA", int64_t{1}).attr("alpha", 0.5f).attr("beta", 2.0f);
+  t.input(narrow_tensor<Eigen::half>({2, 1}, {2, 2 * u}));
+  t.input(narrow_tensor<Eigen::half>({2, 2}, {1, 60000, 1, 0}));
+  t.input(narrow_tensor<Eigen::half>({2}, {u / 2, -30000}));
+  t.output(narrow_tensor<Eigen::half>({1, 2}, {1 + 2 * u, 0}));
+  t.run();
+  OpTester b("Gemm", 13);
+  b.attr("transB", int64_t{1});
+  b.input(narrow_tensor<Eigen::bfloat16>({1, 3}, {1, 1, 1}));
+  b.input(narrow_tensor<Eigen::bfloat16>({1, 3}, {256, 1, 1}));
+  b.output(narrow_tensor<Eigen::bfloat16>({1, 1}, {258}));
+  b.run();
 }
 
 }  // namespace

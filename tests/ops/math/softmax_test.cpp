@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -189,9 +190,69 @@ TEST(Softmax, ThreadsGiveBitIdenticalOutputs) {
       ASSERT_EQ(runs[1].size(), 1u);
       const float* a = runs[0][0].data<float>();
       const float* b = runs[1][0].data<float>();
-      for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << op << " " << i;
+      for (size_t i = 0; i < x.size(); ++i) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << op << " " << i;
+      }
     }
   }
+}
+
+// float16 and bfloat16 take the steps of ONNX's reference, numpy on arrays of the element type:
+// x - max, exp, sum and divide each round. The values are numpy 1.24's.
+TEST(Softmax, HalfTypesRoundEachStepAsNumpy) {
+  const std::vector<float> x = {0.1f, 0.2f, 0.3f, -3, 10, 10.5f, -1, 9};
+  OpTester t("Softmax", 13);
+  t.input(narrow_tensor<Eigen::half>({2, 4}, x));
+  t.output(narrow_tensor<Eigen::half>({2, 4}, {0.296630859375f, 0.327880859375f, 0.3623046875f, 0.01335906982421875f,
+                                               0.331298828125f, 0.54638671875f, 5.543231964111328e-06f,
+                                               0.1219482421875f}));
+  t.run();
+  // LogSoftmax is the log of the rounded softmax (the reference's np.log(Softmax(x))).
+  OpTester l("LogSoftmax", 11);
+  l.input(narrow_tensor<Eigen::half>({2, 4}, x));
+  l.output(narrow_tensor<Eigen::half>({2, 4}, {-1.21484375f, -1.115234375f, -1.015625f, -4.31640625f, -1.1044921875f,
+                                               -0.6044921875f, -12.1015625f, -2.103515625f}));
+  l.run();
+  // Along a non-contiguous axis numpy's float16 sum rounds after each addition.
+  OpTester a("Softmax", 13);
+  a.attr("axis", int64_t{0});
+  a.input(narrow_tensor<Eigen::half>({3, 2}, {0.1f, 2, 0.3f, -3, 0.7f, 2.5f}));
+  a.output(narrow_tensor<Eigen::half>({3, 2}, {0.247314453125f, 0.376708984375f, 0.30224609375f,
+                                               0.002536773681640625f, 0.45068359375f, 0.62109375f}));
+  a.run();
+}
+
+// A float16 row of 200 (past numpy's 128-element blocks): numpy sums the exponentials pairwise in
+// float32 and rounds once, 74 here; rounding each addition would give 74.3125.
+TEST(Softmax, HalfRowSumsPairwiseInFloat32) {
+  std::vector<float> x, y;
+  const std::vector<float> out = {0.01351165771484375f, 0.00638580322265625f, 0.0030155181884765625f,
+                                  0.0014247894287109375f, 0.0006728172302246094f};
+  for (int j = 0; j < 200; ++j) {
+    x.push_back(-0.75f * static_cast<float>(j % 5));
+    y.push_back(out[static_cast<size_t>(j % 5)]);
+  }
+  OpTester t("Softmax", 13);
+  t.input(narrow_tensor<Eigen::half>({1, 200}, x));
+  t.output(narrow_tensor<Eigen::half>({1, 200}, y));
+  t.run();
+}
+
+TEST(Hardmax, HalfTypes) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  OpTester t("Hardmax", 13);
+  t.input(narrow_tensor<Eigen::half>({2, 3}, {1, 65504, 65504, 2, nan, 3}));
+  t.output(narrow_tensor<Eigen::half>({2, 3}, {0, 1, 0, 0, 1, 0}));
+  t.run();
+}
+
+// bfloat16 (ml_dtypes' loops, which numpy's sum calls once per element) rounds each addition of
+// the sum: 2.75 here, where a float32 sum rounded once gives 2.765625 and other quotients.
+TEST(Softmax, BFloat16SumRoundsEachAddition) {
+  OpTester t("Softmax", 13);
+  t.input(narrow_tensor<Eigen::bfloat16>({4}, {0.10009765625f, 0.2001953125f, 0.30078125f, -3}));
+  t.output(narrow_tensor<Eigen::bfloat16>({4}, {0.296875f, 0.330078125f, 0.36328125f, 0.01348876953125f}));
+  t.run();
 }
 
 }  // namespace

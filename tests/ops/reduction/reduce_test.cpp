@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {
@@ -339,6 +340,43 @@ TEST(ArgMaxMin, NaNWinsAndErrors) {
   r.attr("axis", int64_t{3});
   r.input<float>({2, 2}, {1, 2, 3, 4});
   r.expect_failure(StatusCode::kInvalidModel, "axis 3 is not in valid range [-2, 1]");
+}
+
+// float16 and bfloat16 sums accumulate in double and round once: column 0 is 1 + 2^-11 + 2^-11
+// (1.0009765625; numpy's float16 sum down axis 0 rounds each addition and gets 1) and column 1
+// 60000 + 60000 - 60000 (inf in numpy's float16 partial sums). The mean's sum, 125504, is past
+// float16's range too. Max and Min are exact and propagate NaN; an empty Min is +inf.
+TEST(Reduce, HalfTypesAccumulateInDoubleAndRoundOnce) {
+  const float u = std::ldexp(1.0f, -11);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTester s("ReduceSum", 13);
+  s.input(narrow_tensor<Eigen::half>({3, 2}, {1, 60000, u, 60000, u, -60000})).input<int64_t>({1}, {0});
+  s.output(narrow_tensor<Eigen::half>({1, 2}, {1 + 2 * u, 60000}));
+  s.run();
+  OpTester m("ReduceMean", 18);
+  m.attr("keepdims", int64_t{0});
+  m.input(narrow_tensor<Eigen::half>({4}, {60000, 60000, -60000, 65504}));
+  m.output(narrow_tensor<Eigen::half>({}, {31376}));
+  m.run();
+  // 11 + log 2 = 11.693..., 11.6953125 in float16; exp(11) + exp(11) is past float16's range.
+  OpTester e("ReduceLogSumExp", 18);
+  e.input(narrow_tensor<Eigen::half>({2}, {11, 11}));
+  e.output(narrow_tensor<Eigen::half>({1}, {11.6953125f}));
+  e.run();
+  OpTester x("ReduceMax", 20);
+  x.input(narrow_tensor<Eigen::bfloat16>({2, 2}, {1, nan, -3, -2})).input<int64_t>({1}, {1});
+  x.output(narrow_tensor<Eigen::bfloat16>({2, 1}, {nan, -2}));
+  x.run();
+  OpTester n("ReduceMin", 18);
+  n.input(narrow_tensor<Eigen::half>({2, 0}, {})).input<int64_t>({1}, {1});
+  n.output(narrow_tensor<Eigen::half>({2, 1}, {inf, inf}));
+  n.run();
+  OpTester a("ArgMax", 13);
+  a.attr("axis", int64_t{0});
+  a.input(narrow_tensor<Eigen::half>({3}, {1, nan, 3}));
+  a.output<int64_t>({1}, {1});
+  a.run();
 }
 
 }  // namespace
