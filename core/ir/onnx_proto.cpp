@@ -92,6 +92,33 @@ Result<uint64_t> parse_u64(std::string_view text) {
   return v;
 }
 
+// Bytes `numel` elements take in a file: packed for the 4- and 2-bit types, else numel * size.
+uint64_t stored_bytes(DType dtype, int64_t numel) {
+  if (std::optional<NarrowFormat> f = dtype_narrow_format(dtype); f && narrow_packed_bits(*f) < 8) {
+    return narrow_packed_size(*f, numel);
+  }
+  return static_cast<uint64_t>(numel) * dtype_size(dtype);
+}
+
+std::string packed_note(DType dtype) {
+  const std::optional<NarrowFormat> f = dtype_narrow_format(dtype);
+  if (!f || narrow_packed_bits(*f) == 8) return "";
+  return fmt::format(" (packed, {} elements per byte)", 8 / narrow_packed_bits(*f));
+}
+
+// A tensor from its stored bytes (stored_bytes of them): unpacked for the 4- and 2-bit types.
+Result<Tensor> tensor_from_stored(DType dtype, const Shape& shape, const uint8_t* data) {
+  VN_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
+  if (t.numel() == 0) return t;
+  const std::optional<NarrowFormat> f = dtype_narrow_format(dtype);
+  if (f && narrow_packed_bits(*f) < 8) {
+    narrow_unpack(*f, data, t.numel(), static_cast<uint8_t*>(t.mutable_raw()));
+  } else {
+    std::memcpy(t.mutable_raw(), data, t.nbytes());
+  }
+  return t;
+}
+
 Result<Tensor> tensor_from_external(const TensorProto& proto, DType dtype, const Shape& shape, int64_t numel,
                                     ProtoReadContext& ctx, const std::string& where) {
   if (dtype == DType::kString) {
@@ -123,11 +150,11 @@ Result<Tensor> tensor_from_external(const TensorProto& proto, DType dtype, const
                       "from a file, or pass the folder as base_dir)",
                       where, location);
   }
-  const uint64_t nbytes = static_cast<uint64_t>(numel) * dtype_size(dtype);
+  const uint64_t nbytes = stored_bytes(dtype, numel);
   if (length && *length != nbytes) {
     return make_error(StatusCode::kInvalidModel,
-                      "{}external data length {} does not match the {} bytes of shape {} of {}", where, *length, nbytes,
-                      shape_to_string(shape), dtype_name(dtype));
+                      "{}external data length {} does not match the {} bytes of shape {} of {}{}", where, *length,
+                      nbytes, shape_to_string(shape), dtype_name(dtype), packed_note(dtype));
   }
   const std::string key = std::filesystem::path(location).lexically_normal().string();
   std::shared_ptr<const MappedFile>& file = ctx.mapped[key];
@@ -146,6 +173,9 @@ Result<Tensor> tensor_from_external(const TensorProto& proto, DType dtype, const
   }
   if (nbytes == 0) return Tensor::create(dtype, shape);
   const std::byte* data = file->data() + offset;
+  if (nbytes != static_cast<uint64_t>(numel) * dtype_size(dtype)) {
+    return tensor_from_stored(dtype, shape, reinterpret_cast<const uint8_t*>(data));  // packed: unpacked copy
+  }
   if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0) {
     // Writers that pack tensors back to back can leave one misaligned for its element type; reading
     // it through a typed pointer would be undefined, so it is copied instead of viewed.
@@ -185,14 +215,32 @@ Result<Tensor> tensor_from_proto_impl(const TensorProto& proto, ProtoReadContext
     if (*dtype == DType::kString) {
       return make_error(StatusCode::kInvalidModel, "{}string tensors cannot use raw_data (use string_data)", where);
     }
-    const uint64_t nbytes = static_cast<uint64_t>(numel) * dtype_size(*dtype);
+    const uint64_t nbytes = stored_bytes(*dtype, numel);
     if (proto.raw_data().size() != nbytes) {
-      return make_error(StatusCode::kInvalidModel, "{}raw_data holds {} bytes, but shape {} of {} needs {}", where,
-                        proto.raw_data().size(), shape_to_string(shape), dtype_name(*dtype), nbytes);
+      return make_error(StatusCode::kInvalidModel, "{}raw_data holds {} bytes, but shape {} of {} needs {}{}", where,
+                        proto.raw_data().size(), shape_to_string(shape), dtype_name(*dtype), nbytes,
+                        packed_note(*dtype));
     }
-    VN_ASSIGN_OR_RETURN(Tensor t, Tensor::create(*dtype, shape));
-    if (nbytes > 0) std::memcpy(t.mutable_raw(), proto.raw_data().data(), nbytes);
-    return t;
+    return tensor_from_stored(*dtype, shape, reinterpret_cast<const uint8_t*>(proto.raw_data().data()));
+  }
+  if (dtype_is_narrow(*dtype)) {
+    // int32_data holds one stored byte per entry: a float8 code, or a byte of packed 4- or 2-bit
+    // elements (as onnx.helper.make_tensor writes them).
+    const uint64_t nbytes = stored_bytes(*dtype, numel);
+    if (static_cast<uint64_t>(proto.int32_data_size()) != nbytes) {
+      return make_error(StatusCode::kInvalidModel, "{}int32_data holds {} values, but shape {} of {} needs {}{}", where,
+                        proto.int32_data_size(), shape_to_string(shape), dtype_name(*dtype), nbytes, packed_note(*dtype));
+    }
+    std::vector<uint8_t> bytes(static_cast<size_t>(nbytes));
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const int32_t v = proto.int32_data(static_cast<int>(i));
+      if (v < 0 || v > 0xFF) {
+        return make_error(StatusCode::kInvalidModel, "{}int32_data[{}] = {} is not a byte of {} data", where, i, v,
+                          dtype_name(*dtype));
+      }
+      bytes[i] = static_cast<uint8_t>(v);
+    }
+    return tensor_from_stored(*dtype, shape, bytes.data());
   }
   const auto same = [](auto v) { return v; };
   switch (*dtype) {
@@ -233,6 +281,16 @@ Result<Tensor> tensor_from_proto_impl(const TensorProto& proto, ProtoReadContext
     case DType::kString:
       return tensor_from_field<std::string>(*dtype, shape, numel, proto.string_data(), "string_data", where,
                                             [](const std::string& v) { return v; });
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat8E8M0:
+    case DType::kFloat4E2M1:
+    case DType::kInt4:
+    case DType::kUInt4:
+    case DType::kInt2:
+    case DType::kUInt2: break;  // read from int32_data above
   }
   return make_error(StatusCode::kInternal, "{}unhandled dtype", where);
 }
@@ -492,20 +550,27 @@ Status tensor_to_proto(const Tensor& tensor, std::string_view name, TensorProto&
     for (const std::string& s : tensor.values<std::string>()) proto.add_string_data(s);
     return Status::OK();
   }
-  const uint64_t nbytes = tensor.nbytes();
+  // The 4- and 2-bit types are stored packed; `stored` holds those bytes (as uint8).
+  Tensor stored = tensor;
+  if (std::optional<NarrowFormat> f = dtype_narrow_format(tensor.dtype()); f && narrow_packed_bits(*f) < 8) {
+    stored = Tensor(DType::kUInt8, {static_cast<int64_t>(narrow_packed_size(*f, tensor.numel()))});
+    narrow_pack(*f, static_cast<const uint8_t*>(tensor.raw()), tensor.numel(),
+                static_cast<uint8_t*>(stored.mutable_raw()));
+  }
+  const uint64_t nbytes = stored.nbytes();
   if (ctx && nbytes > 0 && nbytes >= ctx->external_threshold) {
     proto.set_data_location(TensorProto::EXTERNAL);
     if (ctx->external_location.empty()) return Status::OK();
     const uint64_t offset =
         (ctx->external_end + kExternalDataAlignment - 1) / kExternalDataAlignment * kExternalDataAlignment;
-    ctx->external.push_back(ExternalTensor{tensor, offset});
+    ctx->external.push_back(ExternalTensor{stored, offset});
     ctx->external_end = offset + nbytes;
     add_external_entry(proto, "location", ctx->external_location);
     add_external_entry(proto, "offset", std::to_string(offset));
     add_external_entry(proto, "length", std::to_string(nbytes));
     return Status::OK();
   }
-  proto.set_raw_data(tensor.raw(), nbytes);
+  proto.set_raw_data(stored.raw(), nbytes);
   return Status::OK();
 }
 
