@@ -157,7 +157,7 @@ TEST(Npy, WritesMlDtypesNamesAndReadsNumpysOwnDescrs) {
   EXPECT_TRUE(from_v2->same_as(bf16));
   // '|V1' could be any one-byte ml_dtypes type: refused with what to do instead.
   std::string v1 = *i4npy;
-  v1.replace(v1.find("'int4'"), 6, "'|V1'");
+  v1.replace(v1.find("'int4'"), 6, "'|V1' ");
   Status ambiguous = decode_error(v1);
   EXPECT_TRUE(contains(ambiguous, "'|V1'")) << ambiguous.message();
   EXPECT_TRUE(contains(ambiguous, "float8_e4m3fn")) << ambiguous.message();
