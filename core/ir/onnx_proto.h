@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal to core/ir and core/io: conversions between Vernier's IR and ONNX protobuf messages, and
 // the libonnx calls (checker, shape inference, schema lookups) wrapped so that nothing they throw
-// escapes. The ONNX message types are only forward-declared here; onnx_proto.cpp, onnx_fields.cpp,
-// onnx_import.cpp, onnx_export.cpp and onnx_signature.cpp are the only files that include libonnx
-// headers.
+// escapes. The ONNX message types are only forward-declared here; onnx_tensor_proto.cpp (tensors),
+// onnx_proto.cpp (value infos, attributes, graphs, models, parsing), onnx_checks.cpp (checker and
+// shape inference), onnx_fields.cpp, onnx_import.cpp, onnx_export.cpp and onnx_signature.cpp are the
+// only files that include libonnx headers.
 #pragma once
 
 #include <cstdint>
