@@ -14,9 +14,12 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "core/data/feeds.h"
 #include "core/io/tensor_proto.h"
 #include "core/ir/onnx_proto.h"
+#include "core/ir/graph.h"
 #include "core/ir/tensor.h"
+#include "tests/ir/ir_test_util.h"
 
 namespace vn {
 namespace {
@@ -227,6 +230,31 @@ TEST(NarrowTypes, TensorCastUsesCastDefaults) {
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->values<float>()[0], 448.0f);
   EXPECT_TRUE(std::isnan(back->values<float>()[3]));
+}
+
+TEST(NarrowTypes, AUint16PbFedToABFloat16InputIsItsBitPattern) {
+  // ONNX's generators before ml_dtypes wrote bfloat16 test data as uint16; `--load-inputs x.pb`
+  // used to refuse it ("input 'x' is uint16 but the model declares bfloat16").
+  testing::TempDir dir;
+  ASSERT_TRUE(io::tensor_proto_save(Tensor::from_vector<uint16_t>({2}, {0x3F80, 0xC040}), "x", dir / "x.pb").ok());
+  Graph g;
+  ValueInfo in;
+  in.name = "x";
+  in.dtype = DType::kBFloat16;
+  g.inputs.push_back(in);
+  Result<std::vector<TensorMap>> feeds = data::load_feeds({dir / "x.pb"}, g);
+  ASSERT_TRUE(feeds.ok()) << feeds.status().to_string();
+  const Tensor* x = (*feeds)[0].find("x");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->dtype(), DType::kBFloat16);
+  EXPECT_EQ(static_cast<float>(x->values<Eigen::bfloat16>()[0]), 1.0f);
+  EXPECT_EQ(static_cast<float>(x->values<Eigen::bfloat16>()[1]), -3.0f);
+  // A bfloat16 TensorProto round-trips as itself.
+  Tensor bf = Tensor::from_vector<Eigen::bfloat16>({1}, {Eigen::bfloat16(0.5f)});
+  ASSERT_TRUE(io::tensor_proto_save(bf, "x", dir / "y.pb").ok());
+  Result<NamedTensor> back = io::tensor_proto_load(dir / "y.pb");
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back->tensor.same_as(bf));
 }
 
 }  // namespace
