@@ -480,6 +480,12 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
     c.mismatch = fmt::format("dtypes differ: {} vs {}", dtype_name(test.dtype()), dtype_name(ref.dtype()));
     return c;
   }
+  if (dtype_is_narrow(test.dtype())) {
+    // float8/float4 values are compared in float32 and int4/int2 values in int8, all exactly.
+    const DType wide = narrow_is_integer(*dtype_narrow_format(test.dtype())) ? DType::kInt8 : DType::kFloat32;
+    return compare_impl(name, tensor_cast(test, wide).value(), tensor_cast(ref, wide).value(), tolerance,
+                        infinities_compare_equal, shortcut);
+  }
   if (test.shape() != ref.shape()) {
     c.mismatch = fmt::format("shapes differ: {} vs {}", shape_to_string(test.shape()), shape_to_string(ref.shape()));
     return c;
@@ -507,7 +513,7 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
     // bytes stops at the first difference, so tensors that differ pay little for it. (Integers
     // are left to the pass: their zeros give NaN relative errors, as in Polygraphy.)
     dispatch_dtype(test.dtype(), [&]<typename T>() {
-      if constexpr (!std::is_same_v<T, std::string>) c.worst_test = c.worst_ref = static_cast<double>(test.data<T>()[0]);
+      if constexpr (!std::is_same_v<T, std::string> && !is_narrow_v<T>) c.worst_test = c.worst_ref = static_cast<double>(test.data<T>()[0]);
     });
     c.worst_index = 0;
     c.snr_db = kInf;
@@ -527,7 +533,7 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
   rel_kept.resize(abs_kept.size());
   std::optional<RadixCounts> radix_counts;
   dispatch_dtype(test.dtype(), [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, std::string>) {
+    if constexpr (!std::is_same_v<T, std::string> && !is_narrow_v<T>) {
       accumulate<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, radix, radix_counts,
                     keep ? abs_kept.data() : nullptr, keep ? rel_kept.data() : nullptr);
       error_quantiles<T>(test.data<T>(), ref.data<T>(), c, infinities_compare_equal, tolerance.quantile, radix_counts,
@@ -537,7 +543,7 @@ TensorComparison compare_impl(std::string_view name, const Tensor& test, const T
   const auto histogram = [&] {
     std::vector<int64_t> bins;
     dispatch_dtype(test.dtype(), [&]<typename T>() {
-      if constexpr (!std::is_same_v<T, std::string>) {
+      if constexpr (!std::is_same_v<T, std::string> && !is_narrow_v<T>) {
         bins = histogram_of<T>(test.data<T>(), ref.data<T>(), c.count, infinities_compare_equal);
       }
     });

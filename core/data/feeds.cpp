@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/data/feeds.h"
 
+#include <cstring>
+#include <optional>
+#include <string>
 #include <system_error>
 
 #include "core/io/npz.h"
@@ -30,8 +33,22 @@ Status check_complete(const TensorMap& feed, const Graph& graph, const std::file
   return Status::OK();
 }
 
+}  // namespace
+
+Tensor as_declared(const Tensor& t, std::optional<DType> declared) {
+  if (declared == DType::kBFloat16 && t.dtype() == DType::kUInt16) {
+    Tensor out(DType::kBFloat16, t.shape());
+    if (t.nbytes() > 0) std::memcpy(out.mutable_raw(), t.raw(), t.nbytes());
+    return out;
+  }
+  return t;
+}
+
+namespace {
+
 // Test folders name their tensors after the graph inputs, but older exporters wrote other names;
-// ONNX's own runner falls back to position, and so does Vernier.
+// ONNX's own runner falls back to position, and so does Vernier. uint16 tensors fed to bfloat16
+// inputs are bfloat16 bit patterns (as_declared).
 TensorMap match_test_set(const std::vector<NamedTensor>& tensors, const Graph& graph) {
   std::vector<const ValueInfo*> inputs = graph.runtime_inputs();
   bool by_name = true;
@@ -40,13 +57,20 @@ TensorMap match_test_set(const std::vector<NamedTensor>& tensors, const Graph& g
     for (const NamedTensor& t : tensors) found = found || t.name == in->name;
     by_name = by_name && found;
   }
+  const auto declared = [&](const std::string& name) -> std::optional<DType> {
+    for (const ValueInfo* in : inputs) {
+      if (in->name == name) return in->dtype;
+    }
+    return std::nullopt;
+  };
   TensorMap feed;
   if (by_name) {
-    for (const NamedTensor& t : tensors) feed.set(t.name, t.tensor);
+    for (const NamedTensor& t : tensors) feed.set(t.name, as_declared(t.tensor, declared(t.name)));
     return feed;
   }
   for (size_t i = 0; i < tensors.size(); ++i) {
-    feed.set(i < inputs.size() ? inputs[i]->name : tensors[i].name, tensors[i].tensor);
+    const std::string& name = i < inputs.size() ? inputs[i]->name : tensors[i].name;
+    feed.set(name, as_declared(tensors[i].tensor, declared(name)));
   }
   return feed;
 }

@@ -119,6 +119,20 @@ Status fill(Tensor& t, const std::string& name, ValRange range, NumpyRandomState
     case DType::kString:
       return make_error(StatusCode::kUnsupportedDType,
                         "input '{}' is a string tensor: synthetic data cannot be generated; use --load-inputs", name);
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat8E8M0:
+    case DType::kFloat4E2M1:
+    case DType::kInt4:
+    case DType::kUInt4:
+    case DType::kInt2:
+    case DType::kUInt2:
+      // Polygraphy's generator has no such types to follow: the values it would draw are unknown.
+      return make_error(StatusCode::kUnsupportedDType,
+                        "input '{}' is a {} tensor: synthetic data is not generated for it; use --load-inputs", name,
+                        dtype_name(t.dtype()));
   }
   return make_error(StatusCode::kInternal, "unhandled dtype");
 }

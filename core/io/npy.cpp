@@ -279,6 +279,12 @@ Result<DType> dtype_from_descr(const PyValue& descr) {
   if (!body.empty() && std::string_view("<>|=!").find(body[0]) != std::string_view::npos) body.remove_prefix(1);
   const std::string_view kind = body.substr(0, body.empty() ? 0 : 1);
   if (kind == "O") return npy_error("object arrays (descr '{}') need pickle and are not supported", d);
+  if (kind == "V" && body == "V1") {
+    return npy_error(
+        "descr '{}' is what np.save writes for every one-byte ml_dtypes type (float8, int4, ...), so the element "
+        "type is lost; write the ml_dtypes name as the descr instead (e.g. 'float8_e4m3fn', see the README)",
+        d);
+  }
   if (kind == "V") return npy_error("void/structured dtype (descr '{}') is not supported", d);
   if (kind == "U" || kind == "S" || kind == "a") return npy_error("string arrays (descr '{}') are not supported", d);
   if (kind == "c") return npy_error("complex arrays (descr '{}') are not supported", d);
@@ -390,6 +396,13 @@ Result<Tensor> npy_decode_impl(std::string_view bytes) {
       auto* b = reinterpret_cast<unsigned char*>(dst);
       for (uint64_t i = 0; i < need; ++i) b[i] = b[i] != 0;
     }
+    if (const std::optional<NarrowFormat> f = dtype_narrow_format(dtype)) {
+      const int64_t bad = narrow_first_invalid(*f, reinterpret_cast<const uint8_t*>(dst), *numel);
+      if (bad >= 0) {
+        return npy_error("byte 0x{:02x} at flat position {} is not a {} value", reinterpret_cast<const uint8_t*>(dst)[bad],
+                         bad, dtype_name(dtype));
+      }
+    }
   }
   return tensor;
 }
@@ -398,8 +411,8 @@ Result<std::string> npy_encode_impl(const Tensor& tensor) {
   if (!tensor.defined()) return make_error(StatusCode::kInvalidArgument, "cannot encode an undefined tensor as .npy");
   const std::string_view descr = dtype_numpy_descr(tensor.dtype());
   if (descr.empty()) {
-    return make_error(StatusCode::kUnsupportedDType, "{} tensors cannot be encoded as .npy: numpy has no such dtype{}",
-                      dtype_name(tensor.dtype()), tensor.dtype() == DType::kBFloat16 ? "; cast to float32 first" : "");
+    return make_error(StatusCode::kUnsupportedDType, "{} tensors cannot be encoded as .npy: numpy has no such dtype",
+                      dtype_name(tensor.dtype()));
   }
   std::string header =
       fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr, shape_to_string(tensor.shape()));

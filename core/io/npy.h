@@ -14,9 +14,12 @@ namespace vn::io {
 /// - The header is a Python dict literal; it is parsed as such (any key order, any spacing, trailing
 ///   commas, Python 2 "3L" integers), needs 'descr', 'fortran_order' and 'shape', and ignores other keys.
 /// - descr: every type dtype.h knows a numpy descr for ('<f4', '<f2', '<f8', '|b1', '|i1', '|u1', '<i2',
-///   '<u2', '<i4', '<u4', '<i8', '<u8'; '=' and no-mark spellings accepted). Big-endian multi-byte data,
-///   structured/void ('|V2', lists), object ('|O'), string, complex and datetime dtypes are refused with
-///   a message that names the descr.
+///   '<u2', '<i4', '<u4', '<i8', '<u8'; '=' and no-mark spellings accepted), and the ml_dtypes names
+///   ('bfloat16', 'float8_e4m3fn', 'int4', ...; one byte per element for the narrow types, whose bytes
+///   must be elements of the type, e.g. int4 in [-8, 7]). Of np.save's own descrs for ml_dtypes arrays,
+///   '<V2' reads as bfloat16 and '<f1' as float8_e5m2; '|V1' (any one-byte ml_dtypes type) is refused
+///   as ambiguous. Big-endian multi-byte data, other structured/void descrs, object ('|O'), string,
+///   complex and datetime dtypes are refused with a message that names the descr.
 /// - shape () is a scalar; the element count and byte size are checked against kMaxTensorBytes and the
 ///   data length must equal the shape's byte size exactly, all before anything is allocated.
 /// - fortran_order True data is transposed into the C order Tensor uses. Bool bytes other than 0/1 read
@@ -29,8 +32,9 @@ Result<Tensor> npy_decode(std::string_view bytes);
 /// "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }" followed by numpy's 21-digit
 /// growth allowance, padded with spaces and a final '\n' so that the preamble is a multiple of 64 bytes,
 /// then the raw little-endian data.
-/// Fails (kUnsupportedDType) for bfloat16 and string tensors, which numpy cannot represent, and
-/// (kInvalidArgument) for an undefined tensor.
+/// bfloat16 and the narrow types get the ml_dtypes name as their descr ('bfloat16', 'int4'), which
+/// np.load reads back typed once ml_dtypes is imported (np.save itself would write '<V2' or '|V1').
+/// Fails (kUnsupportedDType) for string tensors and (kInvalidArgument) for an undefined tensor.
 Result<std::string> npy_encode(const Tensor& tensor);
 
 /// Reads and decodes a .npy file; errors carry the path.

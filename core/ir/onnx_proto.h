@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal to core/ir and core/io: conversions between Vernier's IR and ONNX protobuf messages, and
 // the libonnx calls (checker, shape inference, schema lookups) wrapped so that nothing they throw
-// escapes. The ONNX message types are only forward-declared here; onnx_proto.cpp, onnx_fields.cpp,
-// onnx_import.cpp, onnx_export.cpp and onnx_signature.cpp are the only files that include libonnx
-// headers.
+// escapes. The ONNX message types are only forward-declared here; onnx_tensor_proto.cpp (tensors),
+// onnx_proto.cpp (value infos, attributes, graphs, models, parsing), onnx_checks.cpp (checker and
+// shape inference), onnx_fields.cpp, onnx_import.cpp, onnx_export.cpp and onnx_signature.cpp are the
+// only files that include libonnx headers.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,8 @@ struct ProtoReadContext {
   std::unordered_map<std::string, std::shared_ptr<const MappedFile>> mapped;
 };
 
-/// One tensor placed in an external data file by tensor_to_proto.
+/// One tensor placed in an external data file by tensor_to_proto: its bytes as stored (for the 4-
+/// and 2-bit types, a uint8 tensor of the packed bytes).
 struct ExternalTensor {
   Tensor tensor;
   uint64_t offset = 0;
@@ -75,8 +77,10 @@ struct ProtoWriteContext {
 
 // --- Tensors -------------------------------------------------------------------------------------
 
-/// Decodes a TensorProto: raw_data (little-endian), float_data, int32_data (which also holds int8,
-/// int16, uint8, uint16, bool, float16 and bfloat16 bit patterns), int64_data, double_data,
+/// Decodes a TensorProto: raw_data (little-endian; int4, uint4 and float4e2m1 packed two per byte
+/// and int2/uint2 four per byte, low bits first, the last byte padded), float_data, int32_data
+/// (which also holds int8, int16, uint8, uint16, bool, float16 and bfloat16 bit patterns, float8
+/// codes one per entry, and the packed bytes of the 4- and 2-bit types one per entry), int64_data, double_data,
 /// uint64_data, string_data, and external data (a read-only view over the mapped file when the data
 /// is suitably aligned, else a copy). The element count is validated against kMaxTensorBytes and the
 /// data length against the shape before anything is allocated.
@@ -89,7 +93,7 @@ Result<Tensor> tensor_from_proto(const onnx::TensorProto& proto, ProtoReadContex
 /// kInvalidModel for inconsistent shapes or out-of-range indices.
 Result<Tensor> tensor_from_sparse_proto(const onnx::SparseTensorProto& proto, ProtoReadContext& ctx);
 
-/// Encodes `tensor` under `name`: raw_data for numbers, string_data for strings, or external data per
+/// Encodes `tensor` under `name`: raw_data for numbers (packed for the 4- and 2-bit types), string_data for strings, or external data per
 /// `ctx` (null: inline). kInvalidArgument for an undefined tensor.
 Status tensor_to_proto(const Tensor& tensor, std::string_view name, onnx::TensorProto& proto,
                        ProtoWriteContext* ctx = nullptr);

@@ -300,7 +300,21 @@ namespace {
 
 template <typename To, typename From>
 To convert_element(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
+  if constexpr (is_narrow_v<To>) {
+    // Cast's rules with its defaults (core/ir/narrow_types.h): integers wrap into int4/int2.
+    if constexpr (std::is_integral_v<From> && !std::is_same_v<From, uint64_t>) {
+      return To::from_bits(narrow_encode_int(To::kFormat, static_cast<int64_t>(v)));
+    } else if constexpr (std::is_same_v<From, uint64_t>) {
+      // Modular conversion keeps the low bits, which is all that wrapping reads.
+      return narrow_is_integer(To::kFormat) ? To::from_bits(narrow_encode_int(To::kFormat, static_cast<int64_t>(v)))
+                                            : To::from_double(static_cast<double>(v));
+    } else {
+      return To::from_double(static_cast<double>(v));
+    }
+  } else if constexpr (is_narrow_v<From>) {
+    // Every narrow value is exact in double (and in float): one rounding, into To.
+    return convert_element<To>(static_cast<double>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
     return static_cast<double>(v) != 0.0;
   } else if constexpr (std::is_same_v<To, Eigen::half> || std::is_same_v<To, Eigen::bfloat16>) {
     return To(static_cast<float>(v));

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "core/common/logging.h"
+#include "core/data/feeds.h"
 #include "core/io/test_folder.h"
 #include "core/ir/onnx_import.h"
 #include "core/ref/reference_backend.h"
@@ -109,17 +110,6 @@ Status compare(const std::string& name, const Tensor& got, const Tensor& want) {
   return Status::OK();
 }
 
-// numpy has no bfloat16, so ONNX's generator stores bfloat16 test data as uint16 bit patterns and
-// its runner reinterprets them; so does this one.
-Tensor as_declared(const Tensor& t, std::optional<DType> declared) {
-  if (declared == DType::kBFloat16 && t.dtype() == DType::kUInt16) {
-    Tensor out(DType::kBFloat16, t.shape());
-    std::memcpy(out.mutable_raw(), t.raw(), t.nbytes());
-    return out;
-  }
-  return t;
-}
-
 /// How a case ended: passed, refused by Vernier (an error before any output), or wrong outputs.
 struct Outcome {
   Status status;
@@ -137,7 +127,7 @@ Status run_case(const fs::path& dir, bool& compared) {
     TensorMap feeds;
     const auto inputs = model.graph.runtime_inputs();
     for (size_t i = 0; i < set.inputs.size() && i < inputs.size(); ++i) {
-      feeds.set(inputs[i]->name, as_declared(set.inputs[i].tensor, inputs[i]->dtype));
+      feeds.set(inputs[i]->name, data::as_declared(set.inputs[i].tensor, inputs[i]->dtype));
     }
     VN_ASSIGN_OR_RETURN(TensorMap out, backend.run(feeds));
     compared = true;
@@ -145,7 +135,7 @@ Status run_case(const fs::path& dir, bool& compared) {
       return make_error(StatusCode::kNumericFailure, "{} outputs but {} expected", out.size(), set.outputs.size());
     }
     for (size_t i = 0; i < out.size(); ++i) {
-      const Tensor want = as_declared(set.outputs[i].tensor, out[i].tensor.dtype());
+      const Tensor want = data::as_declared(set.outputs[i].tensor, out[i].tensor.dtype());
       VN_RETURN_IF_ERROR(compare(out[i].name, out[i].tensor, want));
     }
   }

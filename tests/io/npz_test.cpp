@@ -240,8 +240,14 @@ TEST(Npz, SavesAndLoadsFiles) {
   Result<TensorMap> missing = npz_load(dir / "missing.npz");
   ASSERT_FALSE(missing.ok());
   EXPECT_TRUE(contains(missing.status(), "missing.npz"));
+  TensorMap bf16;
+  bf16.set("brain", Tensor::from_vector<Eigen::bfloat16>({2}, {Eigen::bfloat16(0.5f), Eigen::bfloat16(-3.0f)}));
+  ASSERT_TRUE(npz_save(bf16, dir / "bf16.npz").ok());
+  Result<TensorMap> bf16_back = npz_load(dir / "bf16.npz");
+  ASSERT_TRUE(bf16_back.ok()) << bf16_back.status().to_string();
+  expect_same_map(bf16, *bf16_back);
   TensorMap bad;
-  bad.set("brain", Tensor(DType::kBFloat16, {2}));
+  bad.set("brain", Tensor(DType::kString, {2}));
   Status s = npz_save(bad, dir / "b.npz");
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(contains(s, "'brain'")) << s.message();

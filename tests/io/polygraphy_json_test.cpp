@@ -305,8 +305,17 @@ TEST(PolygraphyJson, FileErrorsNameThePath) {
   Status bad = error_of(load_feed_list(dir / "bad.json"));
   EXPECT_TRUE(contains(bad, "bad.json")) << bad.message();
   EXPECT_TRUE(contains(bad, "invalid JSON")) << bad.message();
-  RunResults bf16 = {RunnerResults{"r", {IterationResult{TensorMap{{"h", Tensor(DType::kBFloat16, {1})}}, 0.1, "r"}}}};
-  Status s = save_run_results(bf16, dir / "out.json");
+  RunResults bf16 = {RunnerResults{
+      "r", {IterationResult{TensorMap{{"h", Tensor::from_vector<Eigen::bfloat16>({1}, {Eigen::bfloat16(2.5f)})}}, 0.1,
+                            "r"}}}};
+  ASSERT_TRUE(save_run_results(bf16, dir / "bf16.json").ok());
+  Result<RunResults> bf16_back = load_run_results(dir / "bf16.json");
+  ASSERT_TRUE(bf16_back.ok()) << bf16_back.status().to_string();
+  const Tensor* h = (*bf16_back)[0].iterations[0].outputs.find("h");
+  ASSERT_NE(h, nullptr);
+  EXPECT_TRUE(h->same_as(*bf16[0].iterations[0].outputs.find("h")));
+  RunResults strings = {RunnerResults{"r", {IterationResult{TensorMap{{"h", Tensor(DType::kString, {1})}}, 0.1, "r"}}}};
+  Status s = save_run_results(strings, dir / "out.json");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kUnsupportedDType);
   EXPECT_TRUE(contains(s, "out.json")) << s.message();

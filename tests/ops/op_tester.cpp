@@ -268,6 +268,8 @@ std::string compare_tensors(const Tensor& expected, const Tensor& actual, double
   return dispatch_dtype(expected.dtype(), [&]<typename T>() -> std::string {
     if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
       return expected.same_as(actual) ? "" : "half-precision tensors differ";
+    } else if constexpr (is_narrow_v<T>) {
+      return expected.same_as(actual) ? "" : fmt::format("{} tensors differ", dtype_name(expected.dtype()));
     } else {
       return compare_typed<T>(expected, actual, atol, rtol);
     }

@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#include "core/ir/dtype.h"
 
 #include "tests/ops/op_tester.h"
 
@@ -50,6 +53,68 @@ TEST(QuantizeLinear, ErrorsNameTheProblem) {
   OpTester z("QuantizeLinear", 13);
   z.input<float>({1}, {1}).input<float>({}, {1}).input<int32_t>({}, {0});
   z.expect_failure(StatusCode::kUnsupportedDType, "input of type int32 is not supported");
+}
+
+Tensor narrow(DType dtype, Shape shape, const std::vector<uint8_t>& codes) {
+  Tensor t(dtype, std::move(shape));
+  for (size_t i = 0; i < codes.size(); ++i) static_cast<uint8_t*>(t.mutable_raw())[i] = codes[i];
+  return t;
+}
+
+TEST(QuantizeLinear, BlockedAlongAnAxis) {
+  // x (2, 4), blocks of 2 along axis 1: scale and zero point (2, 2).
+  OpTester t("QuantizeLinear", 21);
+  t.attr("axis", int64_t{1}).attr("block_size", int64_t{2});
+  t.input<float>({2, 4}, {2, 4, 30, 50, -2, -5, 9, 10});
+  t.input<float>({2, 2}, {2, 10, 1, 3});
+  t.input<int8_t>({2, 2}, {0, 1, -1, 0});
+  t.output<int8_t>({2, 4}, {1, 2, 4, 6, -3, -6, 3, 3});
+  t.run();
+  OpTester bad("QuantizeLinear", 21);
+  bad.attr("axis", int64_t{1}).attr("block_size", int64_t{3});
+  bad.input<float>({2, 4}, {0, 0, 0, 0, 0, 0, 0, 0}).input<float>({2, 1}, {1, 1});
+  bad.expect_failure(StatusCode::kShapeMismatch, "dimension 1 must be 2");
+}
+
+TEST(QuantizeLinear, NarrowOutputsSaturateAsTheirTypes) {
+  // int4 clamps to [-8, 7]; output_dtype picks the type when there is no zero point.
+  OpTester i4("QuantizeLinear", 21);
+  i4.attr("output_dtype", static_cast<int64_t>(dtype_to_onnx(DType::kInt4)));
+  i4.input<float>({4}, {-20, 2.5, 3.5, 20}).input<float>({}, {1});
+  i4.output(narrow(DType::kInt4, {4}, {0xF8, 0x02, 0x04, 0x07}));
+  i4.run();
+  // float8: x / scale cast with saturate (default on, off by attribute).
+  for (int64_t saturate : {1, 0}) {
+    OpTester f8("QuantizeLinear", 19);
+    f8.attr("saturate", saturate);
+    f8.input<float>({2}, {1.0f, 1e6f}).input<float>({}, {0.5f});
+    f8.input(narrow(DType::kFloat8E4M3FN, {}, {0}));
+    f8.output(narrow(DType::kFloat8E4M3FN, {2}, {0x40, static_cast<uint8_t>(saturate ? 0x7E : 0x7F)}));
+    f8.run();
+  }
+  OpTester mismatch("QuantizeLinear", 21);
+  mismatch.attr("output_dtype", static_cast<int64_t>(dtype_to_onnx(DType::kInt4)));
+  mismatch.input<float>({1}, {1}).input<float>({}, {1}).input<uint8_t>({}, {0});
+  mismatch.expect_failure(StatusCode::kInvalidModel, "output_dtype int4 differs from the zero point's type uint8");
+}
+
+TEST(DequantizeLinear, NarrowInputsBlocksAndOutputDtype) {
+  OpTester i4("DequantizeLinear", 21);
+  i4.attr("axis", int64_t{0});
+  i4.input(narrow(DType::kInt4, {2}, {0xF8, 0x07})).input<float>({2}, {0.5f, 2.0f});
+  i4.input(narrow(DType::kInt4, {2}, {0x01, 0xFF}));
+  i4.output<float>({2}, {-4.5f, 16.0f});
+  i4.run();
+  OpTester blocked("DequantizeLinear", 23);
+  blocked.attr("axis", int64_t{1}).attr("block_size", int64_t{2});
+  blocked.attr("output_dtype", static_cast<int64_t>(dtype_to_onnx(DType::kFloat16)));
+  blocked.input<uint8_t>({1, 3}, {10, 20, 30}).input<float>({1, 2}, {0.5f, 2.0f});
+  blocked.output<Eigen::half>({1, 3}, {Eigen::half(5.0f), Eigen::half(10.0f), Eigen::half(60.0f)});
+  blocked.run();
+  OpTester f8("DequantizeLinear", 19);
+  f8.input(narrow(DType::kFloat8E5M2, {2}, {0x3C, 0xC0})).input<float>({}, {2.0f});
+  f8.output<float>({2}, {2.0f, -4.0f});
+  f8.run();
 }
 
 // ---- DequantizeLinear --------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ir/dtype.h"
@@ -157,6 +158,73 @@ TEST(CastLike, TakesTheTargetTypeFromInput1) {
   OpTester m("CastLike", 15);
   m.input<float>({1}, {1});
   m.expect_failure(StatusCode::kInvalidModel, "expects at least 2 inputs, got 1");
+}
+
+// A tensor of a narrow type from its one-byte codes (core/ir/narrow_types.h).
+Tensor narrow(DType dtype, Shape shape, const std::vector<uint8_t>& codes) {
+  Tensor t(dtype, std::move(shape));
+  for (size_t i = 0; i < codes.size(); ++i) static_cast<uint8_t*>(t.mutable_raw())[i] = codes[i];
+  return t;
+}
+
+TEST(Cast, Float8SaturateOnAndOff) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // As ONNX 1.23's test_cast_FLOAT_to_FLOAT8E4M3FN / _no_saturate: 1e6 and Inf go to 448 or NaN.
+  for (int64_t saturate : {1, 0}) {
+    OpTester t("Cast", 19);
+    t.attr("to", onnx_type(DType::kFloat8E4M3FN)).attr("saturate", saturate);
+    t.input<float>({6}, {0.4789f, 1e6f, inf, -inf, nan, -1e-7f});
+    t.output(narrow(DType::kFloat8E4M3FN, {6},
+                    saturate ? std::vector<uint8_t>{47, 0x7E, 0x7E, 0xFE, 0x7F, 0x80}
+                             : std::vector<uint8_t>{47, 0x7F, 0x7F, 0xFF, 0x7F, 0x80}));
+    t.run();
+  }
+  OpTester e5("Cast", 25);
+  e5.attr("to", onnx_type(DType::kFloat8E5M2FNUZ)).attr("saturate", int64_t{0});
+  e5.input<float>({3}, {1e6f, nan, -1e-7f});
+  e5.output(narrow(DType::kFloat8E5M2FNUZ, {3}, {0x80, 0x80, 0x00}));
+  e5.run();
+}
+
+TEST(Cast, NarrowTypesToFloatAreExact) {
+  OpTester t("Cast", 21);
+  t.attr("to", onnx_type(DType::kFloat32));
+  t.input(narrow(DType::kInt4, {3}, {0xF8, 0x07, 0xFF}));
+  t.output<float>({3}, {-8.0f, 7.0f, -1.0f});
+  t.run();
+  OpTester f("Cast", 23);
+  f.attr("to", onnx_type(DType::kFloat16));
+  f.input(narrow(DType::kFloat4E2M1, {2}, {0x07, 0x09}));
+  f.output<Eigen::half>({2}, {Eigen::half(6.0f), Eigen::half(-0.5f)});
+  f.run();
+}
+
+TEST(Cast, IntegerTargetsWrapAndE8M0Rounds) {
+  OpTester t("Cast", 28);
+  t.attr("to", onnx_type(DType::kInt4));
+  t.input<float>({4}, {-9.0f, 8.0f, 7.9f, -0.5f});
+  t.output(narrow(DType::kInt4, {4}, {0x07, 0xF8, 0x07, 0x00}));
+  t.run();
+  for (const auto& [mode, code] : std::vector<std::pair<std::string, uint8_t>>{{"up", 128}, {"down", 127}, {"nearest", 127}}) {
+    OpTester e("Cast", 24);
+    e.attr("to", onnx_type(DType::kFloat8E8M0)).attr("round_mode", mode);
+    e.input<float>({1}, {1.1f});
+    e.output(narrow(DType::kFloat8E8M0, {1}, {code}));
+    e.run();
+  }
+  OpTester bad("Cast", 24);
+  bad.attr("to", onnx_type(DType::kFloat8E8M0)).attr("round_mode", "sideways");
+  bad.input<float>({1}, {1.0f});
+  bad.expect_failure(StatusCode::kInvalidModel, "round_mode 'sideways' is not one of up, down, nearest");
+}
+
+TEST(CastLike, TakesSaturateFromNineteen) {
+  OpTester t("CastLike", 19);
+  t.attr("saturate", int64_t{0});
+  t.input<float>({1}, {1e6f}).input(narrow(DType::kFloat8E5M2, {1}, {0}));
+  t.output(narrow(DType::kFloat8E5M2, {1}, {0x7C}));
+  t.run();
 }
 
 }  // namespace
