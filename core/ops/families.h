@@ -30,7 +30,8 @@ void register_det_ops(OpRegistry& registry);                 ///< Det
 void register_einsum_ops(OpRegistry& registry);              ///< Einsum
 void register_topk_ops(OpRegistry& registry);                ///< TopK
 // nn/
-void register_conv_ops(OpRegistry& registry);           ///< Conv, ConvInteger, ConvTranspose
+void register_conv_ops(OpRegistry& registry);           ///< Conv, ConvInteger
+void register_conv_transpose_ops(OpRegistry& registry);  ///< ConvTranspose
 void register_pool_ops(OpRegistry& registry);           ///< Max/Average/LpPool, Global*Pool, MaxUnpool, MaxRoiPool
 void register_normalization_ops(OpRegistry& registry);  ///< BatchNormalization, LayerNormalization, LRN, ...
 void register_dropout_ops(OpRegistry& registry);        ///< Dropout

@@ -27,6 +27,7 @@ void register_all_ops(OpRegistry& registry) {
   register_einsum_ops(registry);
   register_topk_ops(registry);
   register_conv_ops(registry);
+  register_conv_transpose_ops(registry);
   register_pool_ops(registry);
   register_normalization_ops(registry);
   register_dropout_ops(registry);

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// im2col into sgemm.h's packed panels (conv_im2col.h): gathers with lane masks under AVX2.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#include "core/ops/nn/conv_im2col.h"
+#include "core/ops/sgemm.h"
+
+namespace vn::ops {
+namespace {
+
+#if defined(__AVX2__)
+
+/// Where the positions of one tile of output columns read the input, panel by panel: for each
+/// position its input offset at kernel offset 0 before padding, and for each kernel offset along
+/// each spatial dim a bit mask of the positions of each panel that land inside the input (none
+/// past the tile's end). A panel row of the im2col matrix is then its kPackCols positions read at
+/// offset + the kernel offset's shift, masked: contiguous reads when the panel's positions are
+/// consecutive in the input (stride 1, output rows as wide as the input's), gathers otherwise.
+class TileIndex {
+ public:
+  /// Indexes columns [c0, c1) of the geometry; false when the input plane is too large for 32-bit
+  /// offsets.
+  bool build(const WindowGeometry& g, int64_t c0, int64_t c1) {
+    const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+    if (in_plane >= (int64_t{1} << 30)) return false;
+    panels_ = (c1 - c0 + kPackCols - 1) / kPackCols;
+    base_.assign(static_cast<size_t>(panels_ * kPackCols), 0);
+    consecutive_.assign(static_cast<size_t>(panels_), 1);
+    for (int d = 0; d < 3; ++d) {
+      first_[d] = d == 0 ? 0 : first_[d - 1] + g.kernel[static_cast<size_t>(d - 1)];
+    }
+    valid_.assign(static_cast<size_t>((g.kernel[0] + g.kernel[1] + g.kernel[2]) * panels_), 0);
+    const int64_t out_h = g.out[1], out_w = g.out[2];
+    for (int64_t pos = c0; pos < c1; ++pos) {
+      const int64_t j = pos - c0, panel = j / kPackCols;
+      const uint32_t bit = uint32_t{1} << (j % kPackCols);
+      const int64_t o[3] = {pos / (out_h * out_w), pos / out_w % out_h, pos % out_w};
+      int64_t offset = 0;
+      for (int d = 0; d < 3; ++d) {
+        const auto du = static_cast<size_t>(d);
+        const int64_t start = o[d] * g.strides[du] - g.pads_begin[du];
+        offset = offset * g.in[du] + o[d] * g.strides[du];
+        for (int64_t k = 0; k < g.kernel[du]; ++k) {
+          const int64_t i = start + k * g.dilations[du];
+          if (i >= 0 && i < g.in[du]) valid_[static_cast<size_t>((first_[d] + k) * panels_ + panel)] |= bit;
+        }
+      }
+      base_[static_cast<size_t>(j)] = static_cast<int32_t>(offset);
+      if (j % kPackCols != 0 && offset != base_[static_cast<size_t>(j - 1)] + 1) {
+        consecutive_[static_cast<size_t>(panel)] = 0;
+      }
+    }
+    return true;
+  }
+
+  int64_t panels() const { return panels_; }
+  const int32_t* base(int64_t panel) const { return base_.data() + panel * kPackCols; }
+  bool consecutive(int64_t panel) const { return consecutive_[static_cast<size_t>(panel)] != 0; }
+  /// Positions of `panel` inside the input at kernel offset (kd, kh, kw).
+  uint32_t valid(int64_t kd, int64_t kh, int64_t kw, int64_t panel) const {
+    const auto at = [&](int d, int64_t k) { return valid_[static_cast<size_t>((first_[d] + k) * panels_ + panel)]; };
+    return at(0, kd) & at(1, kh) & at(2, kw);
+  }
+
+ private:
+  int64_t panels_ = 0;
+  int64_t first_[3] = {};
+  std::vector<int32_t> base_;
+  std::vector<uint8_t> consecutive_;
+  std::vector<uint32_t> valid_;
+};
+
+/// Lanes [8q, 8q + 8) of `bits` as an all-ones-or-zero lane mask.
+inline __m256i lane_mask(uint32_t bits, int q) {
+  const __m256i select = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i v = _mm256_set1_epi32(static_cast<int>((bits >> (8 * q)) & 0xFF));
+  return _mm256_cmpeq_epi32(_mm256_and_si256(v, select), select);
+}
+
+#endif
+
+}  // namespace
+
+/// Writes the rows of `channels` input planes (3-D geometry), columns [c0, c1), of an im2col
+/// matrix of `depth` rows into its packed panels (sgemm.h's layout for B), starting at row
+/// `row0`; the columns of the last panel past c1 are zeroed.
+void im2col_panels(const float* x, int64_t channels, const WindowGeometry& g, int64_t c0, int64_t c1, int64_t row0,
+                   int64_t depth, float* panels) {
+  const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+  const int64_t width = c1 - c0;
+#if defined(__AVX2__)
+  thread_local TileIndex index;
+  if (index.build(g, c0, c1)) {
+    static_assert(kPackCols == 32, "a panel row is four 8-float vectors");
+    // Per kernel offset: its shift in the input plane, and (per panel) the positions it keeps.
+    const int64_t k_size = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    thread_local std::vector<int32_t> shifts;
+    thread_local std::vector<uint32_t> masks;
+    shifts.resize(static_cast<size_t>(k_size));
+    masks.resize(static_cast<size_t>(k_size));
+    for (int64_t kd = 0, k = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++k) {
+          shifts[static_cast<size_t>(k)] = static_cast<int32_t>(
+              ((kd * g.dilations[0] - g.pads_begin[0]) * g.in[1] + (kh * g.dilations[1] - g.pads_begin[1])) * g.in[2] +
+              kw * g.dilations[2] - g.pads_begin[2]);
+        }
+      }
+    }
+    // Panel by panel, so that each panel is written front to back.
+    for (int64_t panel = 0; panel < index.panels(); ++panel) {
+      for (int64_t kd = 0, k = 0; kd < g.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++k) masks[static_cast<size_t>(k)] = index.valid(kd, kh, kw, panel);
+        }
+      }
+      const int32_t* base = index.base(panel);
+      float* dst = panels + (panel * depth + row0) * kPackCols;
+      if (index.consecutive(panel)) {
+        for (int64_t c = 0; c < channels; ++c) {
+          // Masked lanes are never read, so the pointer may point before or past the plane.
+          const float* src = x + c * in_size + base[0];
+          for (int64_t k = 0; k < k_size; ++k, dst += kPackCols) {
+            const uint32_t bits = masks[static_cast<size_t>(k)];
+            const float* from = src + shifts[static_cast<size_t>(k)];
+            for (int q = 0; q < 4; ++q) {
+              _mm256_storeu_ps(dst + 8 * q, _mm256_maskload_ps(from + 8 * q, lane_mask(bits, q)));
+            }
+          }
+        }
+      } else {
+        __m256i at[4];
+        for (int q = 0; q < 4; ++q) at[q] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 8 * q));
+        for (int64_t c = 0; c < channels; ++c) {
+          const float* xc = x + c * in_size;
+          for (int64_t k = 0; k < k_size; ++k, dst += kPackCols) {
+            const uint32_t bits = masks[static_cast<size_t>(k)];
+            const __m256i shift = _mm256_set1_epi32(shifts[static_cast<size_t>(k)]);
+            for (int q = 0; q < 4; ++q) {
+              _mm256_storeu_ps(dst + 8 * q,
+                               _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xc, _mm256_add_epi32(at[q], shift),
+                                                        _mm256_castsi256_ps(lane_mask(bits, q)), 4));
+            }
+          }
+        }
+      }
+    }
+    return;
+  }
+#endif
+  // Rows built whole, then cut into the panels.
+  thread_local std::vector<float> line;
+  if (line.size() < static_cast<size_t>(width)) line.resize(static_cast<size_t>(width));
+  int64_t row = row0;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++row) {
+          im2col_row(x + c * in_size, g, kd, kh, kw, c0, c1, line.data());
+          float* dst = panels + row * kPackCols;
+          for (int64_t j = 0; j < width; j += kPackCols, dst += depth * kPackCols) {
+            const int64_t n = std::min(kPackCols, width - j);
+            std::copy_n(line.data() + j, n, dst);
+            std::fill(dst + n, dst + kPackCols, 0.0f);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace vn::ops
