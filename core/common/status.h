@@ -81,8 +81,13 @@ Status make_error(StatusCode code, fmt::format_string<Args...> format, Args&&...
   return Status(code, fmt::format(format, std::forward<Args>(args)...));
 }
 
+/// Aborts with a message: for broken invariants that no input file can reach. Anything a
+/// malformed model or file can trigger must be a Status instead.
+[[noreturn]] void check_failed(const char* file, int line, const char* condition, std::string_view message);
+
 /// A value or the Status that explains its absence (a C++20 stand-in for std::expected).
-/// Constructing from an OK Status is a programming error.
+/// Constructing from an OK Status is a programming error, and so is reading the value of an error:
+/// value(), `*` and `->` abort (check_failed, naming the error) unless ok().
 template <typename T>
 class [[nodiscard]] Result {
  public:
@@ -97,23 +102,28 @@ class [[nodiscard]] Result {
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
 
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
-  T&& operator*() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
+  T& value() & { return checked(); }
+  const T& value() const& { return checked(); }
+  T&& value() && { return std::move(checked()); }
+  T& operator*() & { return checked(); }
+  const T& operator*() const& { return checked(); }
+  T&& operator*() && { return std::move(checked()); }
+  T* operator->() { return &checked(); }
+  const T* operator->() const { return &checked(); }
 
  private:
+  T& checked() {
+    if (!value_) check_failed(__FILE__, __LINE__, "ok()", status_.to_string());
+    return *value_;
+  }
+  const T& checked() const {
+    if (!value_) check_failed(__FILE__, __LINE__, "ok()", status_.to_string());
+    return *value_;
+  }
+
   std::optional<T> value_;
   Status status_;
 };
-
-/// Aborts with a message: for broken invariants that no input file can reach. Anything a
-/// malformed model or file can trigger must be a Status instead.
-[[noreturn]] void check_failed(const char* file, int line, const char* condition, std::string_view message);
 
 }  // namespace vn
 

@@ -84,7 +84,9 @@ nlohmann::ordered_json capabilities_json(const Capabilities& c) {
 
 std::string capabilities_summary(const Capabilities& c) {
   std::string held;
-  for (const auto& [key, value] : capabilities_json(c).items()) {
+  // Named: items() refers to the json, which a temporary in the range-for would not outlive.
+  const nlohmann::json flags = capabilities_json(c);
+  for (const auto& [key, value] : flags.items()) {
     if (value.get<bool>()) held += (held.empty() ? "" : ", ") + key;
   }
   return held.empty() ? "none" : held;

@@ -58,6 +58,14 @@ TEST(Result, PropagatesValuesAndErrors) {
   EXPECT_EQ(check_both(1, 0).message(), "value 0 is not positive");
 }
 
+TEST(ResultDeathTest, ReadingTheValueOfAnErrorAbortsNamingIt) {
+  const Result<int> bad = doubled(-1);
+  EXPECT_DEATH((void)bad.value(), "check 'ok\\(\\)' failed: .*value -1 is not positive");
+  EXPECT_DEATH((void)*bad, "value -1 is not positive");
+  const Result<std::string> none{Status(StatusCode::kIoError, "no file")};
+  EXPECT_DEATH((void)none->size(), "no file");
+}
+
 TEST(Result, FromOkStatusIsAnInternalError) {
   Result<int> r{Status::OK()};
   EXPECT_FALSE(r.ok());

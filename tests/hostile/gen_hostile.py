@@ -187,9 +187,15 @@ for opset in (13, 18):
     add("onnx", f"init_complex_opset{opset}", init_model(raw_tensor("w", [2, 3], b"\0" * 48, TensorProto.COMPLEX64), opset), RUN_REF, ext=".onnx")
     fd = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2, 3], float_data=[1.0] * 5)
     add("onnx", f"init_float_data_count_opset{opset}", init_model(fd, opset), RUN_REF, ext=".onnx")
-    for dtype, name in ((17, "float8e4m3fn"), (21, "uint4"), (22, "int4"), (23, "float4e2m1"), (26, "int2")):
-        add("onnx", f"init_{name}_opset{opset}", init_model(raw_tensor("w", [2, 3], b"\0" * 6, dtype), opset), RUN_REF,
-            ext=".onnx")
+    # The narrow element types, packed in raw_data (int4/uint4/float4 two per byte, int2/uint2 four):
+    # an odd count of 5 elements one byte short and one byte over what the shape needs.
+    for dtype, name, per_byte in ((17, "float8e4m3fn", 1), (18, "float8e4m3fnuz", 1), (19, "float8e5m2", 1),
+                                  (20, "float8e5m2fnuz", 1), (24, "float8e8m0", 1), (21, "uint4", 2), (22, "int4", 2),
+                                  (23, "float4e2m1", 2), (25, "uint2", 4), (26, "int2", 4)):
+        need = (5 + per_byte - 1) // per_byte
+        for label, size in (("truncated", need - 1), ("overlong", need + 1)):
+            add("onnx", f"init_{name}_{label}_opset{opset}",
+                init_model(raw_tensor("w", [5], b"\x11" * size, dtype), opset), RUN_REF, ext=".onnx")
     seg = raw_tensor("w", [2, 3], b"\0" * 24)
     seg.segment.begin, seg.segment.end = 0, 3
     add("onnx", f"init_segment_opset{opset}", init_model(seg, opset), RUN_REF, ext=".onnx")
