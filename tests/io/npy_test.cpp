@@ -57,7 +57,7 @@ Tensor patterned(DType dtype, const Shape& shape) {
     std::vector<uint8_t> packed(t.nbytes());
     for (size_t i = 0; i < packed.size(); ++i) packed[i] = static_cast<uint8_t>((i * 131 + 17) & 0xff);
     narrow_unpack(*f, packed.data(), t.numel(), bytes);
-    if (narrow_packed_bits(*f) == 8) std::memcpy(bytes, packed.data(), packed.size());
+    if (narrow_packed_bits(*f) == 8 && !packed.empty()) std::memcpy(bytes, packed.data(), packed.size());
   }
   return t;
 }
