@@ -95,6 +95,11 @@ std::vector<Case> cases_for(LayerKind kind) {
           {"matmul_batched",
            kHeader13 + "g (float[2,3,5,7] A, float[7,4] B) => (float[2,3,5,4] Y) { Y = MatMul(A, B) }",
            {{"B", {7, 4}}}},
+          // A linear layer over a sequence laid out (L, batch 1, d), as torch exports attention's
+          // projections: A's batch folds into one product's rows.
+          {"matmul_sequence",
+           kHeader13 + "g (float[6,1,40] A, float[40,9] B) => (float[6,1,9] Y) { Y = MatMul(A, B) }",
+           {{"B", {40, 9}}}},
           {"matmul_runtime_operands",
            kHeader13 + "g (float[2,4,6] A, float[2,6,3] B) => (float[2,4,3] Y) { Y = MatMul(A, B) }",
            {}},
