@@ -14,7 +14,8 @@ namespace {
 constexpr OnnxSchema kSchemas[] = {
 #define VN_ONNX_SCHEMA(domain, op, since, deprecated, min_in, max_in, min_out, max_out, inputs, outputs, attrs) \
   OnnxSchema{domain, op, since, deprecated, min_in, max_in, min_out, max_out, inputs, outputs, attrs},
-#include "core/ir/onnx_schemas.inc"
+#include "core/ir/onnx_schemas_a_k.inc"
+#include "core/ir/onnx_schemas_l_z.inc"
 #undef VN_ONNX_SCHEMA
 };
 
@@ -27,15 +28,15 @@ constexpr bool sorted() {
   }
   return true;
 }
-static_assert(sorted(), "onnx_schemas.inc must be sorted by domain, op and version");
+static_assert(sorted(), "onnx_schemas_*.inc must be sorted by domain, op and version");
 
 // The constants of onnx_schema.h describe the table that was generated.
 #define VN_ONNX_SCHEMA(...)
 #define VN_ONNX_TABLE_INFO(onnx_version, ir_version, opset)                                         \
   static_assert(std::string_view(onnx_version) == kOnnxTableVersion && (ir_version) == kNewestIrVersion && \
                     (opset) == kNewestDefaultOpset,                                                   \
-                "onnx_schema.h's constants do not match onnx_schemas.inc");
-#include "core/ir/onnx_schemas.inc"
+                "onnx_schema.h's constants do not match onnx_schemas_a_k.inc");
+#include "core/ir/onnx_schemas_a_k.inc"
 #undef VN_ONNX_SCHEMA
 
 std::string_view canonical(std::string_view domain) { return domain == "ai.onnx" ? std::string_view() : domain; }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The operator schemas of ONNX 1.23 (default domain through opset 28), generated into
-// onnx_schemas.inc by scripts/gen_onnx_schemas.py. libonnx 1.12 knows opsets up to 17 only; this
-// table is how Vernier knows, at any opset it accepts, which version of an op a node runs, which
-// attributes and how many inputs and outputs that version has.
+// onnx_schemas_a_k.inc and onnx_schemas_l_z.inc by scripts/gen_onnx_schemas.py. libonnx 1.12
+// knows opsets up to 17 only; this table is how Vernier knows, at any opset it accepts, which
+// version of an op a node runs, which attributes and how many inputs and outputs that version has.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference registry against ONNX's own version table (core/ir/onnx_schemas.inc, generated
+// The reference registry against ONNX's own version table (core/ir/onnx_schemas_*.inc, generated
 // from ONNX 1.23): every registration is a version ONNX defines, an op's versions are registered
 // without gaps from its first registered one, and a node is run only by a kernel of exactly the
 // version in force at its opset; any other version is refused with a reason naming it.

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "pty_harness.h"
+#include "e2e_walk.h"
 
 namespace vn::tui::testing {
 namespace {
@@ -28,8 +28,6 @@ std::unique_ptr<PtySession> start(std::vector<std::string> args, int cols, int r
   env.insert(env.end(), {"TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8"});
   return PtySession::spawn(args, cols, rows, env);
 }
-
-bool shows(const PtySession& term, std::string_view text) { return term.screen().find(text) != std::string::npos; }
 
 // A mouse click (button 1 pressed and released) at screen cell (col, row), as xterm reports it
 // in SGR mode (the mode ncurses asks for on xterm-256color).

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pty_harness.h"
+#include "e2e_walk.h"
 
 namespace vn::tui::testing {
 namespace {
@@ -22,7 +22,6 @@ using namespace std::chrono_literals;
 constexpr auto kProbe = 90s;
 constexpr auto kKey = 10s;
 constexpr const char* kDemoFault = "layer=conv2,kind=scale,factor=1.5,fraction=0.1,seed=7";
-constexpr const char* kPrompt = "Your answer?";
 // Down arrow as xterm sends it.
 constexpr const char* kDown = "\x1b[B";
 
@@ -51,19 +50,6 @@ class CockpitTerminal : public ::testing::Test {
 
   std::string dir_;
 };
-
-bool shows(const PtySession& term, std::string_view text) { return term.screen().find(text) != std::string::npos; }
-bool last_line_has(const PtySession& term, std::string_view text) {
-  return term.line(term.rows() - 1).find(text) != std::string::npos;
-}
-
-// Waits for the question whose proposal starts with `proposal` (short enough not to wrap at 80
-// columns), answers with `key`, and waits until it is gone.
-void answer(PtySession& term, std::string_view proposal, std::string_view key) {
-  ASSERT_TRUE(term.wait_until([&] { return shows(term, proposal) && shows(term, kPrompt); }, kProbe)) << term.screen();
-  term.send(key);
-  ASSERT_TRUE(term.wait_until([&] { return !shows(term, proposal); }, kProbe)) << term.screen();
-}
 
 // The Reduce screen's head: "reducing  phase ddmin  check 3 of at most 6  kept ...".
 std::string reduce_head(const PtySession& term) { return term.line(1); }

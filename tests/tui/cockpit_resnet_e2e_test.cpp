@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pty_harness.h"
+#include "e2e_walk.h"
 
 namespace vn::tui::testing {
 namespace {
@@ -23,7 +23,6 @@ using namespace std::chrono_literals;
 constexpr auto kProbe = 240s;
 constexpr auto kKey = 15s;
 constexpr const char* kCulprit = "/layer3/layer3.0/conv1/Conv";
-constexpr const char* kPrompt = "Your answer?";
 
 class ResNetCockpit : public ::testing::Test {
  protected:
@@ -49,19 +48,6 @@ class ResNetCockpit : public ::testing::Test {
 
   std::string dir_;
 };
-
-bool shows(const PtySession& term, std::string_view text) { return term.screen().find(text) != std::string::npos; }
-bool last_line_has(const PtySession& term, std::string_view text) {
-  return term.line(term.rows() - 1).find(text) != std::string::npos;
-}
-
-// Waits for the question whose proposal starts with `proposal`, answers with `key`, and waits
-// until it is gone.
-void answer(PtySession& term, std::string_view proposal, std::string_view key) {
-  ASSERT_TRUE(term.wait_until([&] { return shows(term, proposal) && shows(term, kPrompt); }, kProbe)) << term.screen();
-  term.send(key);
-  ASSERT_TRUE(term.wait_until([&] { return !shows(term, proposal); }, kProbe)) << term.screen();
-}
 
 // The number of the check the Reduce screen's head names ("reducing  phase ddmin  check 7 of at
 // most 12 ..."), or -1.

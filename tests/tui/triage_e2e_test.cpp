@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "pty_harness.h"
+#include "e2e_walk.h"
 
 namespace vn::tui::testing {
 namespace {
@@ -27,8 +27,6 @@ constexpr auto kProbe = 90s;
 constexpr auto kKey = 10s;
 // The fault `vernier demo` plants: conv2 scales a tenth of its outputs by 1.5.
 constexpr const char* kDemoFault = "layer=conv2,kind=scale,factor=1.5,fraction=0.1,seed=7";
-// Where a question waits for its answer: the prompt of the Flowchart screen.
-constexpr const char* kPrompt = "Your answer?";
 
 class TriageTerminal : public ::testing::Test {
  protected:
@@ -59,16 +57,6 @@ class TriageTerminal : public ::testing::Test {
 };
 
 std::string fmt_count(int n, int of) { return std::to_string(n) + "/" + std::to_string(of); }
-
-bool shows(const PtySession& term, std::string_view text) { return term.screen().find(text) != std::string::npos; }
-
-// Waits for the question whose proposal reads `proposal`, then answers with `key`, then waits
-// until that question is gone (so the next wait cannot see the old one).
-void answer(PtySession& term, std::string_view proposal, std::string_view key) {
-  ASSERT_TRUE(term.wait_until([&] { return shows(term, proposal) && shows(term, kPrompt); }, kProbe)) << term.screen();
-  term.send(key);
-  ASSERT_TRUE(term.wait_until([&] { return !shows(term, proposal); }, kProbe)) << term.screen();
-}
 
 // The screen without its status line (which changes with messages, not with the question).
 std::string above_status(const PtySession& term) {
