@@ -482,7 +482,7 @@ class ConvKernel final : public LayerKernel {
         prod.resize(static_cast<size_t>(16 * m * nt));
         for (int e = 0; e < 16; ++e) {
           matmul(TacticId::kGemmBlocked, winograd_u_.data() + e * m * c, v.data() + e * c * nt,
-                 prod.data() + e * m * nt, m, nt, c);
+                 prod.data() + e * m * nt, m, nt, c, args_.num_threads);
         }
 #pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
         for (int64_t mo = 0; mo < m; ++mo) {

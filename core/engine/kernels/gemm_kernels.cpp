@@ -8,6 +8,7 @@
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/broadcast.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/sgemm_driver.h"
 
 namespace vn::engine::kernels {
 namespace {
@@ -137,7 +138,7 @@ class GemmKernel final : public LayerKernel {
   /// (CompiledLayer quantized it), so converting them to int8 is exact; the sums are int32.
   void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k) const {
     if (args_.tactic != TacticId::kGemmInt8) {
-      matmul(args_.tactic, a, b, y, m, n, k);
+      matmul(args_.tactic, a, b, y, m, n, k, args_.num_threads);
       return;
     }
     std::vector<int8_t> aq(static_cast<size_t>(m * k));
@@ -296,6 +297,7 @@ class GemmKernel final : public LayerKernel {
   void batched_products(const float* pa, const float* pb, float* py, const Shape& batch_a, const Shape& batch_b,
                         const Shape& batch, int64_t m, int64_t n, int64_t k) const {
     const Shape stride_a = ops::broadcast_strides(batch_a, batch), stride_b = ops::broadcast_strides(batch_b, batch);
+    std::vector<ops::GemmOperands> products;
     for (int64_t bi = 0; bi < shape_numel(batch); ++bi) {
       int64_t rest = bi, off_a = 0, off_b = 0;
       for (size_t d = batch.size(); d-- > 0;) {
@@ -304,8 +306,14 @@ class GemmKernel final : public LayerKernel {
         off_a += idx * stride_a[d];
         off_b += idx * stride_b[d];
       }
-      product(pa + off_a * m * k, pb + off_b * k * n, py + bi * m * n, m, n, k);
+      products.push_back({pa + off_a * m * k, pb + off_b * k * n, py + bi * m * n});
     }
+    if (args_.tactic == TacticId::kGemmBlocked && k > 0) {
+      // Attention's many small products: spread over the threads rather than each one's work.
+      ops::sgemm_batched(ops::GemmShape{false, false, m, n, k, k, n, n}, products, args_.num_threads);
+      return;
+    }
+    for (const ops::GemmOperands& op : products) product(op.a, op.b, op.c, m, n, k);
   }
 
   KernelArgs args_;
@@ -356,15 +364,18 @@ void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_
   ym.noalias() = a32 * b32;
 }
 
-void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k) {
+void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k,
+            int threads) {
   MatrixMap<float> ym(y, m, n);
   if (m == 0 || n == 0) return;
   if (k == 0) {
     ym.setZero();
     return;
   }
-  const ConstMatrixMap<float> am(a, m, k);
-  const ConstMatrixMap<float> bm(b, k, n);
+  // Slice [k0, k0 + kc) of the inner dimension: A's columns and B's rows, strides unchanged.
+  const auto slice = [&](int64_t k0, int64_t kc, float* out) {
+    ops::sgemm(ops::GemmShape{false, false, m, n, kc, k, n, n}, a + k0, b + k0 * n, out, threads);
+  };
   switch (tactic) {
     case TacticId::kGemmSplitK: {
       const int64_t splits = std::min(kSplits, k);
@@ -372,8 +383,7 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
       Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> part(m, n);
       ym.setZero();
       for (int64_t k0 = 0; k0 < k; k0 += depth) {
-        const int64_t kc = std::min(depth, k - k0);
-        part.noalias() = am.middleCols(k0, kc) * bm.middleRows(k0, kc);
+        slice(k0, std::min(depth, k - k0), part.data());
         ym += part;
       }
       return;
@@ -382,14 +392,13 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
       Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> part(m, n);
       ym.setZero();
       for (int64_t k0 = 0; k0 < k; k0 += kSliceDepth) {
-        const int64_t kc = std::min(kSliceDepth, k - k0);
-        part.noalias() = am.middleCols(k0, kc) * bm.middleRows(k0, kc);
+        slice(k0, std::min(kSliceDepth, k - k0), part.data());
         ym = (ym + part).unaryExpr([](float v) { return round_to_half(v); });
       }
       return;
     }
     default:
-      ym.noalias() = am * bm;
+      slice(0, k, y);
       return;
   }
 }

@@ -45,11 +45,13 @@ int input_index(const LayerSpec& spec, const std::string& name);
 Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::string& name, DType format,
                                            bool tf32 = false);
 
-/// y (m x n) = a (m x k) · b (k x n), all row-major, computed as `tactic` does: kGemmBlocked (one
-/// Eigen GEMM, float32 accumulation), kGemmSplitK (4 partial GEMMs over slices of k, summed at the
-/// end) or kGemmK32F16Acc (32-deep slices added into a float16 accumulator). Other tactics are a
+/// y (m x n) = a (m x k) · b (k x n), all row-major, on up to `threads` threads, computed as
+/// `tactic` does: kGemmBlocked (one GEMM, float32 accumulation: the reference's sgemm, so its sums
+/// are the reference's), kGemmSplitK (4 partial GEMMs over slices of k, summed at the end) or
+/// kGemmK32F16Acc (32-deep slices added into a float16 accumulator). Other tactics are a
 /// programming error.
-void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k);
+void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k,
+            int threads = 1);
 
 /// y (m x n, int32) = a (m x k) · b (k x n), int8 operands, all row-major, summed exactly in int32
 /// (k up to 2^17).

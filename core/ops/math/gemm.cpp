@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Matrix products: Gemm (alpha·op(A)·op(B) + beta·C), MatMul (numpy matmul with batched
 // broadcasting and the 1-D promotion rules) and MatMulInteger (MatMul of zero-point-centered
-// 8-bit integers, exact in int32). float32, float64 and the integers go through Eigen's GEMM on
-// row-major maps, which parallelizes through OpenMP.
+// 8-bit integers, exact in int32). float32 runs on sgemm (sgemm_driver.h: packed panels, the same
+// sums at any thread count); float64 and the integers go through Eigen's GEMM on row-major maps.
 //
 // float16 and bfloat16 widen exactly to float32 and each output is the float32 sum of its products
 // in k order, rounded once to the element type. That is numpy's float16 matmul and dot loop (the
@@ -19,6 +19,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/sgemm_driver.h"
 
 namespace vn::ops {
 namespace {
@@ -120,6 +121,9 @@ Status gemm(KernelContext& ctx) {
       const RowMajorMatrix<float> bf = trans_b ? RowMajorMatrix<float>(bm.transpose().template cast<float>())
                                                : RowMajorMatrix<float>(bm.template cast<float>());
       ordered_product(af.data(), bf.data(), yp, m, k, n, ctx.num_threads());
+    } else if constexpr (std::is_same_v<T, float>) {
+      const GemmShape shape{trans_a, trans_b, m, n, k, a.dim(1), b.dim(1), n};
+      sgemm(shape, a.data<float>(), b.data<float>(), yp, ctx.num_threads());
     } else {
       gemm_product<T>(am, trans_a, bm, trans_b, ym);
     }
@@ -218,6 +222,19 @@ Status matmul_tensors(KernelContext& ctx, const Tensor& a, const Tensor& b) {
     } else {
       VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
       if (y->numel() == 0) return Status::OK();
+      if constexpr (std::is_same_v<T, float>) {
+        // Every product of the batch has the same shape (`rows` is m, or all of A's rows when
+        // the batch folds into one product); sgemm_batched spreads them over the threads.
+        GemmShape shape{false, false, m, n, k, k, n, n};
+        std::vector<GemmOperands> products;
+        matmul_batches(a.data<float>(), b.data<float>(), y->mutable_data<float>(), batch_a, batch_b, *batch, m, k, n,
+                       [&](const float* pa, const float* pb, float* py, int64_t rows) {
+                         shape.m = rows;
+                         products.push_back({pa, pb, py});
+                       });
+        sgemm_batched(shape, products, ctx.num_threads());
+        return Status::OK();
+      }
       matmul_batches(a.data<T>(), b.data<T>(), y->mutable_data<T>(), batch_a, batch_b, *batch, m, k, n,
                      [&](const T* pa, const T* pb, T* py, int64_t rows) {
                        MatrixMap<T>(py, rows, n).noalias() = ConstMatrixMap<T>(pa, rows, k) * ConstMatrixMap<T>(pb, k, n);

@@ -25,6 +25,7 @@
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/sgemm_driver.h"
 
 namespace vn::ops {
 namespace {
@@ -294,6 +295,17 @@ class Recurrence {
     return (c_.layout == 0 ? d * c_.batch + b : b * c_.num_directions + d) * c_.hidden;
   }
 
+  /// y (rows x g) = a (rows x cols) times the transpose of m (g x cols), all row-major: float32
+  /// through sgemm (the same sums at any thread count), the other types through Eigen.
+  void times_transposed(const T* a, int64_t rows, int64_t cols, const T* m, int64_t g, T* y) const {
+    if constexpr (std::is_same_v<T, float>) {
+      sgemm(GemmShape{false, true, rows, g, cols, cols, cols, g}, a, m, y, ctx_.num_threads());
+    } else {
+      Eigen::Map<Mat<T>>(y, rows, g).noalias() =
+          Eigen::Map<const Mat<T>>(a, rows, cols) * Eigen::Map<const Mat<T>>(m, g, cols).transpose();
+    }
+  }
+
   void apply(Eigen::Ref<Mat<T>> m, const Activation& f) const {
     const T bound = c_.clip ? static_cast<T>(*c_.clip) : T(0);
     const bool clip = c_.clip.has_value();
@@ -330,32 +342,33 @@ class Recurrence {
 
     Mat<T> h = initial_state(5, d);
     Mat<T> cs = c_.cell == Cell::kLstm ? initial_state(6, d) : Mat<T>();
-    const T* x = ctx_.input(0).template data<T>();
-    Mat<T> xs(c_.batch, c_.input);
+    // The input's share of every step's gates, X W^T + Wb, in one product before the recurrence:
+    // row i belongs to X's row i (x_offset / input), whatever the layout.
+    Mat<T> xw(c_.seq * c_.batch, G);
+    times_transposed(ctx_.input(0).template data<T>(), c_.seq * c_.batch, c_.input, w.data(), G, xw.data());
+    xw.rowwise() += wb;
     Mat<T> gates(c_.batch, G);
+    Mat<T> hr(c_.batch, G);
     const int64_t longest = c_.batch ? *std::max_element(c_.lengths.begin(), c_.lengths.end()) : 0;
     for (int64_t s = 0; s < longest; ++s) {
       for (int64_t b = 0; b < c_.batch; ++b) {
         const int64_t len = c_.lengths[static_cast<size_t>(b)];
-        if (s < len) {
-          xs.row(b) = Eigen::Map<const Row<T>>(x + x_offset(reverse ? len - 1 - s : s, b), c_.input);
-        } else {
-          xs.row(b).setZero();
-        }
+        // Past its length a sequence's state is kept; its gates are computed from a zero input.
+        gates.row(b) = s < len ? Row<T>(xw.row(x_offset(reverse ? len - 1 - s : s, b) / c_.input)) : wb;
       }
-      gates.noalias() = xs * w.transpose();
-      gates.rowwise() += wb;
       Mat<T> next_h;
       Mat<T> next_c;
       if (c_.cell == Cell::kRnn) {
-        gates.noalias() += h * r.transpose();
+        times_transposed(h.data(), c_.batch, H, r.data(), G, hr.data());
+        gates += hr;
         gates.rowwise() += rb;
         apply(gates, acts[0]);
         next_h = gates;
       } else if (c_.cell == Cell::kGru) {
         next_h = gru_step(gates, h, r, rb, acts);
       } else {
-        gates.noalias() += h * r.transpose();
+        times_transposed(h.data(), c_.batch, H, r.data(), G, hr.data());
+        gates += hr;
         gates.rowwise() += rb;
         lstm_step(gates, cs, p, acts, next_h, next_c);
       }

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/ops/sgemm_driver.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "core/common/threads.h"
+#include "core/ops/sgemm.h"
+
+namespace vn::ops {
+namespace {
+
+// Products with fewer rows run as rows of dot products or of scaled rows of B: packing B would
+// copy it for a handful of rows (an LSTM step, a classifier), which costs more than the product.
+constexpr int64_t kFewRows = 4;
+// Row blocks per task before the threads ask for more tasks: 192 rows of A's depth slice (192 KiB
+// at a depth of 256) stay in L2 while the column panels pass.
+constexpr int64_t kTaskBlocks = 24;
+// Multiply-adds below which a task is not split further for the threads.
+constexpr int64_t kTaskWork = int64_t{1} << 18;
+// Packed operands up to this size stay on their thread for the next product (attention's many
+// small products would otherwise fault in fresh pages each time); larger ones are freed after it,
+// so that they never add to the peak memory of a large model.
+constexpr size_t kKeptBytes = size_t{4} << 20;
+
+/// A scratch buffer of at least n floats for this thread, in one of two slots (packed B, packed A).
+class Scratch {
+ public:
+  Scratch(size_t n, int slot) : buffer_(kept()[slot]) {
+    if (buffer_.size < n) {
+      buffer_.data.reset();  // the old one goes first, so that the two never coexist
+      buffer_.data = std::make_unique_for_overwrite<float[]>(n);
+      buffer_.size = n;
+    }
+  }
+  ~Scratch() {
+    if (buffer_.size * sizeof(float) > kKeptBytes) buffer_ = Buffer();
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  float* data() { return buffer_.data.get(); }
+
+ private:
+  struct Buffer {
+    std::unique_ptr<float[]> data;
+    size_t size = 0;
+  };
+  static Buffer* kept() {
+    thread_local Buffer buffers[2];
+    return buffers;
+  }
+  Buffer& buffer_;
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Panel `p` of op(B) into `dst` in sgemm.h's layout (k x kPackCols, columns past n zero).
+void pack_b_panel(const GemmShape& s, const float* b, int64_t p, float* dst) {
+  const int64_t j0 = p * kPackCols;
+  const int64_t cols = std::min(kPackCols, s.n - j0);
+  if (!s.trans_b) {
+    for (int64_t kk = 0; kk < s.k; ++kk) {
+      const float* src = b + kk * s.ldb + j0;
+      float* row = dst + kk * kPackCols;
+      std::copy_n(src, cols, row);
+      std::fill(row + cols, row + kPackCols, 0.0f);
+    }
+    return;
+  }
+  // B is n x k: column j of op(B) is row j of B, read along k.
+  for (int64_t j = 0; j < kPackCols; ++j) {
+    if (j < cols) {
+      const float* src = b + (j0 + j) * s.ldb;
+      for (int64_t kk = 0; kk < s.k; ++kk) dst[kk * kPackCols + j] = src[kk];
+    } else {
+      for (int64_t kk = 0; kk < s.k; ++kk) dst[kk * kPackCols + j] = 0.0f;
+    }
+  }
+}
+
+/// Row block `blk` of op(A) where A is stored k x m (trans_a), in sgemm.h's packed layout.
+void pack_a_transposed_block(const GemmShape& s, const float* a, int64_t blk, float* packed) {
+  float* dst = packed + blk * s.k * kPackRows;
+  const int64_t i0 = blk * kPackRows;
+  const int64_t rows = std::min(kPackRows, s.m - i0);
+  for (int64_t kk = 0; kk < s.k; ++kk) {
+    const float* src = a + kk * s.lda + i0;
+    float* out = dst + kk * kPackRows;
+    std::copy_n(src, rows, out);
+    std::fill(out + rows, out + kPackRows, 0.0f);
+  }
+}
+
+/// Element (i, kk) of op(A).
+inline float a_at(const GemmShape& s, const float* a, int64_t i, int64_t kk) {
+  return s.trans_a ? a[kk * s.lda + i] : a[i * s.lda + kk];
+}
+
+/// Columns [j0, j1) of C's rows for the products with few rows. Each element is summed in k
+/// order from zero: row i of C accumulates A(i, kk) times row kk of op(B); with trans_b a row of
+/// op(B) is a column of B, so each element is a dot product of two contiguous rows, summed in
+/// eight interleaved partial sums (element kk into sum kk mod 8) added pairwise at the end.
+void few_rows(const GemmShape& s, const float* a, const float* b, float* c, int64_t j0, int64_t j1) {
+  if (!s.trans_b) {
+    // All rows at each step of k, so that B is read once.
+    for (int64_t i = 0; i < s.m; ++i) std::fill(c + i * s.ldc + j0, c + i * s.ldc + j1, 0.0f);
+    for (int64_t kk = 0; kk < s.k; ++kk) {
+      const float* br = b + kk * s.ldb;
+      for (int64_t i = 0; i < s.m; ++i) {
+        const float av = a_at(s, a, i, kk);
+        float* cr = c + i * s.ldc;
+        for (int64_t j = j0; j < j1; ++j) cr[j] += av * br[j];
+      }
+    }
+    return;
+  }
+  for (int64_t i = 0; i < s.m; ++i) {
+    float* cr = c + i * s.ldc;
+    const bool contiguous_a = !s.trans_a;
+    for (int64_t j = j0; j < j1; ++j) {
+      const float* br = b + j * s.ldb;
+      float acc[8] = {};
+      int64_t kk = 0;
+      if (contiguous_a) {
+        const float* ar = a + i * s.lda;
+        for (; kk + 8 <= s.k; kk += 8) {
+          for (int l = 0; l < 8; ++l) acc[l] += ar[kk + l] * br[kk + l];
+        }
+      }
+      for (; kk < s.k; ++kk) acc[kk % 8] += a_at(s, a, i, kk) * br[kk];
+      cr[j] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    }
+  }
+}
+
+/// How one chunk of the product's columns (row blocks x column panels) is cut into tasks for
+/// `threads` threads.
+struct Tasks {
+  int64_t blocks, panels;        // of the chunk
+  int64_t row_chunk, col_chunk;  // row blocks and panels per task
+  int64_t row_tasks() const { return ceil_div(blocks, row_chunk); }
+  int64_t count() const { return row_tasks() * ceil_div(panels, col_chunk); }
+};
+
+Tasks plan_tasks(int64_t m, int64_t panels, int64_t k, int threads) {
+  Tasks t{ceil_div(m, kPackRows), panels, 0, 0};
+  t.row_chunk = std::min(t.blocks, kTaskBlocks);
+  t.col_chunk = t.panels;
+  // Halve the larger side of a task until each thread has two, while a task keeps enough work.
+  while (t.count() < 2 * threads) {
+    Tasks next = t;
+    if (t.col_chunk > 1 && (t.col_chunk * kPackCols >= t.row_chunk * kPackRows || t.row_chunk == 1)) {
+      next.col_chunk = ceil_div(t.col_chunk, 2);
+    } else if (t.row_chunk > 1) {
+      next.row_chunk = ceil_div(t.row_chunk, 2);
+    } else {
+      break;
+    }
+    if (next.row_chunk * kPackRows * next.col_chunk * kPackCols * k < kTaskWork) break;
+    t = next;
+  }
+  return t;
+}
+
+/// The product on the calling thread and up to `threads` more (1: the calling thread only).
+void product(const GemmShape& s, const float* a, const float* b, float* c, int threads) {
+  if (s.m <= 0 || s.n <= 0) return;
+  if (s.k <= 0) {
+    for (int64_t i = 0; i < s.m; ++i) std::fill_n(c + i * s.ldc, s.n, 0.0f);
+    return;
+  }
+  if (s.m <= kFewRows) {
+    // Column chunks of whole cache lines for the threads, when there is work enough.
+    const int64_t chunks = std::clamp<int64_t>(s.m * s.n * s.k / kTaskWork, 1, threads);
+    const int64_t step = ceil_div(ceil_div(s.n, chunks), 16) * 16;
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
+    for (int64_t j0 = 0; j0 < s.n; j0 += step) few_rows(s, a, b, c, j0, std::min(s.n, j0 + step));
+    return;
+  }
+  // B is packed a chunk of columns at a time, small enough to stay on the thread for the next
+  // product: packing all of a large B into fresh memory cost more in page faults than the
+  // product itself (BERT's 768 x 3072 weights with few rows).
+  const int64_t panels = ceil_div(s.n, kPackCols);
+  const int64_t chunk_panels =
+      std::clamp<int64_t>(static_cast<int64_t>(kKeptBytes / 2 / sizeof(float)) / (s.k * kPackCols), 1, panels);
+  Scratch packed_b(static_cast<size_t>(chunk_panels * s.k * kPackCols), 0);
+  std::optional<Scratch> packed_a;
+  if (s.trans_a) packed_a.emplace(static_cast<size_t>(packed_a_size(s.m, s.k)), 1);
+  float* pb = packed_b.data();
+  float* pa = s.trans_a ? packed_a->data() : nullptr;
+  const int64_t blocks = ceil_div(s.m, kPackRows);
+  const int team = static_cast<int>(std::min<int64_t>(threads, plan_tasks(s.m, panels, s.k, threads).count()));
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    if (pa) {
+#pragma omp for schedule(static) nowait
+      for (int64_t blk = 0; blk < blocks; ++blk) pack_a_transposed_block(s, a, blk, pa);
+    }
+    for (int64_t first = 0; first < panels; first += chunk_panels) {
+      const int64_t count = std::min(chunk_panels, panels - first);
+      const Tasks t = plan_tasks(s.m, count, s.k, team);
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < count; ++p) pack_b_panel(s, b, first + p, pb + p * s.k * kPackCols);
+#pragma omp for schedule(static)
+      for (int64_t task = 0; task < t.count(); ++task) {
+        const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
+        const int64_t p0 = task / t.row_tasks() * t.col_chunk;
+        const int64_t j0 = (first + p0) * kPackCols;
+        const int64_t rows = std::min(t.row_chunk * kPackRows, s.m - i0);
+        const int64_t cols = std::min(std::min(t.col_chunk, count - p0) * kPackCols, s.n - j0);
+        // Packed A's block i0 / kPackRows starts i0 * k floats in.
+        const float* ta = pa ? pa + i0 * s.k : a + i0 * s.lda;
+        sgemm_packed(rows, cols, s.k, ta, pa ? 0 : s.lda, pb + p0 * s.k * kPackCols, nullptr, c + i0 * s.ldc + j0,
+                     s.ldc);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads) {
+  product(shape, a, b, c, capped_threads(threads));
+}
+
+void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads) {
+  const int cap = capped_threads(threads);
+  const auto count = static_cast<int64_t>(batch.size());
+  if (count == 1 || cap == 1 || count < cap) {
+    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap);
+    return;
+  }
+  // One product per thread at a time: each runs whole on its thread, in the same order as alone.
+#pragma omp parallel for num_threads(cap) schedule(dynamic)
+  for (int64_t i = 0; i < count; ++i) {
+    const GemmOperands& op = batch[static_cast<size_t>(i)];
+    product(shape, op.a, op.b, op.c, 1);
+  }
+}
+
+}  // namespace vn::ops
