@@ -237,6 +237,55 @@ Status max_pool(KernelContext& ctx) {
   });
 }
 
+/// One plane of AveragePool: each output is the double sum of the window's taps inside the input,
+/// in (depth, row, column) order, divided by their count (or by the taps inside the padded extent
+/// when `include_pad`) and rounded once. A row of outputs is summed together, tap by tap, each
+/// tap added to the outputs whose window has it inside the input: the same sums in the same
+/// order as window by window, but in loops over contiguous outputs that vectorize.
+template <typename T>
+void average_pool_plane(const T* xp, const WindowGeometry& g, bool include_pad, T* y) {
+  const int64_t out_w = g.out[2], sw = g.strides[2], dw = g.dilations[2];
+  std::vector<double> sum(static_cast<size_t>(out_w));
+  std::vector<int64_t> cols(static_cast<size_t>(out_w));  // taps inside the input along W
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    const int64_t start = ow * sw - g.pads_begin[2];
+    cols[static_cast<size_t>(ow)] = include_pad ? taps_in_padding(g, 2, start) : taps_inside(g, 2, start).count;
+  }
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    const int64_t sd = od * g.strides[0] - g.pads_begin[0];
+    const Taps td = taps_inside(g, 0, sd);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      const int64_t sh = oh * g.strides[1] - g.pads_begin[1];
+      const Taps th = taps_inside(g, 1, sh);
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (int64_t a = 0; a < td.count; ++a) {
+        for (int64_t b = 0; b < th.count; ++b) {
+          const T* row = xp + ((td.first + a * td.step) * g.in[1] + th.first + b * th.step) * g.in[2];
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            // Outputs ow whose tap kw lies inside: 0 <= ow * sw + off < in.
+            const int64_t off = kw * dw - g.pads_begin[2];
+            const int64_t lo = std::min(off >= 0 ? 0 : (-off + sw - 1) / sw, out_w);
+            const int64_t hi = std::clamp(g.in[2] - off <= 0 ? 0 : (g.in[2] - off + sw - 1) / sw, lo, out_w);
+            double* acc = sum.data();
+            if (sw == 1) {
+              const T* src = row + off;
+              for (int64_t ow = lo; ow < hi; ++ow) acc[ow] += static_cast<double>(src[ow]);
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) acc[ow] += static_cast<double>(row[ow * sw + off]);
+            }
+          }
+        }
+      }
+      const int64_t rows = include_pad ? taps_in_padding(g, 0, sd) * taps_in_padding(g, 1, sh) : td.count * th.count;
+      T* yr = y + (od * g.out[1] + oh) * out_w;
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        yr[ow] = static_cast<T>(sum[static_cast<size_t>(ow)] /
+                                static_cast<double>(rows * cols[static_cast<size_t>(ow)]));
+      }
+    }
+  }
+}
+
 // AveragePool-1 to 11; from 19 (kDilations) with dilations.
 template <bool kDilations>
 Status average_pool(KernelContext& ctx) {
@@ -255,16 +304,7 @@ Status average_pool(KernelContext& ctx) {
     const int threads = ctx.num_threads();
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && s.planes > 1)
     for (int64_t p = 0; p < s.planes; ++p) {
-      const T* xp = px + p * in_size;
-      int64_t o = p * out_plane;
-      for_each_window(g, [&](const int64_t* start) {
-        double sum = 0.0;
-        int64_t count = for_each_tap(xp, g, start, [&](double v) { sum += v; });
-        if (include_pad) {
-          count = taps_in_padding(g, 0, start[0]) * taps_in_padding(g, 1, start[1]) * taps_in_padding(g, 2, start[2]);
-        }
-        py[o++] = static_cast<T>(sum / static_cast<double>(count));
-      });
+      average_pool_plane(px + p * in_size, g, include_pad, py + p * out_plane);
     }
     return Status::OK();
   });
