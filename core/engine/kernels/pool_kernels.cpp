@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
@@ -66,6 +67,10 @@ class PoolKernel final : public LayerKernel {
 #pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
       for (int64_t p = 0; p < planes; ++p) {
         const float* xp = px + p * in_size;
+        if (!global_) {
+          windows<A>(xp, g, include_pad, py + p * out_size);
+          continue;
+        }
         for (int64_t o = 0; o < out_size; ++o) {
           const int64_t pos[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
           int64_t lo[3], hi[3], count = 1;
@@ -94,6 +99,48 @@ class PoolKernel final : public LayerKernel {
   }
 
  private:
+  /// One plane's windows: each output sums its taps inside the input in (depth, row, column)
+  /// order in the accumulate format A, then divides by the count. A row of outputs is summed
+  /// together, tap by tap, each tap added to the outputs whose window has it inside: the sums of
+  /// window by window, in the same order, in loops over contiguous outputs.
+  template <typename A>
+  static void windows(const float* xp, const ops::WindowGeometry& g, bool include_pad, float* y) {
+    const int64_t out_w = g.out[2], sw = g.strides[2];
+    std::vector<float> sum(static_cast<size_t>(out_w));
+    // Taps along one axis from a window start: inside the input, or (count_include_pad) inside
+    // the padded extent but not past the end padding of a ceil_mode window (as the reference).
+    const auto taps = [&](int i, int64_t start) {
+      const int64_t lo = std::max<int64_t>(start, 0), hi = std::min<int64_t>(start + g.kernel[i], g.in[i]);
+      return include_pad ? std::min<int64_t>(start + g.kernel[i], g.in[i] + g.pads_end[i]) - start
+                         : std::max<int64_t>(hi - lo, 0);
+    };
+    for (int64_t od = 0; od < g.out[0]; ++od) {
+      const int64_t sd = od * g.strides[0] - g.pads_begin[0];
+      for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+        const int64_t sh = oh * g.strides[1] - g.pads_begin[1];
+        std::fill(sum.begin(), sum.end(), 0.0f);
+        for (int64_t d = std::max<int64_t>(sd, 0); d < std::min(sd + g.kernel[0], g.in[0]); ++d) {
+          for (int64_t h = std::max<int64_t>(sh, 0); h < std::min(sh + g.kernel[1], g.in[1]); ++h) {
+            const float* row = xp + (d * g.in[1] + h) * g.in[2];
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+              // Outputs ow whose tap kw lies inside: 0 <= ow * sw + off < in.
+              const int64_t off = kw - g.pads_begin[2];
+              const int64_t lo = std::min(off >= 0 ? 0 : (-off + sw - 1) / sw, out_w);
+              const int64_t hi = std::clamp(g.in[2] - off <= 0 ? 0 : (g.in[2] - off + sw - 1) / sw, lo, out_w);
+              float* acc = sum.data();
+              for (int64_t ow = lo; ow < hi; ++ow) acc[ow] = A::round(acc[ow] + row[ow * sw + off]);
+            }
+          }
+        }
+        const int64_t rows = taps(0, sd) * taps(1, sh);
+        float* yr = y + (od * g.out[1] + oh) * out_w;
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          yr[ow] = sum[static_cast<size_t>(ow)] / static_cast<float>(rows * taps(2, ow * sw - g.pads_begin[2]));
+        }
+      }
+    }
+  }
+
   KernelArgs args_;
   Precision precision_;
   bool global_ = false;
