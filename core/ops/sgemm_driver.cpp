@@ -14,6 +14,8 @@ namespace {
 // Products with fewer rows run as rows of dot products or of scaled rows of B: packing B would
 // copy it for a handful of rows (an LSTM step, a classifier), which costs more than the product.
 constexpr int64_t kFewRows = 4;
+// Multiply-adds below which a product with few rows stays on one thread.
+constexpr int64_t kFewRowsWork = int64_t{1} << 15;
 // Row blocks per task before the threads ask for more tasks: 192 rows of A's depth slice (192 KiB
 // at a depth of 256) stay in L2 while the column panels pass.
 constexpr int64_t kTaskBlocks = 24;
@@ -171,8 +173,10 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
     return;
   }
   if (s.m <= kFewRows) {
-    // Column chunks of whole cache lines for the threads, when there is work enough.
-    const int64_t chunks = std::clamp<int64_t>(s.m * s.n * s.k / kTaskWork, 1, threads);
+    // Column chunks of whole cache lines for the threads, when there is work enough. These
+    // products read all of B for a few multiply-adds per element: split finely, each thread's
+    // part of B stays in its cache from one call to the next (an LSTM's steps).
+    const int64_t chunks = std::clamp<int64_t>(std::min(s.m * s.n * s.k / kFewRowsWork, s.n / 16), 1, threads);
     const int64_t step = ceil_div(ceil_div(s.n, chunks), 16) * 16;
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
     for (int64_t j0 = 0; j0 < s.n; j0 += step) few_rows(s, a, b, c, j0, std::min(s.n, j0 + step));

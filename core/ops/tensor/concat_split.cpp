@@ -48,13 +48,32 @@ Status concat_with_axis(KernelContext& ctx, int64_t axis_attr) {
   const int64_t out_block = out_shape[a] * inner;
   return dispatch_by_size(first.dtype(), [&]<typename U>() {
     U* py = raw_mutable_data<U>(*y);
-    int64_t column = 0;
-    for (size_t i = 0; i < ctx.input_count(); ++i) {
-      const Tensor& t = ctx.input(i);
-      const int64_t block = t.dim(axis) * inner;
-      const U* pt = raw_data<U>(t);
-      for (int64_t o = 0; o < outer; ++o) std::copy_n(pt + o * block, block, py + o * out_block + column);
-      column += block;
+    // Copies [o0, o1) of the outer blocks of every input; a memory-bound copy, on the threads
+    // when it is large: split by outer blocks when there are many, else each input's block by
+    // ranges (DenseNet concatenates one image's growing features: outer is 1).
+    const auto copy = [&](int64_t o0, int64_t o1, bool split_blocks) {
+      int64_t column = 0;
+      for (size_t i = 0; i < ctx.input_count(); ++i) {
+        const Tensor& t = ctx.input(i);
+        const int64_t block = t.dim(axis) * inner;
+        const U* pt = raw_data<U>(t);
+        for (int64_t o = o0; o < o1; ++o) {
+          const U* src = pt + o * block;
+          U* dst = py + o * out_block + column;
+          if (!split_blocks) {
+            std::copy_n(src, block, dst);
+          } else {
+            parallel_chunks(ctx.num_threads(), block, [&](int64_t b, int64_t e) { std::copy_n(src + b, e - b, dst + b); });
+          }
+        }
+        column += block;
+      }
+    };
+    if (outer >= 4 * ctx.num_threads()) {
+      parallel_chunks(ctx.num_threads(), outer, [&](int64_t o0, int64_t o1) { copy(o0, o1, false); },
+                      std::max<int64_t>(1, kMemoryBoundGrain / std::max<int64_t>(out_block, 1)));
+    } else {
+      copy(0, outer, true);
     }
     return Status::OK();
   });

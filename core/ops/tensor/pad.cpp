@@ -101,25 +101,44 @@ Status pad_with(KernelContext& ctx, const std::vector<int64_t>& pads, const std:
     const int64_t row_len = out_shape[rank - 1];
     const int64_t rows = y->numel() / row_len;
     const std::vector<int64_t>& last = maps[rank - 1];
-    std::vector<int64_t> idx(rank - 1, 0);
-    for (int64_t row = 0; row < rows; ++row) {
-      bool outside = false;
-      int64_t base = 0;
-      for (size_t a = 0; a + 1 < rank; ++a) {
-        const int64_t m = maps[a][static_cast<size_t>(idx[a])];
-        outside = outside || m < 0;
-        base += m * in_strides[a];
+    // The run of the last axis that reads consecutive input elements, copied as a block.
+    int64_t run0 = 0;
+    while (run0 < row_len && last[static_cast<size_t>(run0)] < 0) ++run0;
+    int64_t run1 = std::min(run0 + 1, row_len);
+    while (run1 < row_len && last[static_cast<size_t>(run1)] == last[static_cast<size_t>(run1 - 1)] + 1) ++run1;
+    // Rows are independent: shared among the threads when there are many elements.
+    parallel_chunks(ctx.num_threads(), rows, [&](int64_t first, int64_t end) {
+      std::vector<int64_t> idx(rank - 1, 0);
+      for (int64_t a = static_cast<int64_t>(rank) - 2, rest = first; a >= 0; --a) {
+        idx[static_cast<size_t>(a)] = rest % out_shape[static_cast<size_t>(a)];
+        rest /= out_shape[static_cast<size_t>(a)];
       }
-      U* dst = py + row * row_len;
-      for (int64_t j = 0; j < row_len; ++j) {
-        const int64_t s = last[static_cast<size_t>(j)];
-        dst[j] = (outside || s < 0) ? fill : px[base + s];
+      for (int64_t row = first; row < end; ++row) {
+        bool outside = false;
+        int64_t base = 0;
+        for (size_t a = 0; a + 1 < rank; ++a) {
+          const int64_t m = maps[a][static_cast<size_t>(idx[a])];
+          outside = outside || m < 0;
+          base += m * in_strides[a];
+        }
+        U* dst = py + row * row_len;
+        if (outside) {
+          std::fill_n(dst, row_len, fill);
+        } else {
+          const auto element = [&](int64_t j) {
+            const int64_t s = last[static_cast<size_t>(j)];
+            return s < 0 ? fill : px[base + s];
+          };
+          for (int64_t j = 0; j < run0; ++j) dst[j] = element(j);
+          if (run0 < run1) std::copy_n(px + base + last[static_cast<size_t>(run0)], run1 - run0, dst + run0);
+          for (int64_t j = run1; j < row_len; ++j) dst[j] = element(j);
+        }
+        for (size_t a = rank - 1; a-- > 0;) {
+          if (++idx[a] < out_shape[a]) break;
+          idx[a] = 0;
+        }
       }
-      for (size_t a = rank - 1; a-- > 0;) {
-        if (++idx[a] < out_shape[a]) break;
-        idx[a] = 0;
-      }
-    }
+    }, std::max<int64_t>(1, kMemoryBoundGrain / std::max<int64_t>(row_len, 1)));
     return Status::OK();
   });
 }

@@ -46,11 +46,14 @@ Status transpose(KernelContext& ctx) {
     U* py = y->numel() > 0 ? raw_mutable_data<U>(*y) : nullptr;
     const int64_t n = loop.row_size();
     const int64_t s = loop.inner_stride(0);
-    loop.for_each_row([&](int64_t dense, const int64_t* off) {
-      const U* src = px + off[0];
-      U* dst = py + dense;
-      for (int64_t i = 0; i < n; ++i) dst[i] = src[i * s];
-    });
+    // A strided copy: rows shared among the threads when it is large (attention's head splits).
+    parallel_chunks(ctx.num_threads(), loop.rows(), [&](int64_t first, int64_t last) {
+      loop.for_rows(first, last, [&](int64_t dense, const int64_t* off) {
+        const U* src = px + off[0];
+        U* dst = py + dense;
+        for (int64_t i = 0; i < n; ++i) dst[i] = src[i * s];
+      });
+    }, std::max<int64_t>(1, kMemoryBoundGrain / std::max<int64_t>(n, 1)));
     return Status::OK();
   });
 }
