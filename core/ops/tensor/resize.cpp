@@ -293,20 +293,26 @@ Status resize_interpolate(KernelContext& ctx, const Tensor& x, const std::vector
       const int64_t n_in = shape[d];
       const int64_t n_out = out_shape[d];
       std::vector<double> next(static_cast<size_t>(outer * n_out * inner), 0.0);
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t j = 0; j < n_out; ++j) {
-          double* dst = next.data() + (o * n_out + j) * inner;
-          if (m.outside[static_cast<size_t>(j)]) {
-            std::fill_n(dst, inner, p.extrapolation);
-            continue;
-          }
-          for (int64_t t = m.begin[static_cast<size_t>(j)]; t < m.begin[static_cast<size_t>(j) + 1]; ++t) {
-            const double w = m.weight[static_cast<size_t>(t)];
-            const double* src = cur.data() + (o * n_in + m.index[static_cast<size_t>(t)]) * inner;
-            for (int64_t i = 0; i < inner; ++i) dst[i] += w * src[i];
-          }
-        }
-      }
+      // Outer slices are independent: shared among the threads, each element summed as on one.
+      parallel_chunks(
+          ctx.num_threads(), outer,
+          [&](int64_t o0, int64_t o1) {
+            for (int64_t o = o0; o < o1; ++o) {
+              for (int64_t j = 0; j < n_out; ++j) {
+                double* dst = next.data() + (o * n_out + j) * inner;
+                if (m.outside[static_cast<size_t>(j)]) {
+                  std::fill_n(dst, inner, p.extrapolation);
+                  continue;
+                }
+                for (int64_t t = m.begin[static_cast<size_t>(j)]; t < m.begin[static_cast<size_t>(j) + 1]; ++t) {
+                  const double w = m.weight[static_cast<size_t>(t)];
+                  const double* src = cur.data() + (o * n_in + m.index[static_cast<size_t>(t)]) * inner;
+                  for (int64_t i = 0; i < inner; ++i) dst[i] += w * src[i];
+                }
+              }
+            }
+          },
+          std::max<int64_t>(1, kComputeBoundGrain / std::max<int64_t>(n_out * inner, 1)));
       cur = std::move(next);
       shape[d] = n_out;
     }
