@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <random>
 
 #include "core/ir/mapped_file.h"
@@ -115,6 +118,29 @@ TEST(Quantize, RoundsToNearestEvenAndSaturates) {
   std::vector<float> v{0.26f, -0.74f, 90.0f};
   fake_quantize_in_place(v, 0.5f);
   EXPECT_EQ(v, (std::vector<float>{0.5f, -0.5f, 63.5f}));
+}
+
+TEST(Quantize, WholeSpansGiveEachValueItsOwnQuantization) {
+  // The span functions run eight values at a time where they can: every value, in any position,
+  // must come out as quantize_value makes it (ties, saturation, NaN, infinities, signed zeros).
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-200.0f, 200.0f);
+  std::vector<float> values = {2.5f,  3.5f,  -2.5f, -0.2f, 0.2f,   -0.0f, 0.0f, 1e30f, -1e30f,
+                               std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                               std::nanf(""), 127.5f, -128.5f, 126.5f};
+  for (int i = 0; i < 1000; ++i) values.push_back(dist(rng));
+  for (float scale : {1.0f, 0.37f}) {
+    std::vector<float> fake = values;
+    fake_quantize_in_place(fake, scale);
+    std::vector<int8_t> q(values.size());
+    quantize_to_int8(values, scale, q.data());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int32_t want = quantize_value(values[i], scale);
+      EXPECT_EQ(q[i], want) << values[i];
+      const float want_fake = scale * static_cast<float>(want);
+      EXPECT_EQ(std::bit_cast<uint32_t>(fake[i]), std::bit_cast<uint32_t>(want_fake)) << values[i];
+    }
+  }
 }
 
 TEST(Quantize, WeightScalesArePerOutputChannel) {

@@ -424,7 +424,8 @@ class ConvKernel final : public LayerKernel {
     for (int64_t img = 0; img < batch; ++img) {
       for (int64_t gi = 0; gi < group_; ++gi) {
         im2col(xq.data() + (img * group_ * cg + gi * cg) * in_size, cg, g, col.data());
-        matmul_int8(weights_int8_.data() + gi * mg * rows, col.data(), acc.data(), mg, out_size, rows);
+        matmul_int8(weights_int8_.data() + gi * mg * rows, col.data(), acc.data(), mg, out_size, rows,
+                    args_.num_threads);
         for (int64_t mo = 0; mo < mg; ++mo) {
           const float scale = input_scale_ * weight_scales_[static_cast<size_t>(gi * mg + mo)];
           const int32_t* a = acc.data() + mo * out_size;

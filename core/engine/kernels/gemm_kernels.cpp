@@ -144,7 +144,7 @@ class GemmKernel final : public LayerKernel {
     std::vector<int8_t> aq(static_cast<size_t>(m * k));
     quantize_to_int8(std::span<const float>(a, aq.size()), a_scale_, aq.data());
     std::vector<int32_t> acc(static_cast<size_t>(m * n));
-    matmul_int8(aq.data(), b_int8_.data(), acc.data(), m, n, k);
+    matmul_int8(aq.data(), b_int8_.data(), acc.data(), m, n, k, args_.num_threads);
     for (int64_t r = 0; r < m; ++r) {
       for (int64_t c = 0; c < n; ++c) {
         y[r * n + c] =
@@ -348,20 +348,23 @@ Support gemm_applicable(const KernelArgs& args, std::span<const Tensor* const>) 
   return {};
 }
 
-void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k) {
-  using IntMatrix = Eigen::Matrix<int32_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Int8Map = Eigen::Map<const Eigen::Matrix<int8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
-  Eigen::Map<IntMatrix> ym(y, m, n);
+void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads) {
   if (m == 0 || n == 0) return;
-  if (k == 0) {
-    ym.setZero();
-    return;
+  std::fill_n(y, m * n, 0);
+  if (k == 0) return;
+  // int8 products (at most 2^14 in magnitude) are exact in float32, and so is every partial sum
+  // of up to 1024 of them (at most 2^24): the product runs on sgemm over slices of k of that
+  // depth, and each slice's exact sums are added in int32.
+  constexpr int64_t kExactDepth = 1024;
+  std::vector<float> af(static_cast<size_t>(m * k)), bf(static_cast<size_t>(k * n)), part(static_cast<size_t>(m * n));
+  std::copy_n(a, af.size(), af.begin());
+  std::copy_n(b, bf.size(), bf.begin());
+  for (int64_t k0 = 0; k0 < k; k0 += kExactDepth) {
+    const int64_t kc = std::min(kExactDepth, k - k0);
+    ops::sgemm(ops::GemmShape{false, false, m, n, kc, k, n, n}, af.data() + k0, bf.data() + k0 * n, part.data(),
+               threads);
+    for (int64_t i = 0; i < m * n; ++i) y[i] += static_cast<int32_t>(part[static_cast<size_t>(i)]);
   }
-  // Widened operands multiply in int32: each product is at most 2^14, so sums of up to 2^17 terms
-  // are exact, as on int8 hardware with int32 accumulators.
-  const IntMatrix a32 = Int8Map(a, m, k).cast<int32_t>();
-  const IntMatrix b32 = Int8Map(b, k, n).cast<int32_t>();
-  ym.noalias() = a32 * b32;
 }
 
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k,

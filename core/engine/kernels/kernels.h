@@ -54,8 +54,8 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
             int threads = 1);
 
 /// y (m x n, int32) = a (m x k) · b (k x n), int8 operands, all row-major, summed exactly in int32
-/// (k up to 2^17).
-void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k);
+/// (k up to 2^17), on up to `threads` threads.
+void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads = 1);
 
 /// Applies `activation` to every value exactly (library functions, float32), on the OpenMP threads
 /// for large spans.
