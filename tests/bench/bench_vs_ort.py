@@ -14,6 +14,8 @@ Usage: /usr/bin/python3 bench_vs_ort.py VERNIER_BIN [--zoo DIR] [--threads 1,16]
              with --ort python, Python's onnxruntime with the same settings (for machines that
              have it and no Node.js).
    Each time is the median of --runs runs.
+   With --precisions fp16,int8 each of those engine builds is timed too (one `vernier run MODEL
+   --engine --fp16` per precision), and its time over the fp32 engine's is printed.
 3. Prints per model the times and ref/ort and engine/ref, the medians of the ratios over the
    models, and, when several thread counts are given, which models get slower with more threads
    (median at the most threads above that at the fewest by more than 5%).
@@ -49,23 +51,21 @@ def export(zoo, name):
     return out_dir
 
 
-def time_vernier(vernier, model_dir, threads, runs, warm_up):
-    """Median ms per run of the reference and of the fp32 engine."""
+def time_vernier(vernier, model_dir, threads, runs, warm_up, backends=("--ref", "--engine")):
+    """Median ms per run of each backend of one `vernier run` (default: the reference and the fp32
+    engine; `--engine --fp16` and the like time one engine build)."""
     with tempfile.TemporaryDirectory() as tmp:
         saved = os.path.join(tmp, "runs.json")
         inputs = os.path.join(model_dir, "input.npz")
-        p = subprocess.run([vernier, "run", os.path.join(model_dir, "model.onnx"), "--ref", "--engine", "--threads",
-                            str(threads), "--warm-up", str(warm_up), "--load-inputs"] + [inputs] * runs +
+        p = subprocess.run([vernier, "run", os.path.join(model_dir, "model.onnx")] + list(backends) +
+                           ["--threads", str(threads), "--warm-up", str(warm_up), "--load-inputs"] + [inputs] * runs +
                            ["--save-outputs", saved, "--atol", "1e30", "--rtol", "1e30"], capture_output=True,
                            text=True)
         if p.returncode != 0:
             raise RuntimeError(f"vernier run failed ({p.returncode}):\n{p.stdout[-3000:]}{p.stderr}")
         with open(saved) as f:
             results = json.load(f)["lst"]
-    medians = []
-    for _, iterations in results:
-        medians.append(statistics.median(it["runtime"] * 1000.0 for it in iterations))
-    return medians[0], medians[1]
+    return [statistics.median(it["runtime"] * 1000.0 for it in iterations) for _, iterations in results]
 
 
 # Python's onnxruntime, in a process of its own like ort_time.js (same settings, same output).
@@ -122,6 +122,8 @@ def main():
     parser.add_argument("--node", default="node")
     parser.add_argument("--ort", choices=["node", "python"], default="node",
                         help="onnxruntime-node (the default) or Python's onnxruntime")
+    parser.add_argument("--precisions", default="",
+                        help="engine precisions timed besides fp32, e.g. fp16,int8 (their ratio to fp32 is printed)")
     args = parser.parse_args()
     vernier = os.path.abspath(args.vernier)
     modules = os.path.abspath(args.ort_modules)
@@ -134,26 +136,35 @@ def main():
           f"load={os.getloadavg()[0]:.1f} OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}", flush=True)
     dirs = {name: export(args.zoo, name) for name in names}
     names = [n for n in names if dirs[n]]
-    times = {}  # (model, threads) -> (ref, engine, ort)
+    precisions = [p for p in args.precisions.split(",") if p and p != "fp32"]
+    for p in precisions:
+        if p not in ("fp16", "bf16", "tf32", "int8"):
+            raise SystemExit(f"unknown precision {p}; one of fp16, bf16, tf32, int8")
+    times = {}  # (model, threads) -> (ref, engine, ort, *engine at each of precisions)
     for t in threads:
         print(f"\nthreads={t} (median ms of {args.runs} warm runs)")
-        print(f"{'model':<22}{'ref':>10}{'engine':>10}{'ort':>10}{'ref/ort':>9}{'engine/ref':>11}", flush=True)
+        print(f"{'model':<22}{'ref':>10}{'engine':>10}{'ort':>10}{'ref/ort':>9}{'engine/ref':>11}" +
+              "".join(f"{p + '/fp32':>11}" for p in precisions), flush=True)
         for name in names:
             try:
                 ref, engine = time_vernier(vernier, dirs[name], t, args.runs, args.warm_up)
                 ort = time_ort("python" if args.ort == "python" else args.node, modules, dirs[name], t, args.runs,
                                args.warm_up)
+                others = [time_vernier(vernier, dirs[name], t, args.runs, args.warm_up, ("--engine", "--" + p))[0]
+                          for p in precisions]
             except RuntimeError as e:
                 print(f"{name:<22}failed: {' | '.join(str(e).strip().splitlines()[-2:])}", flush=True)
                 continue
-            times[(name, t)] = (ref, engine, ort)
-            print(f"{name:<22}{ref:>10.2f}{engine:>10.2f}{ort:>10.2f}{ref / ort:>9.2f}{engine / ref:>11.2f}",
-                  flush=True)
+            times[(name, t)] = (ref, engine, ort, *others)
+            print(f"{name:<22}{ref:>10.2f}{engine:>10.2f}{ort:>10.2f}{ref / ort:>9.2f}{engine / ref:>11.2f}" +
+                  "".join(f"{o / engine:>11.2f}" for o in others), flush=True)
         rows = [times[(n, t)] for n in names if (n, t) in times]
         if not rows:
             continue
         print(f"{'median':<22}{'':>30}{statistics.median(r[0] / r[2] for r in rows):>9.2f}"
-              f"{statistics.median(r[1] / r[0] for r in rows):>11.2f}", flush=True)
+              f"{statistics.median(r[1] / r[0] for r in rows):>11.2f}" +
+              "".join(f"{statistics.median(r[3 + i] / r[1] for r in rows):>11.2f}" for i in range(len(precisions))),
+              flush=True)
     if len(threads) > 1:
         lo, hi = threads[0], threads[-1]
         print(f"\nslower at {hi} threads than at {lo} (by more than 5%):")
