@@ -166,19 +166,20 @@ Tasks plan_tasks(int64_t m, int64_t panels, int64_t k, int threads) {
 }
 
 /// The product on the calling thread and up to `threads` more (1: the calling thread only).
-void product(const GemmShape& s, const float* a, const float* b, float* c, int threads) {
+void product(const GemmShape& s, const float* a, const float* b, float* c, int threads,
+             const PanelTransform* transform_b) {
   if (s.m <= 0 || s.n <= 0) return;
   if (s.k <= 0) {
     for (int64_t i = 0; i < s.m; ++i) std::fill_n(c + i * s.ldc, s.n, 0.0f);
     return;
   }
-  if (s.m <= kFewRows) {
+  if (s.m <= kFewRows && !transform_b) {
     // Column chunks of whole cache lines for the threads, when there is work enough. These
     // products read all of B for a few multiply-adds per element: split finely, each thread's
     // part of B stays in its cache from one call to the next (an LSTM's steps).
     const int64_t chunks = std::clamp<int64_t>(std::min(s.m * s.n * s.k / kFewRowsWork, s.n / 16), 1, threads);
     const int64_t step = ceil_div(ceil_div(s.n, chunks), 16) * 16;
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static) if (chunks > 1)
     for (int64_t j0 = 0; j0 < s.n; j0 += step) few_rows(s, a, b, c, j0, std::min(s.n, j0 + step));
     return;
   }
@@ -205,7 +206,11 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
       const int64_t count = std::min(chunk_panels, panels - first);
       const Tasks t = plan_tasks(s.m, count, s.k, team);
 #pragma omp for schedule(static)
-      for (int64_t p = 0; p < count; ++p) pack_b_panel(s, b, first + p, pb + p * s.k * kPackCols);
+      for (int64_t p = 0; p < count; ++p) {
+        float* panel = pb + p * s.k * kPackCols;
+        pack_b_panel(s, b, first + p, panel);
+        if (transform_b) (*transform_b)(std::span<float>(panel, static_cast<size_t>(s.k * kPackCols)));
+      }
 #pragma omp for schedule(static)
       for (int64_t task = 0; task < t.count(); ++task) {
         const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
@@ -224,22 +229,24 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
 
 }  // namespace
 
-void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads) {
-  product(shape, a, b, c, capped_threads(threads));
+void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
+           const PanelTransform* transform_b) {
+  product(shape, a, b, c, capped_threads(threads), transform_b);
 }
 
-void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads) {
+void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads,
+                   const PanelTransform* transform_b) {
   const int cap = capped_threads(threads);
   const auto count = static_cast<int64_t>(batch.size());
   if (count == 1 || cap == 1 || count < cap) {
-    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap);
+    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap, transform_b);
     return;
   }
   // One product per thread at a time: each runs whole on its thread, in the same order as alone.
 #pragma omp parallel for num_threads(cap) schedule(dynamic)
   for (int64_t i = 0; i < count; ++i) {
     const GemmOperands& op = batch[static_cast<size_t>(i)];
-    product(shape, op.a, op.b, op.c, 1);
+    product(shape, op.a, op.b, op.c, 1, transform_b);
   }
 }
 

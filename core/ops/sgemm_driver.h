@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 namespace vn::ops {
@@ -30,11 +31,19 @@ struct GemmOperands {
   float* c;
 };
 
-/// C = op(A) · op(B) on up to `threads` threads. C is overwritten, never read (zero when k is 0).
-void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads);
+/// Applied to B's values once they are packed (a span of whole packed panels, zero padding
+/// included), before any product reads them: an elementwise rounding, such as the engine's to its
+/// operand format, costs a pass over packed panels that are in cache rather than a copy of B.
+using PanelTransform = std::function<void(std::span<float>)>;
+
+/// C = op(A) · op(B) on up to `threads` threads, B's values passed through `transform_b` when
+/// given. C is overwritten, never read (zero when k is 0).
+void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
+           const PanelTransform* transform_b = nullptr);
 
 /// sgemm for each product of `batch`, the products spread over the threads when there are enough
 /// of them, else each product's work.
-void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads);
+void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads,
+                   const PanelTransform* transform_b = nullptr);
 
 }  // namespace vn::ops

@@ -2,16 +2,17 @@
 // sgemm (sgemm_driver.h), the float32 product of MatMul and Gemm, against a product in double:
 // every combination of transposes, strided operands, few rows and many, columns in several packed
 // chunks, split over threads; and the same bits at every thread count and inside a batch.
+#include "core/ops/sgemm_driver.h"
+
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "core/ops/sgemm_driver.h"
 
 namespace vn::ops::testing {
 namespace {
@@ -21,6 +22,25 @@ struct Case {
   std::vector<float> a, b;
   std::vector<double> want;  // m x n
 };
+
+/// The product in double of the case's operands.
+void compute_want(Case& c) {
+  const GemmShape& s = c.s;
+  const auto at_a = [&](int64_t i, int64_t p) {
+    return c.a[static_cast<size_t>(s.trans_a ? p * s.lda + i : i * s.lda + p)];
+  };
+  const auto at_b = [&](int64_t p, int64_t j) {
+    return c.b[static_cast<size_t>(s.trans_b ? j * s.ldb + p : p * s.ldb + j)];
+  };
+  c.want.assign(static_cast<size_t>(s.m * s.n), 0.0);
+  for (int64_t i = 0; i < s.m; ++i) {
+    for (int64_t j = 0; j < s.n; ++j) {
+      double acc = 0.0;
+      for (int64_t p = 0; p < s.k; ++p) acc += static_cast<double>(at_a(i, p)) * at_b(p, j);
+      c.want[static_cast<size_t>(i * s.n + j)] = acc;
+    }
+  }
+}
 
 /// Operands stored with rows wider than they need (lda, ldb past the used columns hold NaN, which
 /// must never reach C).
@@ -37,26 +57,13 @@ Case make(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, uint32_t 
     for (int64_t q = 0; q < a_cols; ++q) c.a[static_cast<size_t>(r * c.s.lda + q)] = dist(rng);
   for (int64_t r = 0; r < b_rows; ++r)
     for (int64_t q = 0; q < b_cols; ++q) c.b[static_cast<size_t>(r * c.s.ldb + q)] = dist(rng);
-  const auto at_a = [&](int64_t i, int64_t p) {
-    return c.a[static_cast<size_t>(trans_a ? p * c.s.lda + i : i * c.s.lda + p)];
-  };
-  const auto at_b = [&](int64_t p, int64_t j) {
-    return c.b[static_cast<size_t>(trans_b ? j * c.s.ldb + p : p * c.s.ldb + j)];
-  };
-  c.want.assign(static_cast<size_t>(m * n), 0.0);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0.0;
-      for (int64_t p = 0; p < k; ++p) acc += static_cast<double>(at_a(i, p)) * at_b(p, j);
-      c.want[static_cast<size_t>(i * n + j)] = acc;
-    }
-  }
+  compute_want(c);
   return c;
 }
 
 std::string fmt_case(const GemmShape& s) {
-  return "trans_a=" + std::to_string(s.trans_a) + " trans_b=" + std::to_string(s.trans_b) + " m=" +
-         std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k);
+  return "trans_a=" + std::to_string(s.trans_a) + " trans_b=" + std::to_string(s.trans_b) +
+         " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k);
 }
 
 /// C from sgemm at `threads`, with a sentinel past each row's n columns.
@@ -118,6 +125,28 @@ TEST(Sgemm, ChunksOfPackedColumnsSplitIntoTasksStayInsideTheirChunk) {
     std::vector<float> out;
     std::thread([&] { out = run(c, 2); }).join();
     check(c, out);
+  }
+}
+
+TEST(Sgemm, APanelTransformGivesTheProductOfTheTransformedB) {
+  // Rounding B's packed panels (as the engine rounds weights to its operand format) must equal
+  // the product of a B rounded beforehand, with few rows too (which otherwise skip packing) and
+  // with B's columns in several chunks.
+  const PanelTransform to_bf16 = [](std::span<float> v) {
+    for (float& x : v) x = std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0xFFFF0000u);
+  };
+  for (int64_t m : {2, 40}) {
+    for (bool tb : {false, true}) {
+      Case c = make(false, tb, m, 1200, 600, 13);
+      std::vector<float> got(static_cast<size_t>(c.s.m * c.s.ldc), 42.0f);
+      sgemm(c.s, c.a.data(), c.b.data(), got.data(), 2, &to_bf16);
+      to_bf16(c.b);  // NaN padding stays NaN, and is never read
+      compute_want(c);
+      SCOPED_TRACE("m=" + std::to_string(m) + " trans_b=" + std::to_string(tb));
+      check(c, got);
+      // With packed rows the same kernel runs on the same values: the same bits.
+      if (m > 4) EXPECT_EQ(got, run(c, 2));
+    }
   }
 }
 

@@ -59,6 +59,8 @@ class GemmKernel final : public LayerKernel {
     VN_RETURN_IF_ERROR(operand(n.inputs[1], trans_b_, b_));
     if (a_.input < 0) trans_a_ = false;
     if (b_.input < 0) trans_b_ = false;
+    round_b_panels_ = b_.round_at_run && args_.tactic != TacticId::kGemmInt8;
+    round_panels_ = [this](std::span<float> v) { round_operands_in_place(v, precision_); };
     if (args_.tactic == TacticId::kGemmInt8) prepare_int8(n);
     const LayerSpec& spec = *args_.spec;
     if (!args_.drop_bias) {
@@ -138,7 +140,7 @@ class GemmKernel final : public LayerKernel {
   /// (CompiledLayer quantized it), so converting them to int8 is exact; the sums are int32.
   void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k) const {
     if (args_.tactic != TacticId::kGemmInt8) {
-      matmul(args_.tactic, a, b, y, m, n, k, args_.num_threads);
+      matmul(args_.tactic, a, b, y, m, n, k, args_.num_threads, round_b_panels_ ? &round_panels_ : nullptr);
       return;
     }
     std::vector<int8_t> aq(static_cast<size_t>(m * k));
@@ -154,14 +156,14 @@ class GemmKernel final : public LayerKernel {
   }
 
   /// Points `data` at the operand's values: constants as prepared (rounded into `tmp` when they
-  /// are the model's and their format changes them), runtime inputs rounded to tf32 and
-  /// transposed when needed (into `tmp`).
+  /// are the model's and their format changes them, unless the product rounds B's packed panels),
+  /// runtime inputs rounded to tf32 and transposed when needed (into `tmp`).
   Status fetch(const Operand& op, std::span<const Tensor* const> inputs, bool trans, std::vector<float>& tmp,
                const float*& data, Shape& shape) const {
     if (op.input < 0) {
       shape = op.shape;
       data = op.data();
-      if (op.round_at_run) {
+      if (op.round_at_run && !(&op == &b_ && round_b_panels_)) {
         tmp.assign(data, data + shape_numel(shape));
         round_operands_in_place(tmp, precision_);
         data = tmp.data();
@@ -310,7 +312,8 @@ class GemmKernel final : public LayerKernel {
     }
     if (args_.tactic == TacticId::kGemmBlocked && k > 0) {
       // Attention's many small products: spread over the threads rather than each one's work.
-      ops::sgemm_batched(ops::GemmShape{false, false, m, n, k, k, n, n}, products, args_.num_threads);
+      ops::sgemm_batched(ops::GemmShape{false, false, m, n, k, k, n, n}, products, args_.num_threads,
+                         round_b_panels_ ? &round_panels_ : nullptr);
       return;
     }
     for (const ops::GemmOperands& op : products) product(op.a, op.b, op.c, m, n, k);
@@ -318,6 +321,11 @@ class GemmKernel final : public LayerKernel {
 
   KernelArgs args_;
   Precision precision_;
+  // A constant B that the operand format changes (the model's float32 weights in an fp16 build)
+  // is rounded as sgemm packs it, a panel at a time, rather than copied and rounded whole at
+  // every run.
+  bool round_b_panels_ = false;
+  ops::PanelTransform round_panels_;
   bool gemm_ = false;
   bool trans_a_ = false, trans_b_ = false;
   float alpha_ = 1.0f, beta_ = 1.0f;
@@ -368,7 +376,7 @@ void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_
 }
 
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k,
-            int threads) {
+            int threads, const ops::PanelTransform* transform_b) {
   MatrixMap<float> ym(y, m, n);
   if (m == 0 || n == 0) return;
   if (k == 0) {
@@ -377,7 +385,7 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
   }
   // Slice [k0, k0 + kc) of the inner dimension: A's columns and B's rows, strides unchanged.
   const auto slice = [&](int64_t k0, int64_t kc, float* out) {
-    ops::sgemm(ops::GemmShape{false, false, m, n, kc, k, n, n}, a + k0, b + k0 * n, out, threads);
+    ops::sgemm(ops::GemmShape{false, false, m, n, kc, k, n, n}, a + k0, b + k0 * n, out, threads, transform_b);
   };
   switch (tactic) {
     case TacticId::kGemmSplitK: {
