@@ -26,6 +26,9 @@ namespace {
 constexpr int kLanes = 8;       // floats per vector
 constexpr int kMaxBlock = 8;    // vectors summed at once: rows x vectors per row
 constexpr int kMaxVectors = 4;  // vectors per row of a block
+// A task's padded copy of its input, at most (unless one output row needs more): within L2 while
+// its output channels read it, and never a large image's worth per thread.
+constexpr int64_t kMaxCopyBytes = int64_t{1} << 20;
 
 /// One block: `R` output rows (`ldy` floats apart in y, `row_step` apart in the padded input) of
 /// `V` vectors, the last one `last` (1 to 8) columns wide. Tap i reads the padded input at in +
@@ -144,13 +147,18 @@ Layout make_layout(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, i
   l.row_w = ceil_div(g.out[2], kLanes) * kLanes + (g.kernel[2] - 1) * g.dilations[2] / sw + 1;
   l.row_stride = sw * l.row_w;
   // With fewer (image, group) pairs than twice the threads, their output rows are cut into
-  // chunks as well; each chunk copies the input rows it reads.
+  // chunks as well; each chunk copies the input rows it reads. So are the rows of large planes,
+  // so that a task's copy stays within kMaxCopyBytes.
   const int64_t pairs = n * group;
-  const int64_t wanted = threads > 1 && pairs < 2 * threads ? ceil_div(2 * threads, pairs) : 1;
+  const int64_t depth = (g.out[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1;
+  const int64_t all_rows = (g.out[1] - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1;
+  const int64_t copy_bytes = l.cg * depth * all_rows * l.row_stride * static_cast<int64_t>(sizeof(float));
+  const int64_t wanted = std::max(threads > 1 && pairs < 2 * threads ? ceil_div(2 * threads, pairs) : 1,
+                                  ceil_div(copy_bytes, kMaxCopyBytes));
   l.chunk = ceil_div(g.out[1], std::min(wanted, g.out[1]));
   l.chunks = ceil_div(g.out[1], l.chunk);
   l.slice = ((l.chunk - 1) * g.strides[1] + (g.kernel[1] - 1) * g.dilations[1] + 1) * l.row_stride;
-  l.plane = ((g.out[0] - 1) * g.strides[0] + (g.kernel[0] - 1) * g.dilations[0] + 1) * l.slice;
+  l.plane = depth * l.slice;
   for (int64_t ic = 0; ic < l.cg; ++ic) {
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {

@@ -119,6 +119,14 @@ TEST(ConvDirect, GroupsOfFewChannels) {
   check_conv({.x = {1, 32, 6, 19}, .m = 16, .group = 2, .kernel = {1, 3}, .pads = {0, 1, 0, 1}, .bias = false}, 473);
 }
 
+TEST(ConvDirect, LargePlanesAreCopiedInChunksOfRows) {
+  // A padded copy of more than 1 MiB is cut into chunks of output rows, each copying the input
+  // rows it reads (here 2 and 3 chunks).
+  check_conv({.x = {1, 1, 520, 515}, .m = 1, .group = 1, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 475);
+  check_conv({.x = {1, 8, 363, 361}, .m = 4, .group = 2, .kernel = {3, 3}, .strides = {2, 1}, .pads = {1, 1, 1, 1}},
+             476);
+}
+
 TEST(ConvDirect, EdgeValuesStayInTheirWindows) {
   // Infinities in the first and last column of every row and a NaN inside: a row's copy must not
   // carry the next row's first column into its right padding, nor the previous row's last one.
