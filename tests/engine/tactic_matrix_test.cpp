@@ -66,6 +66,16 @@ std::vector<Case> cases_for(LayerKind kind) {
            kHeader13 + "g (float[1,4,8,8] X, float[4,1,3,3] W) => (float[1,4,8,8] Y) "
                        "{ Y = Conv<pads=[1,1,1,1], group=4>(X, W) }",
            {{"W", {4, 1, 3, 3}}}},
+          // MobileNetV3's strided 5x5 depthwise layer with its bias and HardSwish fused.
+          {"5x5_depthwise_s2_hardswish",
+           kHeader17 + "g (float[1,8,11,13] X, float[8,1,5,5] W, float[8] B) => (float[1,8,6,7] Y) "
+                       "{ c = Conv<pads=[2,2,2,2], strides=[2,2], group=8>(X, W, B)  Y = HardSwish(c) }",
+           {{"W", {8, 1, 5, 5}}, {"B", {8}}}},
+          // RegNetY's groups of 8 channels in and out.
+          {"3x3_groups_of_8",
+           kHeader13 + "g (float[1,16,9,9] X, float[16,8,3,3] W) => (float[1,16,9,9] Y) "
+                       "{ Y = Conv<pads=[1,1,1,1], group=2>(X, W) }",
+           {{"W", {16, 8, 3, 3}}}},
           {"3x3_dilation2",
            kHeader13 + "g (float[1,2,11,11] X, float[3,2,3,3] W) => (float[1,3,7,7] Y) "
                        "{ Y = Conv<dilations=[2,2]>(X, W) }",

@@ -8,6 +8,10 @@
 #include <cstdint>
 #include <limits>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
 
@@ -158,6 +162,24 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) v[i] = exact(F, alpha, beta, v[i]);
   };
+#if defined(__AVX2__)
+  if (activation.fn == ActivationFn::kHardSwish) {
+    // exact()'s HardSwish stays scalar and branchy (the compiler keeps float comparisons that may
+    // trap out of a vector loop): 10% of MobileNetV3's engine run. The same values 8 at a time:
+    // max(0, h) and min(1, c) in this operand order return h and c when they are NaN, as exact()
+    // does.
+    const __m256 six = _mm256_set1_ps(6.0f), half = _mm256_set1_ps(0.5f);
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const __m256 x = _mm256_loadu_ps(v + i);
+      const __m256 h = _mm256_add_ps(_mm256_div_ps(x, six), half);
+      _mm256_storeu_ps(v + i, _mm256_mul_ps(x, _mm256_min_ps(one, _mm256_max_ps(zero, h))));
+    }
+    for (; i < n; ++i) v[i] = exact(ActivationFn::kHardSwish, alpha, beta, v[i]);
+    return;
+  }
+#endif
   switch (activation.fn) {
     case ActivationFn::kNone: return;
     case ActivationFn::kRelu: return each.template operator()<ActivationFn::kRelu>();

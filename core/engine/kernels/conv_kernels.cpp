@@ -273,7 +273,11 @@ class ConvKernel final : public LayerKernel {
                                 shape_to_string(out_shape)),
                     n.ref(node_index));
     }
-    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    // conv__direct adds each tap into its output; the other tactics write every element, so their
+    // output is not zeroed first (a pass over it as long as the epilogue's).
+    Result<Tensor> created = args_.tactic == TacticId::kConvDirect
+                                 ? Tensor::create(DType::kFloat32, out_shape)
+                                 : Tensor::create_for_overwrite(DType::kFloat32, out_shape);
     if (!created.ok()) return created.status().with_node(n.ref(node_index));
     Tensor y = std::move(*created);
     if (y.numel() > 0) {

@@ -7,6 +7,10 @@
 #include <limits>
 #include <type_traits>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "core/ops/elementwise.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
@@ -59,10 +63,19 @@ Status sigmoid(KernelContext& ctx) {
         // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x. Eigen's
         // vectorized exp is within an ulp or two of std::exp.
         yv = (-xv.abs()).exp();
-        yv = (xv >= T(0)).select(T(1) / (T(1) + yv), yv / (T(1) + yv));
         // Eigen's exp clamps its argument at the edge of the normal range (about -87 in float),
         // where std::exp goes on into the subnormals: those few elements are redone exactly.
         constexpr T kEdge = std::is_same_v<T, float> ? T(87) : T(708);
+        // One division, of a numerator chosen first: the same values as choosing between 1 / (1 +
+        // e) and e / (1 + e), in vectors (Eigen's select of two quotients ran one element at a
+        // time, 5 ns each: 38% of EfficientNetV2-S's run). The edge is looked for in the same loop.
+        int edge = 0;
+        for (int64_t i = lo; i < hi; ++i) {
+          const T e = py[i];
+          edge |= px[i] < -kEdge;
+          py[i] = (px[i] >= T(0) ? T(1) : e) / (T(1) + e);
+        }
+        if (edge == 0) return;
         for (int64_t i = lo; i < hi; ++i) {
           if (px[i] < -kEdge) py[i] = std::exp(px[i]) / (T(1) + std::exp(px[i]));
         }
@@ -160,13 +173,49 @@ Status hard_sigmoid(KernelContext& ctx) {
   });
 }
 
+/// ONNX HardSwish: x * max(0, min(1, x/6 + 1/2)), written piecewise so that x = -inf gives the
+/// limit 0 instead of the -inf * 0 = NaN of the literal product.
+template <typename C>
+C hard_swish_value(C v) {
+  return v <= C(-3) ? C(0) : (v >= C(3) ? v : v * (v / C(6) + C(0.5)));
+}
+
+/// hard_swish_value over [lo, hi). The compiler keeps a division under a branch scalar (it may
+/// trap), 1.5 ns an element: MobileNetV3's 21 HardSwish were 7.7% of its run. In float, vectors
+/// compute the middle piece for every element and then choose, the same values.
+template <typename T>
+void hard_swish_range(const T* x, T* y, int64_t lo, int64_t hi) {
+  int64_t i = lo;
+#if defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float>) {
+    const __m256 six = _mm256_set1_ps(6.0f), half = _mm256_set1_ps(0.5f);
+    const __m256 three = _mm256_set1_ps(3.0f), minus_three = _mm256_set1_ps(-3.0f);
+    for (; i + 8 <= hi; i += 8) {
+      const __m256 v = _mm256_loadu_ps(x + i);
+      const __m256 middle = _mm256_mul_ps(v, _mm256_add_ps(_mm256_div_ps(v, six), half));
+      // Ordered comparisons: NaN takes the middle piece, NaN, as the scalar form does.
+      const __m256 upper = _mm256_blendv_ps(middle, v, _mm256_cmp_ps(v, three, _CMP_GE_OQ));
+      _mm256_storeu_ps(y + i, _mm256_andnot_ps(_mm256_cmp_ps(v, minus_three, _CMP_LE_OQ), upper));
+    }
+  }
+#endif
+  for (; i < hi; ++i) y[i] = hard_swish_value(x[i]);
+}
+
 Status hard_swish(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 1));
-  return dispatch_types(RealFloatTypes{}, ctx, ctx.input(0).dtype(), [&]<typename T>() {
-    using C = ComputeType<T>;
-    // ONNX HardSwish: x * max(0, min(1, x/6 + 1/2)), written piecewise so that x = -inf gives the
-    // limit 0 instead of the -inf * 0 = NaN of the literal product.
-    return unary_widened<T>(ctx, [](C v) { return v <= C(-3) ? C(0) : (v >= C(3) ? v : v * (v / C(6) + C(0.5))); });
+  const Tensor& x = ctx.input(0);
+  return dispatch_types(RealFloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
+    if constexpr (kIsNarrowFloat<T>) {
+      return unary_widened<T>(ctx, [](float v) { return hard_swish_value(v); });
+    } else {
+      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, x.dtype(), x.shape()));
+      if (x.numel() == 0) return Status::OK();
+      const T* px = x.data<T>();
+      T* py = y->mutable_data<T>();
+      parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) { hard_swish_range(px, py, lo, hi); });
+      return Status::OK();
+    }
   });
 }
 

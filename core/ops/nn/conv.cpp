@@ -5,7 +5,8 @@
 // tile of output positions. In float32 the tiles are written straight into the packed layout of
 // sgemm.h's kernel; in the other types Eigen multiplies them, and 1×1 convolutions without stride
 // or padding skip im2col and multiply the input directly. Convolutions with one input channel per
-// group (depthwise) sum their windows directly.
+// group (depthwise) sum their windows directly: in float32 also those with few channels per group
+// (conv_direct.h).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,9 @@
 #include <vector>
 
 #include "core/ops/nn/conv.h"
+#include "core/ops/nn/conv_direct.h"
 #include "core/ops/nn/conv_im2col.h"
+#include "core/ops/nn/conv_scratch.h"
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
@@ -77,8 +80,6 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
   return p;
 }
 
-// Scratch buffers up to this size are kept on their thread for the next use.
-constexpr size_t kKeptScratchBytes = size_t{1} << 20;
 // Packed im2col panels are kept up to this size: a tile's panels reach 1-2 MiB on deep layers
 // (ResNet-18's 14 x 14 ones: 2304 rows of 7 panels), which were faulted in anew at every call.
 constexpr size_t kKeptPanelBytes = size_t{4} << 20;
@@ -86,41 +87,6 @@ constexpr size_t kKeptPanelBytes = size_t{4} << 20;
 constexpr size_t kKeptWeightBytes = size_t{16} << 20;
 // Output channels whose weights a transform sees at once, when they are not packed for all tiles.
 constexpr int64_t kTransformRows = 64;
-
-/// A scratch buffer of at least n elements for this thread. Its users write every element they
-/// read, so it is not zeroed; buffers up to `keep` bytes (1 MiB unless told) are kept for the
-/// thread's next convolution, which spares small models the page faults of fresh memory, while
-/// larger ones are freed when the Scratch goes, so that they never add to the peak memory of a
-/// large model. `slot` 0 is the thread's im2col tile, 1 the im2col all threads read, 2 weights.
-template <typename T>
-class Scratch {
- public:
-  Scratch(size_t n, int slot, size_t keep = kKeptScratchBytes) : buffer_(buffers()[slot]), keep_(keep) {
-    if (buffer_.size < n) {
-      buffer_.data.reset();  // the old one goes first, so that the two never coexist
-      buffer_.data = std::make_unique_for_overwrite<T[]>(n);
-      buffer_.size = n;
-    }
-  }
-  ~Scratch() {
-    if (buffer_.size * sizeof(T) > keep_) buffer_ = Buffer();
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  T* data() { return buffer_.data.get(); }
-
- private:
-  struct Buffer {
-    std::unique_ptr<T[]> data;
-    size_t size = 0;
-  };
-  static Buffer* buffers() {
-    thread_local Buffer kept[3];
-    return kept;
-  }
-  Buffer& buffer_;
-  size_t keep_;
-};
 
 /// C (m x n, rows ldc apart) = A (m x k) * B (k x n), row-major, on the calling thread, through
 /// Eigen (the types other than float32, which run on packed operands).
@@ -302,15 +268,15 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
 void conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
-  if (cg == 1) {
-    // One input channel per group: m windows of weights, few enough to transform all at once.
+  if (conv_direct_suits(p.group, cg, mg)) {
+    // Few channels per group: weights few enough to transform all at once.
     std::vector<float> transformed;
     if (transform) {
-      transformed.assign(pw, pw + p.m * shape_numel(p.kernel));
+      transformed.assign(pw, pw + p.m * cg * shape_numel(p.kernel));
       (*transform)(transformed);
       pw = transformed.data();
     }
-    conv_depthwise(p, px, pw, pb, py, threads);
+    conv_direct(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads);
     return;
   }
   const WindowGeometry g3 = lift_to_3d(p.geo);

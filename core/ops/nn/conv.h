@@ -15,7 +15,8 @@ namespace vn::ops {
 /// buffers: x is (n, c, geo.in...), w is (m, c / group, geo.kernel...), y is (n, m, geo.out...)
 /// and is overwritten. `geo` spans 1 to 3 spatial dims; c and m divide by group. Runs on up to
 /// `threads` OpenMP threads: column tiles of im2col through a float32 GEMM, and a direct sum for
-/// one input channel per group.
+/// groups of few channels (conv_direct.h: depthwise, RegNet-like groups), in the GEMM's summation
+/// order.
 ///
 /// With `transform`, the products read w as transform makes it: it is called, from any of the
 /// threads, on packed copies of the weights of blocks of output channels (sgemm.h's layout, zero
@@ -23,8 +24,8 @@ namespace vn::ops {
 /// operands to a narrower format). A layer whose weights every tile of output positions reads
 /// packs and transforms them once, a block at a time; one with a single tile per group transforms
 /// a thread's channels 64 at a time, each chunk just before its products, so that no transformed
-/// copy of all of a large layer's weights is made. A depthwise convolution's few weights are
-/// transformed at once.
+/// copy of all of a large layer's weights is made. The few weights of a direct sum are transformed
+/// at once.
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
                   const std::function<void(std::span<float>)>* transform = nullptr);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
@@ -137,6 +138,29 @@ TEST(Activations, HardSwishSweep) {
   OpTester t("HardSwish", 14);
   t.input<float>({5}, {-4.0f, -1.5f, 0.0f, 1.5f, -kInfF});
   t.output<float>({5}, {0.0f, -0.375f, 0.0f, 1.125f, 0.0f});
+  t.run();
+}
+
+// The float kernel runs 8 elements at a time, computing the middle piece everywhere and choosing:
+// its values are the scalar piecewise form's, bit for bit, around both joints, at the infinities
+// and NaN, and in the elements past the last whole vector.
+TEST(Activations, HardSwishVectorsHaveTheScalarFormsBits) {
+  std::vector<float> x = sweep_inputs(200);
+  for (float edge : {-3.0f, 3.0f}) {
+    float below = edge, above = edge;
+    for (int i = 0; i < 4; ++i) {
+      below = std::nextafter(below, -kInfF);
+      above = std::nextafter(above, kInfF);
+      x.insert(x.end(), {below, above});
+    }
+    x.push_back(edge);
+  }
+  x.resize(x.size() / 8 * 8 + 5, 2.5f);
+  std::vector<float> want;
+  for (float v : x) want.push_back(v <= -3.0f ? 0.0f : (v >= 3.0f ? v : v * (v / 6.0f + 0.5f)));
+  OpTester t("HardSwish", 22);
+  const Shape shape{static_cast<int64_t>(x.size())};
+  t.input<float>(shape, x).output<float>(shape, want).tolerance(0.0, 0.0);
   t.run();
 }
 

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// The direct float32 convolution of the reference's Conv (conv.cpp) for groups of few channels:
+// depthwise convolutions and the grouped ones of RegNet-like models, which im2col + GEMM runs
+// poorly (tiny GEMMs, an im2col k*k times the input). Internal to the Conv kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "core/ops/spatial.h"
+
+namespace vn::ops {
+
+/// Whether conv_direct computes a convolution of `group` groups of `cg` input and `mg` output
+/// channels: one input channel per group (depthwise, any channel multiplier), or several groups of
+/// few channels each, where it beats im2col + GEMM.
+bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg);
+
+/// y = conv(x, w) (+ one bias per output channel when `bias` is non-null) over dense row-major
+/// buffers laid out as conv_float32's (conv.h), on up to `threads` OpenMP threads. Each output is
+/// summed in one fixed order, whatever the thread count: the bias (or 0), then one multiply-add
+/// per (input channel, kd, kh, kw) in that order, padding taps included (w * 0), each fused into
+/// one rounding under AVX2/FMA. That is the order and the rounding of the float32 im2col + GEMM
+/// path (sgemm.h), so the two give the same bits.
+void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
+                 const float* w, const float* bias, float* y, int threads);
+
+}  // namespace vn::ops

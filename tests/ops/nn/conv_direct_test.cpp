@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+// Conv's direct sum (conv_direct.h: depthwise convolutions and groups of few channels) against
+// the naive double convolution: the unrolled windows (3x3, 5x5, 7x7) and the others, strides 1 to
+// 3, dilations, padding on every side, rows narrower and wider than a vector, 1-D to 3-D, batches
+// and channel multipliers; and its bits: the same on 1 and 4 threads, and the same as im2col +
+// GEMM's.
+#include "core/ops/nn/conv_direct.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/ops/nn/conv.h"
+#include "tests/ops/nn/conv_naive.h"
+#include "tests/ops/op_tester.h"
+
+namespace vn::ops::testing {
+namespace {
+
+TEST(ConvDirect, DepthwiseWindowsAndStrides) {
+  uint32_t seed = 400;
+  for (int64_t k : {1, 3, 5, 7}) {
+    for (int64_t s : {1, 2}) {
+      SCOPED_TRACE("kernel " + std::to_string(k) + " stride " + std::to_string(s));
+      const int64_t p = k / 2;
+      // Odd sizes: the last stride-2 window ends one column short of the input's edge.
+      check_conv({.x = {1, 3, 13, 11}, .m = 3, .group = 3, .kernel = {k, k}, .strides = {s, s}, .pads = {p, p, p, p}},
+                 seed++);
+      check_conv({.x = {1, 2, 12, 17}, .m = 2, .group = 2, .kernel = {k, k}, .strides = {s, s}}, seed++);
+    }
+  }
+}
+
+TEST(ConvDirect, OtherWindowsAndStrides) {
+  // 3x5 and 2x2 windows: taps counted at run time; stride 3: three phases per padded row.
+  check_conv({.x = {1, 3, 10, 12}, .m = 3, .group = 3, .kernel = {3, 5}, .pads = {1, 2, 1, 2}}, 410);
+  check_conv({.x = {1, 2, 9, 9}, .m = 2, .group = 2, .kernel = {2, 2}, .strides = {2, 2}}, 411);
+  check_conv({.x = {1, 2, 14, 23}, .m = 2, .group = 2, .kernel = {3, 3}, .strides = {3, 3}, .pads = {1, 1, 1, 1}}, 412);
+  check_conv({.x = {1, 2, 11, 19}, .m = 2, .group = 2, .kernel = {5, 5}, .strides = {1, 3}, .pads = {2, 0, 2, 1}}, 413);
+  check_conv({.x = {1, 2, 9, 13}, .m = 2, .group = 2, .kernel = {1, 7}, .pads = {0, 3, 0, 3}}, 414);
+  check_conv({.x = {1, 2, 13, 9}, .m = 2, .group = 2, .kernel = {7, 1}, .strides = {2, 1}, .pads = {3, 0, 3, 0}}, 415);
+}
+
+TEST(ConvDirect, Dilations) {
+  // DeepLabV3's dilated 5x5 (dilation 2, pads 4) and a dilation of 6 wider than the input.
+  check_conv({.x = {1, 4, 20, 20}, .m = 4, .group = 4, .kernel = {5, 5}, .dilations = {2, 2}, .pads = {4, 4, 4, 4}},
+             420);
+  check_conv({.x = {1, 2, 11, 13}, .m = 2, .group = 2, .kernel = {3, 3}, .dilations = {6, 6}, .pads = {6, 6, 6, 6}},
+             421);
+  check_conv({.x = {1, 2, 15, 13},
+              .m = 2,
+              .group = 2,
+              .kernel = {3, 3},
+              .strides = {2, 2},
+              .dilations = {2, 3},
+              .pads = {2, 3, 2, 3}},
+             422);
+}
+
+TEST(ConvDirect, PaddingOnEverySide) {
+  check_conv({.x = {1, 2, 9, 10}, .m = 2, .group = 2, .kernel = {3, 3}, .pads = {0, 2, 3, 1}}, 430);
+  // Pads wider than the window reaches: whole rows and columns of outputs are the bias alone.
+  check_conv({.x = {1, 2, 5, 6}, .m = 2, .group = 2, .kernel = {3, 3}, .pads = {4, 5, 3, 4}}, 431);
+  check_conv({.x = {1, 2, 5, 6}, .m = 2, .group = 2, .kernel = {3, 3}, .strides = {2, 2}, .pads = {4, 5, 3, 4}}, 432);
+  for (const char* mode : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    SCOPED_TRACE(mode);
+    check_conv({.x = {1, 3, 9, 11}, .m = 3, .group = 3, .kernel = {3, 3}, .strides = {2, 2}, .auto_pad = mode}, 433);
+    check_conv({.x = {1, 3, 10, 7}, .m = 3, .group = 3, .kernel = {4, 5}, .strides = {2, 2}, .auto_pad = mode}, 434);
+  }
+}
+
+TEST(ConvDirect, RowsNarrowerAndWiderThanAVector) {
+  // Output widths around the 8-float vector and the 4-vector blocks (8, 32, 40 split 32 + 8),
+  // heights around the 8-row blocks.
+  uint32_t seed = 440;
+  for (int64_t w : {1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 40, 67}) {
+    for (int64_t h : {1, 9}) {
+      SCOPED_TRACE("width " + std::to_string(w) + " height " + std::to_string(h));
+      check_conv({.x = {1, 2, h, w}, .m = 2, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, seed++);
+      check_conv({.x = {1, 2, 2 * h + 1, 2 * w + 1}, .m = 2, .group = 2, .kernel = {3, 3}, .strides = {2, 2}}, seed++);
+    }
+  }
+}
+
+TEST(ConvDirect, OneAndThreeDimensional) {
+  check_conv({.x = {2, 4, 29}, .m = 4, .group = 4, .kernel = {7}, .strides = {2}, .pads = {3, 2}}, 450);
+  check_conv({.x = {1, 3, 9}, .m = 6, .group = 3, .kernel = {3}, .dilations = {2}, .pads = {2, 2}}, 451);
+  check_conv(
+      {.x = {1, 3, 5, 6, 7}, .m = 3, .group = 3, .kernel = {3, 3, 3}, .strides = {1, 2, 1}, .pads = {1, 1, 1, 1, 1, 1}},
+      452);
+  check_conv({.x = {2, 2, 4, 5, 6},
+              .m = 4,
+              .group = 2,
+              .kernel = {2, 3, 3},
+              .strides = {2, 1, 2},
+              .dilations = {1, 2, 1},
+              .pads = {1, 2, 0, 0, 1, 2}},
+             453);
+}
+
+TEST(ConvDirect, BatchesAndChannelMultipliers) {
+  check_conv({.x = {3, 4, 9, 10}, .m = 8, .group = 4, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 460);
+  check_conv({.x = {2, 3, 7, 7}, .m = 9, .group = 3, .kernel = {5, 5}, .strides = {2, 2}, .pads = {2, 2, 2, 2}}, 461);
+  check_conv({.x = {2, 5, 6, 9}, .m = 5, .group = 5, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 462);
+}
+
+TEST(ConvDirect, GroupsOfFewChannels) {
+  ASSERT_TRUE(conv_direct_suits(2, 8, 8));
+  ASSERT_FALSE(conv_direct_suits(1, 8, 8));  // one group is one GEMM
+  // RegNetY's groups of 8 channels in and out, at stride 1 and 2; 4 in and 8 out; 16 in and 8 out.
+  check_conv({.x = {1, 16, 14, 14}, .m = 16, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 470);
+  check_conv({.x = {2, 24, 11, 9}, .m = 24, .group = 3, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+             471);
+  check_conv({.x = {1, 12, 9, 9}, .m = 24, .group = 3, .kernel = {5, 5}, .pads = {2, 2, 2, 2}}, 472);
+  check_conv({.x = {1, 32, 6, 19}, .m = 16, .group = 2, .kernel = {1, 3}, .pads = {0, 1, 0, 1}, .bias = false}, 473);
+}
+
+TEST(ConvDirect, LargePlanesAreCopiedInChunksOfRows) {
+  // A padded copy of more than 1 MiB is cut into chunks of output rows, each copying the input
+  // rows it reads (here 2 and 3 chunks).
+  check_conv({.x = {1, 1, 520, 515}, .m = 1, .group = 1, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 475);
+  check_conv({.x = {1, 8, 363, 361}, .m = 4, .group = 2, .kernel = {3, 3}, .strides = {2, 1}, .pads = {1, 1, 1, 1}},
+             476);
+}
+
+TEST(ConvDirect, EdgeValuesStayInTheirWindows) {
+  // Infinities in the first and last column of every row and a NaN inside: a row's copy must not
+  // carry the next row's first column into its right padding, nor the previous row's last one.
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t s : {1, 2}) {
+    const int64_t h = 9, w = 11;
+    std::vector<float> x = random_floats(static_cast<size_t>(2 * h * w), 480);
+    for (int64_t r = 0; r < 2 * h; ++r) {
+      x[r * w] = inf;
+      x[r * w + w - 1] = -inf;
+    }
+    x[3 * w + 5] = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> wt(18, 0.5f);
+    const ConvConfig c{.x = {1, 2, h, w},
+                       .m = 2,
+                       .group = 2,
+                       .kernel = {3, 3},
+                       .strides = {s, s},
+                       .pads = {1, 1, 1, 1},
+                       .bias = false};
+    Shape out_shape;
+    const std::vector<float> want = naive_conv(c, x, wt, {}, out_shape);
+    OpTester t("Conv", 11);
+    t.attr("group", c.group).attr("strides", c.strides).attr("pads", c.pads);
+    t.input<float>(c.x, x).input<float>({2, 1, 3, 3}, wt).output<float>(out_shape, want);
+    t.run();
+  }
+}
+
+TEST(ConvDirect, ThreadCountKeepsTheBits) {
+  const std::vector<ConvConfig> configs = {
+      {.x = {2, 6, 23, 19}, .m = 6, .group = 6, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+      // Fewer (image, group) pairs than threads: the output rows are cut among them too.
+      {.x = {1, 2, 37, 21}, .m = 4, .group = 2, .kernel = {5, 5}, .dilations = {2, 2}, .pads = {4, 4, 4, 4}},
+      {.x = {1, 2, 6, 9, 7}, .m = 2, .group = 2, .kernel = {3, 3, 3}, .pads = {1, 1, 1, 1, 1, 1}},
+      {.x = {1, 16, 15, 15}, .m = 16, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}},
+  };
+  uint32_t seed = 490;
+  for (ConvConfig c : configs) {
+    SCOPED_TRACE("config with seed " + std::to_string(seed));
+    c.threads = 1;
+    const std::vector<Tensor> one = check_conv(c, seed);
+    c.threads = 4;
+    const std::vector<Tensor> four = check_conv(c, seed++);
+    ASSERT_EQ(one.size(), 1u);
+    ASSERT_EQ(four.size(), 1u);
+    ASSERT_EQ(one[0].shape(), four[0].shape());
+    EXPECT_EQ(std::memcmp(one[0].data<float>(), four[0].data<float>(), one[0].numel() * sizeof(float)), 0);
+  }
+}
+
+// A grouped convolution is its groups' convolutions side by side: computed directly, each group's
+// outputs have the bits of that group alone run as one im2col + GEMM (one group never runs
+// directly), the direct sum following the GEMM's order and rounding.
+TEST(ConvDirect, SameBitsAsTheGemm) {
+  for (int64_t cg : {4, 8, 16}) {
+    SCOPED_TRACE("channels per group " + std::to_string(cg));
+    const int64_t group = 3, mg = 8, h = 13, w = 11;
+    WindowGeometry geo;
+    geo.in = {h, w};
+    geo.kernel = {3, 3};
+    geo.strides = {1, 1};
+    geo.dilations = {1, 1};
+    geo.pads_begin = {1, 1};
+    geo.pads_end = {1, 1};
+    geo.out = {h, w};
+    const int64_t in_size = h * w, out_size = h * w, k_size = 9;
+    const std::vector<float> x = random_floats(static_cast<size_t>(group * cg * in_size), 500);
+    const std::vector<float> wt = random_floats(static_cast<size_t>(group * mg * cg * k_size), 501);
+    const std::vector<float> b = random_floats(static_cast<size_t>(group * mg), 502);
+    std::vector<float> direct(static_cast<size_t>(group * mg * out_size));
+    conv_float32(geo, 1, group * cg, group * mg, group, x.data(), wt.data(), b.data(), direct.data(), 1);
+    for (int64_t gi = 0; gi < group; ++gi) {
+      std::vector<float> gemm(static_cast<size_t>(mg * out_size));
+      conv_float32(geo, 1, cg, mg, 1, x.data() + gi * cg * in_size, wt.data() + gi * mg * cg * k_size,
+                   b.data() + gi * mg, gemm.data(), 1);
+      EXPECT_EQ(std::memcmp(gemm.data(), direct.data() + gi * mg * out_size, gemm.size() * sizeof(float)), 0) << gi;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vn::ops::testing
