@@ -17,6 +17,11 @@ int capped_threads(int wanted) {
   return std::max(n, 1);
 }
 
+int threads_for_work(int wanted, int64_t work, int64_t grain) {
+  const int64_t useful = work / std::max<int64_t>(grain, 1);
+  return static_cast<int>(std::clamp<int64_t>(useful, 1, capped_threads(wanted)));
+}
+
 ThreadCapScope::ThreadCapScope(int cap) : previous_(tls_cap) { tls_cap = std::max(cap, 0); }
 
 ThreadCapScope::~ThreadCapScope() { tls_cap = previous_; }

@@ -5,6 +5,8 @@
 // parallel region started from that thread uses min(prepared count, cap).
 #pragma once
 
+#include <cstdint>
+
 namespace vn {
 
 /// The cap of the calling OS thread; 0 when there is none.
@@ -12,6 +14,11 @@ int thread_cap();
 
 /// `wanted` threads limited by the calling thread's cap; at least 1.
 int capped_threads(int wanted);
+
+/// `wanted` threads (capped) reduced so that each has at least `grain` units of `work`; at least
+/// 1. Parallel regions size their team with it: a region of a few microseconds of work started on
+/// every core of a large machine costs more than it saves.
+int threads_for_work(int wanted, int64_t work, int64_t grain);
 
 /// Sets the calling thread's cap for its lifetime and restores the previous one after.
 class ThreadCapScope {

@@ -197,6 +197,12 @@ inline constexpr int64_t kMemoryBoundGrain = int64_t{1} << 15;
 /// detection-head fixture's Sigmoid (61K elements) took 165 us on one thread, 100 on two.
 inline constexpr int64_t kComputeBoundGrain = int64_t{1} << 12;
 
+/// Multiply-adds per thread below which a product-like kernel (a convolution) uses fewer threads:
+/// starting a thread and sharing out the work cost microseconds, which the small layers of a
+/// mobile network (tens of microseconds of work) paid on every thread of a 16-core machine.
+inline constexpr int64_t kProductGrain = int64_t{1} << 18;
+
+
 /// Calls f(begin, end) on contiguous chunks covering [0, n), one chunk per thread, when each
 /// thread gets at least `grain` elements; otherwise calls f(0, n) once.
 template <typename F>

@@ -445,7 +445,8 @@ class ConvKernel final : public LayerKernel {
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
-#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
+#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, \
+                                                          ops::kProductGrain)) schedule(static)
     for (int64_t plane = 0; plane < batch * m; ++plane) {
       const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
       const float* xg = x + (img * group_ * cg + gi * cg) * in_size;

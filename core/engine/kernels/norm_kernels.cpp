@@ -8,6 +8,7 @@
 
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
 
 namespace vn::engine::kernels {
 namespace {
@@ -54,7 +55,8 @@ class LayerNormKernel final : public LayerKernel {
     const TacticId tactic = args_.tactic;
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
+#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, rows * d, ops::kMemoryBoundGrain)) \
+    schedule(static)
         for (int64_t r = 0; r < rows; ++r) {
           const float* xr = px + r * d;
           float* yr = py + r * d;

@@ -8,6 +8,7 @@
 
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
 #include "core/ops/kernel_context.h"
 #include "core/ops/spatial.h"
 
@@ -64,7 +65,8 @@ class PoolKernel final : public LayerKernel {
     float* py = y.mutable_data<float>();
     const bool include_pad = include_pad_;
     dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
+#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, planes * in_size, ops::kMemoryBoundGrain)) \
+    schedule(static)
       for (int64_t p = 0; p < planes; ++p) {
         const float* xp = px + p * in_size;
         if (!global_) {

@@ -7,6 +7,7 @@
 
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
 
 namespace vn::engine::kernels {
 namespace {
@@ -87,7 +88,8 @@ class ReduceKernel final : public LayerKernel {
     const int64_t count = static_cast<int64_t>(red.size());
     const bool pairwise = args_.tactic == TacticId::kReducePairwise;
     dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
+#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, static_cast<int64_t>(kept.size()) * count, \
+                                                          ops::kMemoryBoundGrain)) schedule(static)
       for (int64_t o = 0; o < static_cast<int64_t>(kept.size()); ++o) {
         std::vector<float> values(static_cast<size_t>(count));
         for (int64_t r = 0; r < count; ++r)

@@ -268,6 +268,7 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
 void conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
+  threads = threads_for_work(threads, p.n * p.m * cg * shape_numel(p.kernel) * shape_numel(p.geo.out), kProductGrain);
   if (conv_direct_suits(p.group, cg, mg)) {
     // Few channels per group: weights few enough to transform all at once.
     std::vector<float> transformed;

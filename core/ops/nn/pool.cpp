@@ -188,7 +188,8 @@ Status max_pool(KernelContext& ctx) {
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();
     const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
-    const int threads = ctx.num_threads();
+    const int threads =
+        threads_for_work(ctx.num_threads(), s.planes * out_plane * shape_numel(g.kernel), kMemoryBoundGrain);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && s.planes > 1)
     for (int64_t p = 0; p < s.planes; ++p) {
       const T* xp = px + p * in_size;
@@ -301,7 +302,8 @@ Status average_pool(KernelContext& ctx) {
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();
     const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
-    const int threads = ctx.num_threads();
+    const int threads =
+        threads_for_work(ctx.num_threads(), s.planes * out_plane * shape_numel(g.kernel), kMemoryBoundGrain);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && s.planes > 1)
     for (int64_t p = 0; p < s.planes; ++p) {
       average_pool_plane(px + p * in_size, g, include_pad, py + p * out_plane);
@@ -329,7 +331,7 @@ Status global_pool(KernelContext& ctx) {
     VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
     const T* px = x.data<T>();
     T* py = planes > 0 ? y->mutable_data<T>() : nullptr;
-    const int threads = ctx.num_threads();
+    const int threads = threads_for_work(ctx.num_threads(), planes * size, kMemoryBoundGrain);
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && planes > 1)
     for (int64_t p = 0; p < planes; ++p) {
       const T* xp = px + p * size;
