@@ -42,10 +42,9 @@ constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
 /// low bits of the sum.
 constexpr double kShifter = 0x1.8p52;
 /// P(r) ~ (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2], highest degree first.
-constexpr double kExpP[] = {0x1.af389eeb9e5e9p-26, 0x1.28917ca046b86p-22, 0x1.71de0db2eafc6p-19,
-                            0x1.a019b9148739fp-16, 0x1.a01a01a7c2f2ep-13, 0x1.6c16c17889f40p-10,
-                            0x1.11111111109b5p-7,  0x1.5555555553d68p-5,  0x1.5555555555556p-3,
-                            0x1.0000000000001p-1};
+constexpr double kExpP[] = {0x1.af389eeb9e5e9p-26, 0x1.28917ca046b86p-22, 0x1.71de0db2eafc6p-19, 0x1.a019b9148739fp-16,
+                            0x1.a01a01a7c2f2ep-13, 0x1.6c16c17889f40p-10, 0x1.11111111109b5p-7,  0x1.5555555553d68p-5,
+                            0x1.5555555555556p-3,  0x1.0000000000001p-1};
 /// exp of a float beyond these rounds to +inf (above 88.7228...) or +0 (below -103.97...).
 constexpr double kExpMin = -104.0;
 constexpr double kExpMax = 89.0;
@@ -53,20 +52,19 @@ constexpr double kExpMax = 89.0;
 constexpr double kTwoOverSqrtPiHi = 0x1.20dd750429b6dp+0;
 constexpr double kTwoOverSqrtPiLo = 0x1.1ae3a914fed80p-56;
 /// Q(u) ~ (erf(sqrt u) / sqrt u - 2/sqrt(pi)) / u on [0, 2.25], highest degree first.
-constexpr double kErfQ[] = {-0x1.50eb1e5ede979p-39, 0x1.2fc27767987dbp-34, -0x1.37c56564237a4p-30,
+constexpr double kErfQ[] = {-0x1.50eb1e5ede979p-39, 0x1.2fc27767987dbp-34,  -0x1.37c56564237a4p-30,
                             0x1.f46982dce9144p-27,  -0x1.5e83ca06a9d4fp-23, 0x1.b9c076965d04bp-20,
-                            -0x1.f4ce0747483a4p-17, 0x1.f9a2cf56ab133p-14, -0x1.c02daf4c468ddp-11,
-                            0x1.565bcce4b1a1ap-8,   -0x1.b82ce310d1efbp-6, 0x1.ce2f21a0399d9p-4,
+                            -0x1.f4ce0747483a4p-17, 0x1.f9a2cf56ab133p-14,  -0x1.c02daf4c468ddp-11,
+                            0x1.565bcce4b1a1ap-8,   -0x1.b82ce310d1efbp-6,  0x1.ce2f21a0399d9p-4,
                             -0x1.812746b0378d5p-2};
 constexpr double kErfSplit = 1.5;
 constexpr double kErfMax = 6.0;
 constexpr double kErfcCenter = 3.75;
 /// L(v) ~ log(erfc(x)) + x^2 for v = x - 3.75, x in [1.5, 6], highest degree first.
-constexpr double kErfcL[] = {0x1.10a797e8ab844p-30,  0x1.93d1413489e11p-27,  0x1.19c14a8a14c4dp-24,
-                             0x1.f441405f0fca4p-23,  0x1.d6a342e0d0007p-22,  0x1.35ba7fea9b086p-20,
-                             -0x1.29734a320ef37p-19, 0x1.3bc43ae4349dcp-16,  -0x1.e3f07b124d19ep-14,
-                             0x1.74687380810f8p-11,  -0x1.22c85bcdb3198p-8,  0x1.e5848e6e89587p-6,
-                             -0x1.0069ec23882a9p-2,  -0x1.ed4d6e21a10c9p+0};
+constexpr double kErfcL[] = {
+    0x1.10a797e8ab844p-30, 0x1.93d1413489e11p-27,  0x1.19c14a8a14c4dp-24, 0x1.f441405f0fca4p-23,  0x1.d6a342e0d0007p-22,
+    0x1.35ba7fea9b086p-20, -0x1.29734a320ef37p-19, 0x1.3bc43ae4349dcp-16, -0x1.e3f07b124d19ep-14, 0x1.74687380810f8p-11,
+    -0x1.22c85bcdb3198p-8, 0x1.e5848e6e89587p-6,   -0x1.0069ec23882a9p-2, -0x1.ed4d6e21a10c9p+0};
 constexpr double kInvSqrt2 = 0x1.6a09e667f3bcdp-1;
 
 // ---- Scalar definitions ---------------------------------------------------------------------------
@@ -159,7 +157,8 @@ __m256 keep_nan(__m256 x, __m256 r) {
 /// when one is NaN), and a NaN goes through exp_core unchanged: its payload sits above the low 29
 /// bits of the double, so the exponent shift adds nothing, and the result is x + x as on scalars.
 __m256 exp_of_floats(__m256 x) {
-  x = _mm256_min_ps(_mm256_set1_ps(static_cast<float>(kExpMax)), _mm256_max_ps(_mm256_set1_ps(static_cast<float>(kExpMin)), x));
+  x = _mm256_min_ps(_mm256_set1_ps(static_cast<float>(kExpMax)),
+                    _mm256_max_ps(_mm256_set1_ps(static_cast<float>(kExpMin)), x));
   const __m128 lo = _mm256_cvtpd_ps(exp_core(_mm256_cvtps_pd(_mm256_castps256_ps128(x))));
   const __m128 hi = _mm256_cvtpd_ps(exp_core(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1))));
   return _mm256_set_m128(hi, lo);

@@ -60,11 +60,12 @@ Counts sweep(const char* name, uint64_t stride, Vec vec, Scalar scalar, Glibc gl
       }
     }
   }
-  std::printf("%s: %llu patterns; differ from the double function rounded to float: vmath %llu, glibc %llu "
-              "(%.2e), the long double function rounded %llu; vector and scalar paths differ: %llu\n",
-              name, static_cast<unsigned long long>(c.tested), static_cast<unsigned long long>(c.ours),
-              static_cast<unsigned long long>(c.glibc), static_cast<double>(c.glibc) / static_cast<double>(c.tested),
-              static_cast<unsigned long long>(c.long_double), static_cast<unsigned long long>(c.paths));
+  std::printf(
+      "%s: %llu patterns; differ from the double function rounded to float: vmath %llu, glibc %llu "
+      "(%.2e), the long double function rounded %llu; vector and scalar paths differ: %llu\n",
+      name, static_cast<unsigned long long>(c.tested), static_cast<unsigned long long>(c.ours),
+      static_cast<unsigned long long>(c.glibc), static_cast<double>(c.glibc) / static_cast<double>(c.tested),
+      static_cast<unsigned long long>(c.long_double), static_cast<unsigned long long>(c.paths));
   return c;
 }
 
@@ -99,14 +100,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: vn_bench_vector_math [STRIDE >= 1]\n");
     return 2;
   }
-  sweep("exp", stride, [](const float* x, float* y, int64_t n) { vmath::exp(x, y, n); },
-        [](float v) { return vmath::exp(v); }, [](float v) { return std::exp(v); },
-        [](float v) { return static_cast<float>(std::exp(static_cast<double>(v))); },
-        [](float v) { return static_cast<float>(std::exp(static_cast<long double>(v))); });
-  sweep("erf", stride, [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); },
-        [](float v) { return vmath::erf(v); }, [](float v) { return std::erf(v); },
-        [](float v) { return static_cast<float>(std::erf(static_cast<double>(v))); },
-        [](float v) { return static_cast<float>(std::erf(static_cast<long double>(v))); });
+  sweep(
+      "exp", stride, [](const float* x, float* y, int64_t n) { vmath::exp(x, y, n); },
+      [](float v) { return vmath::exp(v); }, [](float v) { return std::exp(v); },
+      [](float v) { return static_cast<float>(std::exp(static_cast<double>(v))); },
+      [](float v) { return static_cast<float>(std::exp(static_cast<long double>(v))); });
+  sweep(
+      "erf", stride, [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); },
+      [](float v) { return vmath::erf(v); }, [](float v) { return std::erf(v); },
+      [](float v) { return static_cast<float>(std::erf(static_cast<double>(v))); },
+      [](float v) { return static_cast<float>(std::erf(static_cast<long double>(v))); });
 
   std::mt19937 rng(7);
   std::vector<float> scores(1 << 13), activations(1 << 13);
@@ -114,14 +117,19 @@ int main(int argc, char** argv) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (float& v : scores) v = below(rng);
   for (float& v : activations) v = normal(rng);
-  speed("exp on [-30, 0]", scores, [](const float* x, float* y, int64_t n) { vmath::exp(x, y, n); },
-        [](float v) { return std::exp(v); });
-  speed("erf on N(0, 1)", activations, [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); },
-        [](float v) { return std::erf(v); });
-  speed("erf on N(0, 3)", [&] {
-    std::vector<float> w(activations);
-    for (float& v : w) v *= 3.0f;
-    return w;
-  }(), [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); }, [](float v) { return std::erf(v); });
+  speed(
+      "exp on [-30, 0]", scores, [](const float* x, float* y, int64_t n) { vmath::exp(x, y, n); },
+      [](float v) { return std::exp(v); });
+  speed(
+      "erf on N(0, 1)", activations, [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); },
+      [](float v) { return std::erf(v); });
+  speed(
+      "erf on N(0, 3)",
+      [&] {
+        std::vector<float> w(activations);
+        for (float& v : w) v *= 3.0f;
+        return w;
+      }(),
+      [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); }, [](float v) { return std::erf(v); });
   return 0;
 }

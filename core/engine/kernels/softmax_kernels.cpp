@@ -97,8 +97,8 @@ class SoftmaxKernel final : public LayerKernel {
     const int threads = static_cast<int>(std::clamp<int64_t>(rows, 1, capped_threads(args_.num_threads)));
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-        // Each thread takes a contiguous range of rows; a row along an axis other than the last
-        // is copied out and back.
+      // Each thread takes a contiguous range of rows; a row along an axis other than the last
+      // is copied out and back.
 #pragma omp parallel num_threads(threads)
         {
           const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();

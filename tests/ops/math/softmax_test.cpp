@@ -207,7 +207,9 @@ TEST(Softmax, ThreadsGiveBitIdenticalOutputs) {
 TEST(Softmax, Float32LastAxisIsItsStepsBitForBit) {
   const int64_t rows = 5, len = 1003;
   std::vector<float> x(static_cast<size_t>(rows * len));
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.731f * static_cast<float>(i)) * 30.0f + 0.01f * static_cast<float>(i % 17);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = std::sin(0.731f * static_cast<float>(i)) * 30.0f + 0.01f * static_cast<float>(i % 17);
+  }
   for (const bool log : {false, true}) {
     OpTester t(log ? "LogSoftmax" : "Softmax", 13);
     t.input<float>({rows, len}, x).unchecked_output();

@@ -53,9 +53,26 @@ void expect_same(float got, float want, float x) {
 }
 
 TEST(VectorMath, ExpSpecialValues) {
-  const std::vector<float> x = {0.0f, -0.0f, kInf, -kInf, 1.0f, -1.0f, from_bits(0x42b17217), from_bits(0x42b17218),
-                                88.8f, 1e30f, -87.0f, -100.0f, -103.9f, -103.98f, -104.0f, -1e30f, 0x1p-24f, -0x1p-25f,
-                                0x1p-149f, -0x1p-149f};
+  const std::vector<float> x = {0.0f,
+                                -0.0f,
+                                kInf,
+                                -kInf,
+                                1.0f,
+                                -1.0f,
+                                from_bits(0x42b17217),
+                                from_bits(0x42b17218),
+                                88.8f,
+                                1e30f,
+                                -87.0f,
+                                -100.0f,
+                                -103.9f,
+                                -103.98f,
+                                -104.0f,
+                                -1e30f,
+                                0x1p-24f,
+                                -0x1p-25f,
+                                0x1p-149f,
+                                -0x1p-149f};
   const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { exp(a, b, n); });
   EXPECT_EQ(bits(y[0]), bits(1.0f));
   EXPECT_EQ(bits(y[1]), bits(1.0f));
@@ -83,9 +100,14 @@ TEST(VectorMath, ExpSpecialValues) {
 TEST(VectorMath, NaNStaysTheSameNaN) {
   // Quiet and signalling, both signs, with payloads: the result is x + x (the NaN, quieted), as
   // from glibc's expf and erff.
-  const std::vector<float> x = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
-                                from_bits(0x7fc12345), from_bits(0xffc00001), from_bits(0x7f800001),
-                                from_bits(0xff8abcde), from_bits(0x7fa00000), from_bits(0x7fffffff)};
+  const std::vector<float> x = {std::numeric_limits<float>::quiet_NaN(),
+                                -std::numeric_limits<float>::quiet_NaN(),
+                                from_bits(0x7fc12345),
+                                from_bits(0xffc00001),
+                                from_bits(0x7f800001),
+                                from_bits(0xff8abcde),
+                                from_bits(0x7fa00000),
+                                from_bits(0x7fffffff)};
   std::vector<float> want(x.size());
   for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] + x[i];
   const auto check = [&](const std::vector<float>& y) {
@@ -101,8 +123,8 @@ TEST(VectorMath, NaNStaysTheSameNaN) {
 }
 
 TEST(VectorMath, ErfSpecialValues) {
-  const std::vector<float> x = {0.0f, -0.0f, kInf, -kInf, 0x1p-149f, -0x1p-149f, 0x1p-126f, 1e-20f, 1.4999999f, 1.5f,
-                                3.9f, 3.95f, 6.0f, 10.0f, -10.0f, 1e30f};
+  const std::vector<float> x = {0.0f,       -0.0f, kInf, -kInf, 0x1p-149f, -0x1p-149f, 0x1p-126f, 1e-20f,
+                                1.4999999f, 1.5f,  3.9f, 3.95f, 6.0f,      10.0f,      -10.0f,    1e30f};
   const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { erf(a, b, n); });
   EXPECT_EQ(bits(y[0]), bits(0.0f));
   EXPECT_EQ(bits(y[1]), bits(-0.0f));
