@@ -262,12 +262,22 @@ void erf(const float* x, float* y, int64_t n) {
 void gelu_erf(const float* x, float* y, int64_t n) {
   int64_t i = 0;
 #ifdef VN_VMATH_AVX2
-  for (; i + 4 <= n; i += 4) {
-    // A NaN lane stays NaN: 0.5 x carries it whatever erf_core gives.
-    const __m256d xd = _mm256_cvtps_pd(_mm_loadu_ps(x + i));
-    const __m256d e = erf_core(_mm256_mul_pd(xd, _mm256_set1_pd(kInvSqrt2)));
-    const __m256d g = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), xd), _mm256_add_pd(_mm256_set1_pd(1.0), e));
-    _mm_storeu_ps(y + i, _mm256_cvtpd_ps(g));
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  // Below 2.1, x / sqrt 2 is below 1.5: erf_core would take erf_small for every lane.
+  const __m256 small_bound = _mm256_set1_ps(2.1f);
+  const __m256d inv_sqrt2 = _mm256_set1_pd(kInvSqrt2), half = _mm256_set1_pd(0.5), one = _mm256_set1_pd(1.0);
+  for (; i + 8 <= n; i += 8) {
+    // A NaN lane stays NaN: 0.5 x carries it whatever erf gives.
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const bool small = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(v, abs_mask), small_bound, _CMP_LT_OQ)) == 0xFF;
+    __m128 r[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256d xd = _mm256_cvtps_pd(h == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
+      const __m256d t = _mm256_mul_pd(xd, inv_sqrt2);
+      const __m256d e = small ? erf_small(t, _mm256_mul_pd(t, t)) : erf_core(t);
+      r[h] = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_mul_pd(half, xd), _mm256_add_pd(one, e)));
+    }
+    _mm256_storeu_ps(y + i, _mm256_set_m128(r[1], r[0]));
   }
 #endif
   for (; i < n; ++i) y[i] = gelu_of_float(x[i]);
