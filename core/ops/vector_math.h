@@ -9,8 +9,8 @@
 // double formula, with no fused or reordered step of the compiler's choosing, so the two give the
 // same bits.
 //
-// Edges are those of the C library's float functions: exp overflows to +inf above 88.72283935546875
-// and gives the correctly rounded subnormal or +0 below -87.34, exp(-inf) = +0, erf(±0) = ±0,
+// Edges are those of the C library's float functions: exp overflows to +inf from 88.72283935546875
+// on and gives the correctly rounded subnormal or +0 below -87.34, exp(-inf) = +0, erf(±0) = ±0,
 // erf(±inf) = ±1, and NaN gives the same NaN (quieted).
 #pragma once
 
