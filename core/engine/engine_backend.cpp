@@ -19,6 +19,8 @@ struct EngineBackend::Step {
   std::vector<int> outputs;  // slot per spec output
   std::vector<int> release;  // slots whose last reader is this step
   std::vector<int> release_streamed;  // the same when outputs are streamed (RunOptions::stream)
+  std::vector<char> dying;            // per input: its slot is in release (CompiledLayer::run)
+  std::vector<char> dying_streamed;   // the same for release_streamed
 };
 
 EngineBackend::EngineBackend(EngineOptions options, const ops::OpRegistry& registry)
@@ -134,6 +136,19 @@ Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& opt
   };
   plan_releases(keep, &Step::release);
   plan_releases(keep_streamed, &Step::release_streamed);
+  // An input read twice by its layer is not marked: the kernel would write over what it reads.
+  const auto mark_dying = [](const std::vector<int>& inputs, const std::vector<int>& released) {
+    std::vector<char> dying(inputs.size(), 0);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      dying[i] = std::count(inputs.begin(), inputs.end(), inputs[i]) == 1 &&
+                 std::find(released.begin(), released.end(), inputs[i]) != released.end();
+    }
+    return dying;
+  };
+  for (Step& step : steps_) {
+    step.dying = mark_dying(step.inputs, step.release);
+    step.dying_streamed = mark_dying(step.inputs, step.release_streamed);
+  }
   return Status::OK();
 }
 
@@ -179,7 +194,8 @@ Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptio
     }
     outputs.assign(step.outputs.size(), Tensor());
     const auto start = options.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    if (Status st = layer.run(inputs, outputs); !st.ok()) return st.with_node(node.ref(step.node));
+    const std::vector<char>& dying = options.stream ? step.dying_streamed : step.dying;
+    if (Status st = layer.run(inputs, outputs, dying); !st.ok()) return st.with_node(node.ref(step.node));
     if (options.profile) {
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       const LayerInfo& info = layer_infos_[step.layer];

@@ -116,14 +116,19 @@ CompiledLayer::CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId
       faults_(std::move(faults)),
       scales_(std::move(scales)) {}
 
-Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const {
+Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs,
+                          std::span<const char> dying) const {
   const DType storage = this->storage();
   std::vector<const Tensor*> ins(inputs.begin(), inputs.end());
   std::vector<Tensor> reformatted;
   reformatted.reserve(ins.size());
+  // A reformatted copy is the layer's own: nothing reads it after the kernel.
+  std::vector<char> gone(ins.size(), 0);
+  for (size_t i = 0; i < ins.size() && i < dying.size(); ++i) gone[i] = dying[i];
   const bool int8 = storage == DType::kInt8;
   for (size_t i = 0; i < ins.size(); ++i) {
     if (ins[i]->dtype() != DType::kFloat32 || format_contains(storage, input_formats_[i])) continue;
+    gone[i] = 1;
     reformatted.push_back(ins[i]->clone());
     if (int8) {
       fake_quantize_in_place(reformatted.back().mutable_values<float>(), scales_.inputs[i]);
@@ -132,7 +137,7 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
     }
     ins[i] = &reformatted.back();
   }
-  VN_RETURN_IF_ERROR(kernel_->run(ins, outputs));
+  VN_RETURN_IF_ERROR(kernel_->run_dying(ins, gone, outputs));
   for (size_t o = 0; o < outputs.size(); ++o) {
     Tensor& out = outputs[o];
     if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;

@@ -94,6 +94,14 @@ class LayerKernel {
   /// `outputs` has one slot per spec.outputs, which the kernel fills (with tensors it owns unless
   /// KernelArgs::outputs_modified was false). Errors are tagged with the node that failed.
   virtual Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const = 0;
+  /// run() for a caller that reads no input marked in `dying` (one flag per input, or none) after
+  /// this layer: the kernel may write an output over such an input's buffer where nothing else
+  /// holds it (Tensor::sole_owner). By default, run().
+  virtual Status run_dying(std::span<const Tensor* const> inputs, std::span<const char> dying,
+                           std::span<Tensor> outputs) const {
+    (void)dying;
+    return run(inputs, outputs);
+  }
 };
 
 /// Everything a kernel factory needs.
@@ -157,8 +165,9 @@ class CompiledLayer {
 
   /// Runs the layer: reformats (or quantizes) inputs, runs the kernel, applies the faults, then
   /// rounds (or requantizes) every float32 output to the storage format. `outputs` has one slot
-  /// per spec.outputs.
-  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const;
+  /// per spec.outputs. `dying` marks the inputs the caller reads no more (LayerKernel::run_dying).
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs,
+             std::span<const char> dying = {}) const;
 
  private:
   const LayerSpec* spec_;

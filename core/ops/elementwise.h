@@ -47,6 +47,20 @@ Status unary_widened(KernelContext& ctx, F f, int64_t grain = kMemoryBoundGrain)
   return unary_scalar<T>(ctx, [f](T v) { return static_cast<T>(f(static_cast<W>(v))); }, grain);
 }
 
+/// Writes output 0 = f over float32 input 0, where f(x, y, n) writes y[0, n) from x[0, n)
+/// elementwise (vector_math.h's arrays): y may be x, and f is called on slices, from several
+/// threads, as in unary_map.
+template <typename F>
+Status unary_float_arrays(KernelContext& ctx, F f, int64_t grain = kComputeBoundGrain) {
+  const Tensor& x = ctx.input(0);
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, DType::kFloat32, x.shape()));
+  if (x.numel() == 0) return Status::OK();
+  const float* px = x.data<float>();
+  float* py = y->mutable_data<float>();
+  parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) { f(px + lo, py + lo, hi - lo); }, grain);
+  return Status::OK();
+}
+
 /// One broadcast row of a binary op: n results from a (stride sa, 0 or 1) and b (stride sb).
 template <typename TA, typename TB, typename R, typename Op>
 void binary_row(const TA* a, int64_t sa, const TB* b, int64_t sb, R* out, int64_t n, const Op& op) {

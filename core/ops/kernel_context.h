@@ -78,6 +78,8 @@ class KernelContext {
   /// elements at the same index of those inputs that have the output's shape (and from inputs
   /// it broadcasts, read-only): output i may then be the buffer of such an input of its dtype
   /// that the executor has marked dying here (see set_dying_inputs) and that nothing else holds.
+  /// A kernel that reads each row of an input before it writes that row of the output (Softmax)
+  /// may use it too.
   Result<Tensor*> allocate_output_elementwise(size_t i, DType dtype, Shape shape);
   /// Marks the inputs whose values nobody reads after this node (dying[i] for input i), for
   /// allocate_output_elementwise. Unmarked by default.

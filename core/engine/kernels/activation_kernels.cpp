@@ -3,6 +3,7 @@
 // residual Add+Relu layer (eltwise__add_relu).
 #include <omp.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/vector_math.h"
 
 namespace vn::engine::kernels {
 namespace {
@@ -75,15 +77,27 @@ float exact(ActivationFn fn, float alpha, float beta, float v) {
       return v * (h < 0.0f ? 0.0f : (h > 1.0f ? 1.0f : h));
     }
     case ActivationFn::kExp:
-      return std::exp(v);
+      return ops::vmath::exp(v);
     case ActivationFn::kErf:
-      return std::erf(v);
+      return ops::vmath::erf(v);
     case ActivationFn::kSiLU:
       return v / (1.0f + std::exp(-v));
     case ActivationFn::kGelu:
-      return 0.5f * v * (1.0f + std::erf(v * 0.70710678f));
+      return 0.5f * v * (1.0f + ops::vmath::erf(v * 0.70710678f));
   }
   return v;
+}
+
+/// exact(kGelu) over v[0, n), erf through vector_math.h's arrays.
+void gelu_values(float* v, int64_t n) {
+  constexpr int64_t kBlock = 256;
+  float t[kBlock];
+  for (int64_t lo = 0; lo < n; lo += kBlock) {
+    const int64_t m = std::min(kBlock, n - lo);
+    for (int64_t i = 0; i < m; ++i) t[i] = v[lo + i] * 0.70710678f;
+    ops::vmath::erf(t, t, m);
+    for (int64_t i = 0; i < m; ++i) v[lo + i] = 0.5f * v[lo + i] * (1.0f + t[i]);
+  }
 }
 
 float fast(ActivationFn fn, float v) {
@@ -157,7 +171,8 @@ class EltwiseKernel final : public LayerKernel {
 
 void activate_values(const Activation& activation, float* v, int64_t n) {
   const float alpha = activation.alpha, beta = activation.beta;
-  // One loop per function, the switch outside it: the piecewise-linear ones then vectorize.
+  // One loop per function, the switch outside it: the piecewise-linear ones then vectorize; exp and
+  // erf take vector_math.h's arrays, which give exact()'s bits.
   const auto each = [&]<ActivationFn F>() {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) v[i] = exact(F, alpha, beta, v[i]);
@@ -189,10 +204,10 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
     case ActivationFn::kTanh: return each.template operator()<ActivationFn::kTanh>();
     case ActivationFn::kHardSigmoid: return each.template operator()<ActivationFn::kHardSigmoid>();
     case ActivationFn::kHardSwish: return each.template operator()<ActivationFn::kHardSwish>();
-    case ActivationFn::kExp: return each.template operator()<ActivationFn::kExp>();
-    case ActivationFn::kErf: return each.template operator()<ActivationFn::kErf>();
+    case ActivationFn::kExp: return ops::vmath::exp(v, v, n);
+    case ActivationFn::kErf: return ops::vmath::erf(v, v, n);
     case ActivationFn::kSiLU: return each.template operator()<ActivationFn::kSiLU>();
-    case ActivationFn::kGelu: return each.template operator()<ActivationFn::kGelu>();
+    case ActivationFn::kGelu: return gelu_values(v, n);
   }
 }
 

@@ -1,18 +1,71 @@
 // SPDX-License-Identifier: Apache-2.0
 // Softmax layers: softmax__max_shifted and softmax__unshifted. Exponentials are rounded to the
 // precision's compute format and summed in its accumulate format, so fp16_strict overflows where
-// a float16 kernel would.
+// a float16 kernel would. exp is vector_math.h's (float32, correctly rounded in practice). With a
+// float32 compute and accumulate format a row sums in 16 float lanes, as a GPU's tree reduction
+// does, and divides in float; otherwise each exponential and partial sum rounds in order.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/vector_math.h"
 
 namespace vn::engine::kernels {
 namespace {
+
+namespace vmath = ops::vmath;
+
+/// The sum of e[0, n) in float: element k goes to lane k % 16 of the first n - n % 16, the lanes
+/// add in halves (lane l + lane l + 8, then + 4, + 2, + 1), then the rest in order.
+float lane_sum(const float* e, int64_t n) {
+  float lane[16] = {};
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    for (int l = 0; l < 16; ++l) lane[l] += e[k + l];
+  }
+  for (int width = 8; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
+  }
+  float sum = lane[0];
+  for (; k < n; ++k) sum += e[k];
+  return sum;
+}
+
+/// Softmax of `rows` contiguous rows of n values in compute format C and accumulate format A. With
+/// float32 for both, a row's quotients are taken in the loop that exponentiates the next row.
+template <typename C, typename A>
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool shifted) {
+  constexpr bool kFp32 = std::is_same_v<C, AccumulateFp32> && std::is_same_v<A, AccumulateFp32>;
+  float pending = 0.0f;  // fp32: the sum of the previous row, whose exponentials its output holds
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    const float shift = shifted ? vmath::max(xr, n) : 0.0f;
+    if (kFp32 && r > 0) {
+      vmath::exp_shifted_divide_float(xr, shift, yr, n, yr - n, pending, yr - n);
+    } else {
+      vmath::exp_shifted(xr, shift, yr, n);
+    }
+    if constexpr (kFp32) {
+      pending = lane_sum(yr, n);
+    } else {
+      float sum = 0.0f;
+      for (int64_t k = 0; k < n; ++k) {
+        yr[k] = C::round(yr[k]);
+        sum = A::round(sum + yr[k]);
+      }
+      for (int64_t k = 0; k < n; ++k) yr[k] = C::round(yr[k] / sum);
+    }
+  }
+  if (kFp32 && rows > 0) vmath::divide_float(y + (rows - 1) * n, pending, y + (rows - 1) * n, n);
+}
 
 class SoftmaxKernel final : public LayerKernel {
  public:
@@ -24,6 +77,11 @@ class SoftmaxKernel final : public LayerKernel {
   }
 
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    return run_dying(inputs, {}, outputs);
+  }
+
+  Status run_dying(std::span<const Tensor* const> inputs, std::span<const char> dying,
+                   std::span<Tensor> outputs) const override {
     const Tensor& x = *inputs[0];
     const int64_t rank = x.rank();
     const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
@@ -36,29 +94,34 @@ class SoftmaxKernel final : public LayerKernel {
     const int64_t n = opset_ >= 13 ? (rank == 0 ? 1 : s[static_cast<size_t>(axis)])
                                    : shape_numel(Shape(s.begin() + std::min(axis, rank), s.end()));
     const int64_t inner = opset_ >= 13 && rank > 0 ? shape_numel(Shape(s.begin() + axis + 1, s.end())) : 1;
-    Tensor y(DType::kFloat32, s);
+    // Every path reads a row of x before it writes that row, so y may take a dying x's buffer (a
+    // fresh 54 MB output took 20-25 ms of the Whisper encoder's attention Softmax).
+    const bool reuse = !dying.empty() && dying[0] && x.writable() && x.sole_owner();
+    Tensor y = reuse ? x : Tensor(DType::kFloat32, s);
     const bool shifted = args_.tactic == TacticId::kSoftmaxMaxShifted;
     const float* px = x.data<float>();
     float* py = y.mutable_data<float>();
+    const int64_t rows = outer * inner;
+    const int threads = static_cast<int>(std::clamp<int64_t>(rows, 1, capped_threads(args_.num_threads)));
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
-        for (int64_t row = 0; row < outer * inner; ++row) {
-          const int64_t o = row / inner, i = row % inner;
-          const float* xr = px + o * n * inner + i;
-          float* yr = py + o * n * inner + i;
-          float shift = 0.0f;
-          if (shifted) {
-            shift = -std::numeric_limits<float>::infinity();
-            for (int64_t k = 0; k < n; ++k) shift = std::max(shift, xr[k * inner]);
+      // Each thread takes a contiguous range of rows; a row along an axis other than the last
+      // is copied out and back.
+#pragma omp parallel num_threads(threads)
+        {
+          const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+          const int64_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
+          if (inner == 1) {
+            softmax_rows<C, A>(px + lo * n, py + lo * n, hi - lo, n, shifted);
+          } else {
+            std::vector<float> row(static_cast<size_t>(2 * n));
+            for (int64_t r = lo; r < hi; ++r) {
+              const int64_t base = r / inner * n * inner + r % inner;
+              for (int64_t k = 0; k < n; ++k) row[static_cast<size_t>(k)] = px[base + k * inner];
+              softmax_rows<C, A>(row.data(), row.data() + n, 1, n, shifted);
+              for (int64_t k = 0; k < n; ++k) py[base + k * inner] = row[static_cast<size_t>(n + k)];
+            }
           }
-          float sum = 0.0f;
-          for (int64_t k = 0; k < n; ++k) {
-            const float e = C::round(std::exp(xr[k * inner] - shift));
-            yr[k * inner] = e;
-            sum = A::round(sum + e);
-          }
-          for (int64_t k = 0; k < n; ++k) yr[k * inner] = C::round(yr[k * inner] / sum);
         }
       });
     });

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unary math: Abs, Neg, Exp, Log, Sqrt, Reciprocal, Erf, Floor, Ceil, Round, Sign, IsNaN, IsInf,
 // and the trigonometric and hyperbolic functions with their inverses. float16 and bfloat16 compute
-// in float and round once (unary_widened), as numpy's float16 loops do.
+// in float and round once (unary_widened), as numpy's float16 loops do. float32 Exp and Erf take
+// vector_math.h's (correctly rounded in practice, where glibc's expf and erff are not always).
 #include <cmath>
 #include <type_traits>
 
 #include "core/ops/elementwise.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/vector_math.h"
 
 namespace vn::ops {
 namespace {
@@ -52,6 +54,10 @@ Status float_unary(KernelContext& ctx, F f, int64_t grain = kComputeBoundGrain) 
 }
 
 Status exp_kernel(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  if (ctx.input(0).dtype() == DType::kFloat32) {
+    return unary_float_arrays(ctx, [](const float* x, float* y, int64_t n) { vmath::exp(x, y, n); });
+  }
   return float_unary(ctx, [](auto v) { return std::exp(v); });
 }
 Status log_kernel(KernelContext& ctx) {
@@ -64,6 +70,10 @@ Status reciprocal(KernelContext& ctx) {
   return float_unary(ctx, [](auto v) { return decltype(v)(1) / v; });
 }
 Status erf_kernel(KernelContext& ctx) {
+  VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+  if (ctx.input(0).dtype() == DType::kFloat32) {
+    return unary_float_arrays(ctx, [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); });
+  }
   return float_unary(ctx, [](auto v) { return std::erf(v); });
 }
 Status floor_kernel(KernelContext& ctx) {

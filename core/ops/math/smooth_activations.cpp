@@ -8,6 +8,8 @@
 //   SwiGLU: Swish(A) * B for A and B of one shape (no broadcasting), with Swish's alpha
 // Each is computed in double and rounded once to the element type (for float16 SwiGLU, this is
 // what ONNX 1.23's own expected values hold, not the rounding of each step of the function body).
+// float32 Gelu (approximate="none") takes vector_math.h's gelu_erf: the same double formula with
+// its erf, and x / sqrt 2 as x times 1 / sqrt 2.
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -15,7 +17,9 @@
 
 #include "core/ops/families.h"
 #include "core/ops/float_steps.h"
+#include "core/ops/elementwise.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/vector_math.h"
 
 namespace vn::ops {
 namespace {
@@ -43,6 +47,10 @@ double swish_of(double x, double alpha) {
 Status gelu(KernelContext& ctx) {
   const std::string approximate = ctx.attr_string("approximate", "none");
   if (approximate == "none") {
+    VN_RETURN_IF_ERROR(check_arity(ctx, 1));
+    if (ctx.input(0).dtype() == DType::kFloat32) {
+      return unary_float_arrays(ctx, [](const float* x, float* y, int64_t n) { vmath::gelu_erf(x, y, n); });
+    }
     return float_unary(ctx, [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2)); });
   }
   if (approximate == "tanh") {

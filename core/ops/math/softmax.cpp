@@ -7,6 +7,10 @@
 // each rounded to it: d = x - max, e = exp(d), s = sum(e), y = e / s, and LogSoftmax log(y). The
 // sum is numpy's: float16 along the contiguous last axis is its pairwise float32 sum rounded once;
 // along another axis, and for bfloat16 (ml_dtypes' loop), each addition rounds.
+//
+// float32 takes exp from vector_math.h (correctly rounded in practice, where glibc's expf is off by
+// one unit in the last place in 4 of 10^5 inputs) and its quotient from vmath::divide (bit for bit
+// the double division); along the last axis the maximum and the double sum run in 8 lanes.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,31 +20,89 @@
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/vector_math.h"
 
 namespace vn::ops {
 namespace {
 
+/// The maximum of x[0, n) as `v > m ? v : m` from -inf takes it (NaN never wins). vmath::max's
+/// lanes may keep another of +0 and -0 than one loop does, so a zero maximum is taken again in one
+/// loop (LogSoftmax's x - max keeps the sign).
+float row_max(const float* x, int64_t n) {
+  float mx = vmath::max(x, n);
+  if (mx == 0.0f) {
+    mx = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < n; ++j) mx = x[j] > mx ? x[j] : mx;
+  }
+  return mx;
+}
+
+/// The sum of e[0, n) in double: element j goes to lane j % 8 of the first n - n % 8, the lanes
+/// add as ((0+4) + (1+5)) + ((2+6) + (3+7)), then the rest in order.
+double row_sum(const float* e, int64_t n) {
+  double lane[8] = {};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (int l = 0; l < 8; ++l) lane[l] += static_cast<double>(e[j + l]);
+  }
+  double sum = ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+  for (; j < n; ++j) sum += static_cast<double>(e[j]);
+  return sum;
+}
+
+/// softmax_rows for float: the same steps, each a pass over the row (see the file comment). A row's
+/// quotients are taken in the loop that exponentiates the next row.
+template <bool kLog>
+void softmax_rows_float(const float* x, float* y, int64_t rows, int64_t len) {
+  // LogSoftmax keeps its exponentials apart: it reads x after them, and y may be x.
+  std::vector<float> e(kLog ? static_cast<size_t>(len) : 0);
+  double pending = 0.0;  // the sum of the previous row, whose exponentials its output holds
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * len;
+    float* yr = y + r * len;
+    const float mx = row_max(xr, len);
+    if constexpr (kLog) {
+      vmath::exp_shifted(xr, mx, e.data(), len);
+      const double log_sum = std::log(row_sum(e.data(), len));
+      for (int64_t j = 0; j < len; ++j) yr[j] = static_cast<float>(static_cast<double>(xr[j] - mx) - log_sum);
+    } else {
+      if (r == 0) {
+        vmath::exp_shifted(xr, mx, yr, len);
+      } else {
+        vmath::exp_shifted_divide(xr, mx, yr, len, yr - len, pending, yr - len);
+      }
+      pending = row_sum(yr, len);
+    }
+  }
+  if (!kLog && rows > 0) vmath::divide(y + (rows - 1) * len, pending, y + (rows - 1) * len, len);
+}
+
 /// softmax_blocks for inner == 1 (the last axis, as attention's): `rows` contiguous rows of
-/// `len`. Each element goes through the same operations in the same order as in softmax_blocks,
-/// so the results are bit-identical; only the loops are simpler (no per-column buffers to reload).
+/// `len`. For double, each element goes through the same operations in the same order as in
+/// softmax_blocks, so the results are bit-identical; only the loops are simpler (no per-column
+/// buffers to reload). float sums in softmax_rows_float's lanes.
 template <typename T, bool kLog>
 void softmax_rows(const T* x, T* y, int64_t rows, int64_t len) {
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* xr = x + r * len;
-    T* yr = y + r * len;
-    T mx = -std::numeric_limits<T>::infinity();
-    for (int64_t j = 0; j < len; ++j) mx = xr[j] > mx ? xr[j] : mx;
-    double sum = 0.0;
-    for (int64_t j = 0; j < len; ++j) {
-      const T e = std::exp(xr[j] - mx);
-      sum += static_cast<double>(e);
-      if constexpr (!kLog) yr[j] = e;
-    }
-    if constexpr (kLog) {
-      const double log_sum = std::log(sum);
-      for (int64_t j = 0; j < len; ++j) yr[j] = static_cast<T>(static_cast<double>(xr[j] - mx) - log_sum);
-    } else {
-      for (int64_t j = 0; j < len; ++j) yr[j] = static_cast<T>(static_cast<double>(yr[j]) / sum);
+  if constexpr (std::is_same_v<T, float>) {
+    softmax_rows_float<kLog>(x, y, rows, len);
+  } else {
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xr = x + r * len;
+      T* yr = y + r * len;
+      T mx = -std::numeric_limits<T>::infinity();
+      for (int64_t j = 0; j < len; ++j) mx = xr[j] > mx ? xr[j] : mx;
+      double sum = 0.0;
+      for (int64_t j = 0; j < len; ++j) {
+        const T e = std::exp(xr[j] - mx);
+        sum += static_cast<double>(e);
+        if constexpr (!kLog) yr[j] = e;
+      }
+      if constexpr (kLog) {
+        const double log_sum = std::log(sum);
+        for (int64_t j = 0; j < len; ++j) yr[j] = static_cast<T>(static_cast<double>(xr[j] - mx) - log_sum);
+      } else {
+        for (int64_t j = 0; j < len; ++j) yr[j] = static_cast<T>(static_cast<double>(yr[j]) / sum);
+      }
     }
   }
 }
@@ -54,6 +116,7 @@ void softmax_blocks(const T* x, T* y, int64_t outer, int64_t len, int64_t inner)
   }
   std::vector<T> mx(static_cast<size_t>(inner));
   std::vector<double> sum(static_cast<size_t>(inner));
+  std::vector<T> e(static_cast<size_t>(inner));  // the exponentials of one row
   for (int64_t o = 0; o < outer; ++o) {
     const T* xb = x + o * len * inner;
     T* yb = y + o * len * inner;
@@ -65,10 +128,17 @@ void softmax_blocks(const T* x, T* y, int64_t outer, int64_t len, int64_t inner)
     // Subtracting the maximum keeps exp in range; the sum is accumulated in double so that long
     // rows of float32 do not lose the small terms.
     for (int64_t j = 0; j < len; ++j) {
+      const T* xj = xb + j * inner;
+      T* yj = yb + j * inner;
+      if constexpr (std::is_same_v<T, float>) {
+        for (int64_t i = 0; i < inner; ++i) e[i] = xj[i] - mx[i];
+        vmath::exp(e.data(), e.data(), inner);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) e[i] = std::exp(xj[i] - mx[i]);
+      }
       for (int64_t i = 0; i < inner; ++i) {
-        const T e = std::exp(xb[j * inner + i] - mx[i]);
-        sum[i] += static_cast<double>(e);
-        if constexpr (!kLog) yb[j * inner + i] = e;
+        sum[i] += static_cast<double>(e[i]);
+        if constexpr (!kLog) yj[i] = e[i];
       }
     }
     for (int64_t j = 0; j < len; ++j) {
@@ -143,7 +213,10 @@ template <bool kLog>
 Status softmax_run(KernelContext& ctx, int64_t outer, int64_t len, int64_t inner) {
   const Tensor& x = ctx.input(0);
   return dispatch_types(RealFloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    // Every path reads a row (a column of a block) of x before it writes that row of y, so y may
+    // take x's buffer when nothing reads x after this node (the Whisper encoder's 6x1500x1500
+    // scores: a fresh 54 MB output took 20-25 ms of the node's time).
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, x.dtype(), x.shape()));
     if (x.numel() == 0) return Status::OK();
     // Blocks are independent: split across threads, each computed exactly as on one thread (the
     // Whisper encoder's 6x1500x1500 attention Softmax took 0.8 s on one thread).

@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/ops/kernel_context.h"
+#include "core/ops/op_registry.h"
 #include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
@@ -192,6 +194,105 @@ TEST(Softmax, ThreadsGiveBitIdenticalOutputs) {
       const float* b = runs[1][0].data<float>();
       for (size_t i = 0; i < x.size(); ++i) {
         ASSERT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << op << " " << i;
+      }
+    }
+  }
+}
+
+// float32 along the last axis, step by step as softmax.cpp states them: d = x - max in float,
+// e = exp(d) rounded once to float (exactly glibc's double exp rounded, over these values), the
+// sum of e in double in 8 lanes (element j in lane j % 8, the lanes as ((0+4) + (1+5)) + ((2+6) +
+// (3+7)), then the tail), and y = float(double(e) / sum) or float(double(d) - log(sum)). Rows of
+// 1003 values take the vector loops and their scalar tails.
+TEST(Softmax, Float32LastAxisIsItsStepsBitForBit) {
+  const int64_t rows = 5, len = 1003;
+  std::vector<float> x(static_cast<size_t>(rows * len));
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = std::sin(0.731f * static_cast<float>(i)) * 30.0f + 0.01f * static_cast<float>(i % 17);
+  }
+  for (const bool log : {false, true}) {
+    OpTester t(log ? "LogSoftmax" : "Softmax", 13);
+    t.input<float>({rows, len}, x).unchecked_output();
+    const std::vector<Tensor> out = t.run();
+    ASSERT_EQ(out.size(), 1u);
+    const float* y = out[0].data<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* xr = x.data() + r * len;
+      float mx = -INFINITY;
+      for (int64_t j = 0; j < len; ++j) mx = xr[j] > mx ? xr[j] : mx;
+      std::vector<float> e(static_cast<size_t>(len));
+      double lane[8] = {};
+      for (int64_t j = 0; j < len; ++j) {
+        e[static_cast<size_t>(j)] = static_cast<float>(std::exp(static_cast<double>(xr[j] - mx)));
+        if (j < len - len % 8) lane[j % 8] += e[static_cast<size_t>(j)];
+      }
+      double sum = ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+      for (int64_t j = len - len % 8; j < len; ++j) sum += e[static_cast<size_t>(j)];
+      for (int64_t j = 0; j < len; ++j) {
+        const float want = log ? static_cast<float>(static_cast<double>(xr[j] - mx) - std::log(sum))
+                               : static_cast<float>(static_cast<double>(e[static_cast<size_t>(j)]) / sum);
+        ASSERT_EQ(std::bit_cast<uint32_t>(y[r * len + j]), std::bit_cast<uint32_t>(want))
+            << (log ? "LogSoftmax" : "Softmax") << " row " << r << " element " << j;
+      }
+    }
+  }
+}
+
+/// Runs a Softmax-13 or LogSoftmax-13 node on `x` marked as dying, as the reference backend marks
+/// a tensor nothing reads after the node, and returns the output.
+Tensor run_with_dying_input(const char* op, int64_t axis, Tensor x) {
+  Node node;
+  node.op_type = op;
+  node.inputs = {"x"};
+  node.outputs = {"y"};
+  Attribute a;
+  a.name = "axis";
+  a.type = AttrType::kInt;
+  a.i = axis;
+  node.attributes.push_back(a);
+  const KernelDef* def = reference_registry().find("", op, 13);
+  EXPECT_NE(def, nullptr);
+  const Tensor* in[] = {&x};
+  std::vector<Tensor> out(1);
+  KernelContext ctx(node, 0, 13, std::span<const Tensor* const>(in), std::span<Tensor>(out));
+  const char dying[] = {1};
+  ctx.set_dying_inputs(dying);
+  const Status st = def->fn(ctx);
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(out[0].raw(), x.raw()) << op << ": the output did not take the dying input's buffer";
+  return out[0];
+}
+
+// Every path reads a row of x before it writes that row of y, so writing into a dying input's
+// buffer gives the outputs a separate buffer gets: float32 along the last axis (the pipelined
+// rows) and along another, float64, float16.
+TEST(Softmax, InPlaceGivesTheSameOutputs) {
+  std::vector<float> x(6 * 50 * 7);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(1.37f * static_cast<float>(i)) * 12.0f;
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    for (const int64_t axis : {-1, 1}) {
+      const Shape shape = {6, 50, 7};
+      OpTester t(op, 13);
+      t.attr("axis", axis).input<float>(shape, x).unchecked_output();
+      const Tensor want = t.run()[0];
+      const Tensor got = run_with_dying_input(op, axis, Tensor::from_vector<float>(shape, x));
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(got.data<float>()[i]), std::bit_cast<uint32_t>(want.data<float>()[i]))
+            << op << " axis " << axis << " element " << i;
+      }
+      std::vector<double> xd(x.begin(), x.end());
+      OpTester d(op, 13);
+      d.attr("axis", axis).input<double>(shape, xd).unchecked_output();
+      const Tensor want_d = d.run()[0];
+      const Tensor got_d = run_with_dying_input(op, axis, Tensor::from_vector<double>(shape, xd));
+      for (int64_t i = 0; i < want_d.numel(); ++i) ASSERT_EQ(got_d.data<double>()[i], want_d.data<double>()[i]);
+      OpTester h(op, 13);
+      h.attr("axis", axis).input(narrow_tensor<Eigen::half>(shape, x)).unchecked_output();
+      const Tensor want_h = h.run()[0];
+      const Tensor got_h = run_with_dying_input(op, axis, narrow_tensor<Eigen::half>(shape, x));
+      for (int64_t i = 0; i < want_h.numel(); ++i) {
+        ASSERT_EQ(Eigen::numext::bit_cast<uint16_t>(got_h.data<Eigen::half>()[i]),
+                  Eigen::numext::bit_cast<uint16_t>(want_h.data<Eigen::half>()[i]));
       }
     }
   }

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+// The double formulas behind vector_math.h, each written twice: once on scalars (the definition,
+// and the path for array tails and builds without AVX2) and once on four doubles at a time. Every
+// multiply-add is an explicit fma and the file is compiled with -ffp-contract=off, so that the
+// compiler fuses nothing on either side and the two give the same bits.
+//
+// exp(x): x = k ln2 + r with k = round(x / ln2), |r| <= ln2/2; e^r = 1 + r + r^2 P(r), P of degree
+// 9 (error below 2^-56 relative); 2^k goes into the exponent bits. For a float x, x - k ln2_hi is
+// exact (x's last bit is at or above 2^-25 whenever k != 0, so the difference is a multiple of
+// 2^-53 below 1/2), and ln2_lo's term leaves r within 2^-55.
+//
+// erf(x), |x| < 1.5: x (2/sqrt(pi) + x^2 Q(x^2)), Q of degree 12, 2/sqrt(pi) in two parts so that
+// small x lose nothing to its rounding (relative error below 2^-51.6 over the range, 2^-53 for
+// small x). 1.5 <= |x| <= 6: 1 - erfc(|x|) with the sign of x, erfc(x) = exp(L(x) - x^2), L of
+// degree 13 around 3.75 (absolute error below 2^-54); above 6 erf is 1 in double. The
+// coefficients are near-minimax fits computed with mpmath (Chebyshev interpolation, and for erf
+// iteratively reweighted least squares), checked in the same precision with the double
+// evaluation simulated.
+#include "core/ops/vector_math.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <type_traits>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define VN_VMATH_AVX2 1
+#endif
+
+namespace vn::ops::vmath {
+namespace {
+
+constexpr double kInvLn2 = 0x1.71547652b82fep+0;
+constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
+constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
+/// Adding 1.5 * 2^52 rounds a double of magnitude below 2^51 to an integer, which then sits in the
+/// low bits of the sum.
+constexpr double kShifter = 0x1.8p52;
+/// P(r) ~ (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2], highest degree first.
+constexpr double kExpP[] = {0x1.af389eeb9e5e9p-26, 0x1.28917ca046b86p-22, 0x1.71de0db2eafc6p-19, 0x1.a019b9148739fp-16,
+                            0x1.a01a01a7c2f2ep-13, 0x1.6c16c17889f40p-10, 0x1.11111111109b5p-7,  0x1.5555555553d68p-5,
+                            0x1.5555555555556p-3,  0x1.0000000000001p-1};
+/// exp of a float beyond these rounds to +inf (above 88.7228...) or +0 (below -103.97...).
+constexpr double kExpMin = -104.0;
+constexpr double kExpMax = 89.0;
+
+constexpr double kTwoOverSqrtPiHi = 0x1.20dd750429b6dp+0;
+constexpr double kTwoOverSqrtPiLo = 0x1.1ae3a914fed80p-56;
+/// Q(u) ~ (erf(sqrt u) / sqrt u - 2/sqrt(pi)) / u on [0, 2.25], highest degree first.
+constexpr double kErfQ[] = {-0x1.50eb1e5ede979p-39, 0x1.2fc27767987dbp-34,  -0x1.37c56564237a4p-30,
+                            0x1.f46982dce9144p-27,  -0x1.5e83ca06a9d4fp-23, 0x1.b9c076965d04bp-20,
+                            -0x1.f4ce0747483a4p-17, 0x1.f9a2cf56ab133p-14,  -0x1.c02daf4c468ddp-11,
+                            0x1.565bcce4b1a1ap-8,   -0x1.b82ce310d1efbp-6,  0x1.ce2f21a0399d9p-4,
+                            -0x1.812746b0378d5p-2};
+constexpr double kErfSplit = 1.5;
+constexpr double kErfMax = 6.0;
+constexpr double kErfcCenter = 3.75;
+/// L(v) ~ log(erfc(x)) + x^2 for v = x - 3.75, x in [1.5, 6], highest degree first.
+constexpr double kErfcL[] = {
+    0x1.10a797e8ab844p-30, 0x1.93d1413489e11p-27,  0x1.19c14a8a14c4dp-24, 0x1.f441405f0fca4p-23,  0x1.d6a342e0d0007p-22,
+    0x1.35ba7fea9b086p-20, -0x1.29734a320ef37p-19, 0x1.3bc43ae4349dcp-16, -0x1.e3f07b124d19ep-14, 0x1.74687380810f8p-11,
+    -0x1.22c85bcdb3198p-8, 0x1.e5848e6e89587p-6,   -0x1.0069ec23882a9p-2, -0x1.ed4d6e21a10c9p+0};
+constexpr double kInvSqrt2 = 0x1.6a09e667f3bcdp-1;
+
+// ---- Scalar definitions ---------------------------------------------------------------------------
+
+template <size_t N>
+double horner(const double (&c)[N], double x) {
+  double p = c[0];
+  for (size_t i = 1; i < N; ++i) p = std::fma(p, x, c[i]);
+  return p;
+}
+
+/// e^x for x in [kExpMin, kExpMax].
+double exp_core(double x) {
+  const double t = std::fma(x, kInvLn2, kShifter);
+  const double k = t - kShifter;
+  double r = std::fma(k, -kLn2Hi, x);
+  r = std::fma(k, -kLn2Lo, r);
+  const double y = 1.0 + std::fma(r * r, horner(kExpP, r), r);
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(y) + (std::bit_cast<uint64_t>(t) << 52));
+}
+
+/// erf(x) for x not NaN.
+double erf_core(double x) {
+  const double a = std::min(std::fabs(x), kErfMax);
+  const double u = a * a;
+  if (a < kErfSplit) return std::fma(x, kTwoOverSqrtPiHi, x * std::fma(u, horner(kErfQ, u), kTwoOverSqrtPiLo));
+  const double e = exp_core(horner(kErfcL, a - kErfcCenter) - u);
+  return std::copysign(1.0 - e, x);
+}
+
+float exp_of_float(float x) {
+  if (std::isnan(x)) return x + x;
+  return static_cast<float>(exp_core(std::min(std::max(static_cast<double>(x), kExpMin), kExpMax)));
+}
+
+float gelu_of_float(float x) {
+  const double xd = x;
+  return static_cast<float>(0.5 * xd * (1.0 + erf_core(xd * kInvSqrt2)));
+}
+
+// ---- AVX2 ---------------------------------------------------------------------------------------
+
+#ifdef VN_VMATH_AVX2
+
+template <size_t N>
+__m256d horner(const double (&c)[N], __m256d x) {
+  __m256d p = _mm256_set1_pd(c[0]);
+  for (size_t i = 1; i < N; ++i) p = _mm256_fmadd_pd(p, x, _mm256_set1_pd(c[i]));
+  return p;
+}
+
+__m256d exp_core(__m256d x) {
+  const __m256d shifter = _mm256_set1_pd(kShifter);
+  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(kInvLn2), shifter);
+  const __m256d k = _mm256_sub_pd(t, shifter);
+  __m256d r = _mm256_fmadd_pd(k, _mm256_set1_pd(-kLn2Hi), x);
+  r = _mm256_fmadd_pd(k, _mm256_set1_pd(-kLn2Lo), r);
+  const __m256d y = _mm256_add_pd(_mm256_set1_pd(1.0), _mm256_fmadd_pd(_mm256_mul_pd(r, r), horner(kExpP, r), r));
+  const __m256i scale = _mm256_slli_epi64(_mm256_castpd_si256(t), 52);
+  return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(y), scale));
+}
+
+/// erf_core's formula for |x| < 1.5 on four lanes (u = x^2).
+__m256d erf_small(__m256d x, __m256d u) {
+  const __m256d q = _mm256_fmadd_pd(u, horner(kErfQ, u), _mm256_set1_pd(kTwoOverSqrtPiLo));
+  return _mm256_fmadd_pd(x, _mm256_set1_pd(kTwoOverSqrtPiHi), _mm256_mul_pd(x, q));
+}
+
+/// erf_core on four lanes; a NaN lane gives ±1 (callers replace it).
+__m256d erf_core(__m256d x) {
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d a = _mm256_min_pd(_mm256_andnot_pd(sign, x), _mm256_set1_pd(kErfMax));
+  const __m256d u = _mm256_mul_pd(a, a);
+  const __m256d large = _mm256_cmp_pd(a, _mm256_set1_pd(kErfSplit), _CMP_GE_OQ);
+  const int mask = _mm256_movemask_pd(large);
+  // Only the formulas some lane needs are evaluated: most activations are below 1.5.
+  if (mask == 0) return erf_small(x, u);
+  const __m256d l = horner(kErfcL, _mm256_sub_pd(a, _mm256_set1_pd(kErfcCenter)));
+  const __m256d e = exp_core(_mm256_sub_pd(l, u));
+  const __m256d big = _mm256_or_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), e), _mm256_and_pd(sign, x));
+  return mask == 0xF ? big : _mm256_blendv_pd(erf_small(x, u), big, large);
+}
+
+/// r, with x + x (x's NaN, quieted) in the lanes where x is NaN.
+__m256 keep_nan(__m256 x, __m256 r) {
+  return _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+/// exp_of_float on eight floats. The clamps keep a NaN (maxps and minps return their second operand
+/// when one is NaN), and a NaN goes through exp_core unchanged: its payload sits above the low 29
+/// bits of the double, so the exponent shift adds nothing, and the result is x + x as on scalars.
+__m256 exp_of_floats(__m256 x) {
+  x = _mm256_min_ps(_mm256_set1_ps(static_cast<float>(kExpMax)),
+                    _mm256_max_ps(_mm256_set1_ps(static_cast<float>(kExpMin)), x));
+  const __m128 lo = _mm256_cvtpd_ps(exp_core(_mm256_cvtps_pd(_mm256_castps256_ps128(x))));
+  const __m128 hi = _mm256_cvtpd_ps(exp_core(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1))));
+  return _mm256_set_m128(hi, lo);
+}
+
+/// float(double(q) / d) on eight floats, or q / d in float.
+__m256 quotients(const float* q, double d) {
+  const __m256d dv = _mm256_set1_pd(d);
+  const __m128 lo = _mm256_cvtpd_ps(_mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(q)), dv));
+  const __m128 hi = _mm256_cvtpd_ps(_mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(q + 4)), dv));
+  return _mm256_set_m128(hi, lo);
+}
+__m256 quotients(const float* q, float d) { return _mm256_div_ps(_mm256_loadu_ps(q), _mm256_set1_ps(d)); }
+
+#endif
+
+template <typename D>
+float quotient(float q, D d) {
+  if constexpr (std::is_same_v<D, double>) {
+    return static_cast<float>(static_cast<double>(q) / d);
+  } else {
+    return q / d;
+  }
+}
+
+/// y[i] = exp(x[i] - shift) (exp(x[i]) unless kShifted) and, when q is not null, z[i] = q[i] / d
+/// as `quotient` takes it, for i < n.
+template <bool kShifted, typename D>
+void exp_array(const float* x, float shift, float* y, int64_t n, const float* q, D d, float* z) {
+  int64_t i = 0;
+#ifdef VN_VMATH_AVX2
+  const __m256 s = _mm256_set1_ps(shift);
+  for (; i + 8 <= n; i += 8) {
+    __m256 v = _mm256_loadu_ps(x + i);
+    if constexpr (kShifted) v = _mm256_sub_ps(v, s);
+    _mm256_storeu_ps(y + i, exp_of_floats(v));
+    if (q != nullptr) _mm256_storeu_ps(z + i, quotients(q + i, d));
+  }
+#endif
+  for (; i < n; ++i) {
+    y[i] = exp_of_float(kShifted ? x[i] - shift : x[i]);
+    if (q != nullptr) z[i] = quotient(q[i], d);
+  }
+}
+
+template <typename D>
+void divide_array(const float* x, D d, float* y, int64_t n) {
+  int64_t i = 0;
+#ifdef VN_VMATH_AVX2
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, quotients(x + i, d));
+#endif
+  for (; i < n; ++i) y[i] = quotient(x[i], d);
+}
+
+}  // namespace
+
+float exp(float x) { return exp_of_float(x); }
+
+void exp(const float* x, float* y, int64_t n) { exp_array<false>(x, 0.0f, y, n, nullptr, 0.0, nullptr); }
+
+void exp_shifted(const float* x, float shift, float* y, int64_t n) {
+  exp_array<true>(x, shift, y, n, nullptr, 0.0, nullptr);
+}
+
+void exp_shifted_divide(const float* x, float shift, float* y, int64_t n, const float* q, double d, float* z) {
+  exp_array<true>(x, shift, y, n, q, d, z);
+}
+
+void exp_shifted_divide_float(const float* x, float shift, float* y, int64_t n, const float* q, float d, float* z) {
+  exp_array<true>(x, shift, y, n, q, d, z);
+}
+
+float erf(float x) {
+  if (std::isnan(x)) return x + x;
+  return static_cast<float>(erf_core(static_cast<double>(x)));
+}
+
+void erf(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+#ifdef VN_VMATH_AVX2
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 split = _mm256_set1_ps(static_cast<float>(kErfSplit));
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
+    const __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+    __m128 rlo, rhi;
+    if (_mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(v, abs_mask), split, _CMP_GE_OQ)) == 0) {
+      rlo = _mm256_cvtpd_ps(erf_small(lo, _mm256_mul_pd(lo, lo)));
+      rhi = _mm256_cvtpd_ps(erf_small(hi, _mm256_mul_pd(hi, hi)));
+    } else {
+      rlo = _mm256_cvtpd_ps(erf_core(lo));
+      rhi = _mm256_cvtpd_ps(erf_core(hi));
+    }
+    _mm256_storeu_ps(y + i, keep_nan(v, _mm256_set_m128(rhi, rlo)));
+  }
+#endif
+  for (; i < n; ++i) y[i] = erf(x[i]);
+}
+
+void gelu_erf(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+#ifdef VN_VMATH_AVX2
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  // Below 2.1, x / sqrt 2 is below 1.5: erf_core would take erf_small for every lane.
+  const __m256 small_bound = _mm256_set1_ps(2.1f);
+  const __m256d inv_sqrt2 = _mm256_set1_pd(kInvSqrt2), half = _mm256_set1_pd(0.5), one = _mm256_set1_pd(1.0);
+  for (; i + 8 <= n; i += 8) {
+    // A NaN lane stays NaN: 0.5 x carries it whatever erf gives.
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const bool small = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(v, abs_mask), small_bound, _CMP_LT_OQ)) == 0xFF;
+    __m128 r[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m256d xd = _mm256_cvtps_pd(h == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
+      const __m256d t = _mm256_mul_pd(xd, inv_sqrt2);
+      const __m256d e = small ? erf_small(t, _mm256_mul_pd(t, t)) : erf_core(t);
+      r[h] = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_mul_pd(half, xd), _mm256_add_pd(one, e)));
+    }
+    _mm256_storeu_ps(y + i, _mm256_set_m128(r[1], r[0]));
+  }
+#endif
+  for (; i < n; ++i) y[i] = gelu_of_float(x[i]);
+}
+
+float max(const float* x, int64_t n) {
+  constexpr float kLow = -std::numeric_limits<float>::infinity();
+  float m = kLow;
+  int64_t i = 0;
+#ifdef VN_VMATH_AVX2
+  if (n >= 8) {
+    // maxps(v, m) is v > m ? v : m, lane by lane.
+    __m256 lanes = _mm256_set1_ps(kLow);
+    for (; i + 8 <= n; i += 8) lanes = _mm256_max_ps(_mm256_loadu_ps(x + i), lanes);
+    alignas(32) float part[8];
+    _mm256_store_ps(part, lanes);
+    for (const float v : part) m = v > m ? v : m;
+  }
+#endif
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+void divide(const float* x, double d, float* y, int64_t n) { divide_array(x, d, y, n); }
+
+void divide_float(const float* x, float d, float* y, int64_t n) { divide_array(x, d, y, n); }
+
+}  // namespace vn::ops::vmath
