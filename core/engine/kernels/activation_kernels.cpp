@@ -65,7 +65,7 @@ float exact(ActivationFn fn, float alpha, float beta, float v) {
     case ActivationFn::kClip:
       return v < alpha ? alpha : (v > beta ? beta : v);
     case ActivationFn::kSigmoid:
-      return 1.0f / (1.0f + std::exp(-v));
+      return 1.0f / (1.0f + ops::vmath::exp(-v));
     case ActivationFn::kTanh:
       return std::tanh(v);
     case ActivationFn::kHardSigmoid: {
@@ -81,11 +81,24 @@ float exact(ActivationFn fn, float alpha, float beta, float v) {
     case ActivationFn::kErf:
       return ops::vmath::erf(v);
     case ActivationFn::kSiLU:
-      return v / (1.0f + std::exp(-v));
+      return v / (1.0f + ops::vmath::exp(-v));
     case ActivationFn::kGelu:
       return 0.5f * v * (1.0f + ops::vmath::erf(v * 0.70710678f));
   }
   return v;
+}
+
+/// exact(kSigmoid) or exact(kSiLU) over v[0, n), exp through vector_math.h's arrays.
+template <ActivationFn kFn>
+void sigmoid_values(float* v, int64_t n) {
+  constexpr int64_t kBlock = 256;
+  float e[kBlock];
+  for (int64_t lo = 0; lo < n; lo += kBlock) {
+    const int64_t m = std::min(kBlock, n - lo);
+    for (int64_t i = 0; i < m; ++i) e[i] = -v[lo + i];
+    ops::vmath::exp(e, e, m);
+    for (int64_t i = 0; i < m; ++i) v[lo + i] = (kFn == ActivationFn::kSiLU ? v[lo + i] : 1.0f) / (1.0f + e[i]);
+  }
 }
 
 /// exact(kGelu) over v[0, n), erf through vector_math.h's arrays.
@@ -200,13 +213,13 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
     case ActivationFn::kRelu: return each.template operator()<ActivationFn::kRelu>();
     case ActivationFn::kLeakyRelu: return each.template operator()<ActivationFn::kLeakyRelu>();
     case ActivationFn::kClip: return each.template operator()<ActivationFn::kClip>();
-    case ActivationFn::kSigmoid: return each.template operator()<ActivationFn::kSigmoid>();
+    case ActivationFn::kSigmoid: return sigmoid_values<ActivationFn::kSigmoid>(v, n);
     case ActivationFn::kTanh: return each.template operator()<ActivationFn::kTanh>();
     case ActivationFn::kHardSigmoid: return each.template operator()<ActivationFn::kHardSigmoid>();
     case ActivationFn::kHardSwish: return each.template operator()<ActivationFn::kHardSwish>();
     case ActivationFn::kExp: return ops::vmath::exp(v, v, n);
     case ActivationFn::kErf: return ops::vmath::erf(v, v, n);
-    case ActivationFn::kSiLU: return each.template operator()<ActivationFn::kSiLU>();
+    case ActivationFn::kSiLU: return sigmoid_values<ActivationFn::kSiLU>(v, n);
     case ActivationFn::kGelu: return gelu_values(v, n);
   }
 }

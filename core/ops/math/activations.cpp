@@ -14,6 +14,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/vector_math.h"
 
 namespace vn::ops {
 namespace {
@@ -60,8 +61,15 @@ Status sigmoid(KernelContext& ctx) {
         const ConstArrayMap<T> xv(px + lo, hi - lo);
         ArrayMap<T> yv(py + lo, hi - lo);
         // Split form: exp is only taken of -|x|, so it never overflows, and for x < 0 the result is
-        // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x. Eigen's
-        // vectorized exp is within an ulp or two of std::exp.
+        // e/(1+e) rather than 1 - 1/(1+e), which would cancel to 0 for large negative x.
+        if constexpr (std::is_same_v<T, float>) {
+          // exp correctly rounded (vector_math.h), subnormals included: no edge to redo.
+          yv = -xv.abs();
+          vmath::exp(py + lo, py + lo, hi - lo);
+          for (int64_t i = lo; i < hi; ++i) py[i] = (px[i] >= 0.0f ? 1.0f : py[i]) / (1.0f + py[i]);
+          return;
+        }
+        // Eigen's vectorized exp is within an ulp or two of std::exp.
         yv = (-xv.abs()).exp();
         // Eigen's exp clamps its argument at the edge of the normal range (about -87 in float),
         // where std::exp goes on into the subnormals: those few elements are redone exactly.
