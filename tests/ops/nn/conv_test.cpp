@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <span>
@@ -258,6 +259,46 @@ TEST(Conv, HalfTypesSumInFloat32AndRoundOnce) {
   bf.input(narrow_tensor<Eigen::bfloat16>({1, 3, 1}, {1, 1, -1}));
   bf.output(narrow_tensor<Eigen::bfloat16>({1, 1, 1}, {1 + 2 * v}));
   bf.run();
+}
+
+// Taps that read only padding for every output are left out of the product (trim_padding_taps):
+// DeepLabV3's ASPP at dilation 24 and 36 over a 20x20 map, dilation on one axis only, asymmetric
+// pads, stride 2, 1-D and 3-D, against the naive convolution; dilation 12 keeps every tap.
+TEST(Conv, TapsThatReadOnlyPaddingAreLeftOutWithTheSameResults) {
+  uint32_t seed = 700;
+  for (int64_t d : {12, 24, 36}) {
+    check_conv({.x = {1, 16, 20, 20}, .m = 8, .kernel = {3, 3}, .dilations = {d, d}, .pads = {d, d, d, d}}, seed++);
+  }
+  check_conv({.x = {1, 8, 9, 20}, .m = 4, .kernel = {3, 3}, .dilations = {24, 2}, .pads = {24, 2, 24, 2}}, seed++);
+  check_conv({.x = {1, 8, 9, 9}, .m = 4, .kernel = {3, 3}, .dilations = {10, 10}, .pads = {10, 0, 10, 20}}, seed++);
+  check_conv({.x = {2, 8, 12, 12}, .m = 4, .kernel = {3, 3}, .strides = {2, 2}, .dilations = {30, 30},
+              .pads = {30, 30, 30, 30}},
+             seed++);
+  check_conv({.x = {1, 8, 17}, .m = 4, .kernel = {5}, .dilations = {20}, .pads = {40, 40}}, seed++);
+  check_conv({.x = {1, 4, 5, 6, 7}, .m = 4, .kernel = {3, 3, 3}, .dilations = {9, 9, 9}, .pads = {9, 9, 9, 9, 9, 9}},
+             seed++);
+}
+
+// A dead tap adds w * 0 exactly: the trimmed product has the bits of the 1x1 convolution of the
+// centre weights; a non-finite weight on a dead tap keeps the tap (inf * 0 is NaN, as ONNX's zero
+// padding makes it).
+TEST(Conv, TrimmedTapsGiveTheBitsOfTheLiveOnesAndNonFiniteWeightsKeepThem) {
+  const int64_t c = 24, m = 16, h = 20, w = 20, d = 24;
+  const std::vector<float> x = random_floats(static_cast<size_t>(c * h * w), 710);
+  std::vector<float> wt = random_floats(static_cast<size_t>(m * c * 9), 711);
+  const std::vector<float> b = random_floats(static_cast<size_t>(m), 712);
+  std::vector<float> centre(static_cast<size_t>(m * c));
+  for (size_t i = 0; i < centre.size(); ++i) centre[i] = wt[i * 9 + 4];
+  WindowGeometry dilated{{h, w}, {3, 3}, {1, 1}, {d, d}, {d, d}, {d, d}, {h, w}};
+  WindowGeometry pointwise{{h, w}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {h, w}};
+  std::vector<float> got(static_cast<size_t>(m * h * w)), want(got.size());
+  conv_float32(dilated, 1, c, m, 1, x.data(), wt.data(), b.data(), got.data(), 2);
+  conv_float32(pointwise, 1, c, m, 1, x.data(), centre.data(), b.data(), want.data(), 2);
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+  wt[0] = std::numeric_limits<float>::infinity();  // output channel 0, a corner tap
+  conv_float32(dilated, 1, c, m, 1, x.data(), wt.data(), b.data(), got.data(), 2);
+  for (int64_t i = 0; i < h * w; ++i) ASSERT_TRUE(std::isnan(got[static_cast<size_t>(i)])) << i;
+  EXPECT_EQ(std::memcmp(got.data() + h * w, want.data() + h * w, (got.size() - h * w) * sizeof(float)), 0);
 }
 
 }  // namespace
