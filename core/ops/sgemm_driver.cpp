@@ -2,10 +2,10 @@
 #include "core/ops/sgemm_driver.h"
 
 #include <algorithm>
-#include <memory>
 #include <optional>
 
 #include "core/common/threads.h"
+#include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
 
 namespace vn::ops {
@@ -22,38 +22,9 @@ constexpr int64_t kTaskBlocks = 24;
 // Multiply-adds below which a task is not split further for the threads.
 constexpr int64_t kTaskWork = int64_t{1} << 18;
 // Packed operands up to this size stay on their thread for the next product (attention's many
-// small products would otherwise fault in fresh pages each time); larger ones are freed after it,
-// so that they never add to the peak memory of a large model.
+// small products would otherwise fault in fresh pages each time); larger ones are freed after it
+// (scratch.h).
 constexpr size_t kKeptBytes = size_t{4} << 20;
-
-/// A scratch buffer of at least n floats for this thread, in one of two slots (packed B, packed A).
-class Scratch {
- public:
-  Scratch(size_t n, int slot) : buffer_(kept()[slot]) {
-    if (buffer_.size < n) {
-      buffer_.data.reset();  // the old one goes first, so that the two never coexist
-      buffer_.data = std::make_unique_for_overwrite<float[]>(n);
-      buffer_.size = n;
-    }
-  }
-  ~Scratch() {
-    if (buffer_.size * sizeof(float) > kKeptBytes) buffer_ = Buffer();
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  float* data() { return buffer_.data.get(); }
-
- private:
-  struct Buffer {
-    std::unique_ptr<float[]> data;
-    size_t size = 0;
-  };
-  static Buffer* kept() {
-    thread_local Buffer buffers[2];
-    return buffers;
-  }
-  Buffer& buffer_;
-};
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -189,9 +160,9 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
   const int64_t panels = ceil_div(s.n, kPackCols);
   const int64_t chunk_panels =
       std::clamp<int64_t>(static_cast<int64_t>(kKeptBytes / 2 / sizeof(float)) / (s.k * kPackCols), 1, panels);
-  Scratch packed_b(static_cast<size_t>(chunk_panels * s.k * kPackCols), 0);
-  std::optional<Scratch> packed_a;
-  if (s.trans_a) packed_a.emplace(static_cast<size_t>(packed_a_size(s.m, s.k)), 1);
+  Scratch<float> packed_b(static_cast<size_t>(chunk_panels * s.k * kPackCols), ScratchSlot::kGemmB, kKeptBytes);
+  std::optional<Scratch<float>> packed_a;
+  if (s.trans_a) packed_a.emplace(static_cast<size_t>(packed_a_size(s.m, s.k)), ScratchSlot::kGemmA, kKeptBytes);
   float* pb = packed_b.data();
   float* pa = s.trans_a ? packed_a->data() : nullptr;
   const int64_t blocks = ceil_div(s.m, kPackRows);

@@ -3,6 +3,7 @@
 // auto_pad, and the resulting output size.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/common/status.h"
@@ -38,6 +39,18 @@ struct WindowGeometry {
 /// smaller than the dilated kernel.
 Result<WindowGeometry> window_geometry(const KernelContext& ctx, const Shape& in, const Shape& kernel, bool ceil_mode,
                                        bool use_dilations);
+
+/// The outputs [lo, hi) along one dim whose input position o * stride + off lies inside [0, in),
+/// of `out` outputs; `off` is a tap's offset, k * dilation - pads_begin. Window loops add a tap to
+/// this range of outputs at once.
+struct OutputRange {
+  int64_t lo, hi;
+};
+inline OutputRange outputs_inside(int64_t off, int64_t stride, int64_t in, int64_t out) {
+  const int64_t lo = std::min(off >= 0 ? 0 : (-off + stride - 1) / stride, out);
+  const int64_t hi = std::clamp(in - off <= 0 ? 0 : (in - off + stride - 1) / stride, lo, out);
+  return {lo, hi};
+}
 
 /// The same geometry with 1-D and 2-D windows lifted to 3-D by leading unit dims (kernel 1,
 /// stride 1, no padding), so kernels need one 3-D loop nest. Precondition: rank() <= 3.

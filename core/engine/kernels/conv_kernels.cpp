@@ -34,15 +34,6 @@ std::vector<int64_t> attr_ints(const Node& n, std::string_view name) {
   return a && a->type == AttrType::kInts ? a->ints : std::vector<int64_t>{};
 }
 
-/// The valid output range [lo, hi) along one dim for kernel offset `off` (= k * dilation - pad):
-/// output positions o whose input position o * stride + off lies in [0, in).
-void valid_range(int64_t off, int64_t stride, int64_t in, int64_t out, int64_t& lo, int64_t& hi) {
-  lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
-  hi = in - off <= 0 ? 0 : (in - off + stride - 1) / stride;
-  lo = std::min(lo, out);
-  hi = std::clamp(hi, lo, out);
-}
-
 /// im2col over a 3-D (lifted) geometry: one row per (channel, kd, kh, kw), one column per output
 /// position; padding reads as 0.
 template <typename T>
@@ -54,9 +45,8 @@ void im2col(const T* x, int64_t channels, const ops::WindowGeometry& g, T* col) 
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-          int64_t lo, hi;
           const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
-          valid_range(off_w, g.strides[2], g.in[2], g.out[2], lo, hi);
+          const auto [lo, hi] = ops::outputs_inside(off_w, g.strides[2], g.in[2], g.out[2]);
           for (int64_t od = 0; od < g.out[0]; ++od) {
             const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
             for (int64_t oh = 0; oh < g.out[1]; ++oh) {
@@ -91,8 +81,7 @@ void direct_plane(const float* x, const float* w, int64_t channels, const ops::W
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
           const float wv = w[c * taps + (kd * g.kernel[1] + kh) * g.kernel[2] + kw];
           const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
-          int64_t lo, hi;
-          valid_range(off_w, g.strides[2], g.in[2], g.out[2], lo, hi);
+          const auto [lo, hi] = ops::outputs_inside(off_w, g.strides[2], g.in[2], g.out[2]);
           for (int64_t od = 0; od < g.out[0]; ++od) {
             const int64_t id = od * g.strides[0] - g.pads_begin[0] + kd * g.dilations[0];
             if (id < 0 || id >= g.in[0]) continue;

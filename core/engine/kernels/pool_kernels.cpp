@@ -125,10 +125,8 @@ class PoolKernel final : public LayerKernel {
           for (int64_t h = std::max<int64_t>(sh, 0); h < std::min(sh + g.kernel[1], g.in[1]); ++h) {
             const float* row = xp + (d * g.in[1] + h) * g.in[2];
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-              // Outputs ow whose tap kw lies inside: 0 <= ow * sw + off < in.
               const int64_t off = kw - g.pads_begin[2];
-              const int64_t lo = std::min(off >= 0 ? 0 : (-off + sw - 1) / sw, out_w);
-              const int64_t hi = std::clamp(g.in[2] - off <= 0 ? 0 : (g.in[2] - off + sw - 1) / sw, lo, out_w);
+              const auto [lo, hi] = ops::outputs_inside(off, sw, g.in[2], out_w);
               float* acc = sum.data();
               for (int64_t ow = lo; ow < hi; ++ow) acc[ow] = A::round(acc[ow] + row[ow * sw + off]);
             }

@@ -21,10 +21,10 @@
 #include "core/ops/nn/conv.h"
 #include "core/ops/nn/conv_direct.h"
 #include "core/ops/nn/conv_im2col.h"
-#include "core/ops/nn/conv_scratch.h"
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
 #include "core/ops/spatial.h"
 
@@ -131,8 +131,7 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
               const T wv = wc[(kd * g.kernel[1] + kh) * g.kernel[2] + kw];
               const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
-              const int64_t lo = std::min(off_w >= 0 ? 0 : (-off_w + sw - 1) / sw, out_w);
-              const int64_t hi = std::clamp(g.in[2] - off_w <= 0 ? 0 : (g.in[2] - off_w + sw - 1) / sw, lo, out_w);
+              const auto [lo, hi] = outputs_inside(off_w, sw, g.in[2], out_w);
               if (sw == 1) {
                 const T* s = src + off_w;
                 for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * s[ow];
@@ -221,7 +220,7 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   const bool shared = t.blocks > 1 && !pointwise;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
   std::optional<Scratch<T>> shared_scratch;
-  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * rows * t.tile), 1);
+  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * rows * t.tile), ScratchSlot::kSharedPanels);
   T* shared_col = shared ? shared_scratch->data() : nullptr;
 #pragma omp parallel num_threads(threads) if (threads > 1 && t.tasks > 1)
   {
@@ -236,7 +235,7 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
       }
     }
     std::optional<Scratch<T>> col_scratch;
-    if (!pointwise && !shared) col_scratch.emplace(static_cast<size_t>(rows * t.tile), 0);
+    if (!pointwise && !shared) col_scratch.emplace(static_cast<size_t>(rows * t.tile), ScratchSlot::kTile);
     T* col = col_scratch ? col_scratch->data() : nullptr;
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < t.tasks; ++task) {
@@ -364,12 +363,12 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
   const int64_t panels = packed_b_size(rows, t.tile);
   const bool pack_all = p.n * t.tiles > 1;
   std::optional<Scratch<float>> packed_scratch;
-  if (pack_all) packed_scratch.emplace(static_cast<size_t>(p.group * group_weights), 2, kKeptWeightBytes);
+  if (pack_all) packed_scratch.emplace(static_cast<size_t>(p.group * group_weights), ScratchSlot::kWeights, kKeptWeightBytes);
   float* packed = pack_all ? packed_scratch->data() : nullptr;
   const bool shared = t.blocks > 1;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
   std::optional<Scratch<float>> shared_scratch;
-  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * panels), 1, kKeptPanelBytes);
+  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * panels), ScratchSlot::kSharedPanels, kKeptPanelBytes);
   float* shared_panels = shared ? shared_scratch->data() : nullptr;
 #pragma omp parallel num_threads(threads) if (threads > 1 && t.tasks > 1)
   {
@@ -394,12 +393,13 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     }
 #pragma omp barrier
     std::optional<Scratch<float>> col_scratch;
-    if (!shared) col_scratch.emplace(static_cast<size_t>(panels), 0, kKeptPanelBytes);
+    if (!shared) col_scratch.emplace(static_cast<size_t>(panels), ScratchSlot::kTile, kKeptPanelBytes);
     // Under a transform with one tile per group, a task's weights are packed and transformed a
     // chunk of rows at a time, just before the chunk's products.
     std::optional<Scratch<float>> chunk_scratch;
     const int64_t chunk_rows = std::min(t.block, kTransformRows);
-    if (transform && !pack_all) chunk_scratch.emplace(static_cast<size_t>(chunk_rows * rows), 2, kKeptWeightBytes);
+    if (transform && !pack_all) chunk_scratch.emplace(static_cast<size_t>(chunk_rows * rows), ScratchSlot::kWeights,
+                                                           kKeptWeightBytes);
 #pragma omp for schedule(static)
     for (int64_t task = 0; task < t.tasks; ++task) {
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);

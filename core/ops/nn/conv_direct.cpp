@@ -18,7 +18,7 @@
 #include <immintrin.h>
 #endif
 
-#include "core/ops/nn/conv_scratch.h"
+#include "core/ops/scratch.h"
 
 namespace vn::ops {
 namespace {
@@ -341,7 +341,7 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
 #pragma omp parallel num_threads(threads) if (threads > 1 && tasks > 1)
   {
     // The last row's copy may write zeros up to 7 floats past the end (copy_strided).
-    Scratch<float> scratch(static_cast<size_t>(l.cg * l.plane + kLanes), 0);
+    Scratch<float> scratch(static_cast<size_t>(l.cg * l.plane + kLanes), ScratchSlot::kTile);
     // The left and right padding, which no task writes but as zeros.
     std::fill_n(scratch.data(), l.cg * l.plane + kLanes, 0.0f);
 #pragma omp for schedule(static)

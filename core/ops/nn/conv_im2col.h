@@ -23,10 +23,7 @@ void im2col_row(const T* xc, const WindowGeometry& g, int64_t kd, int64_t kh, in
   // Output columns ow whose input column iw = ow*s - p + kw*d lands inside [0, in_w).
   const int64_t off_w = kw * g.dilations[2] - g.pads_begin[2];
   const int64_t sw = g.strides[2];
-  int64_t ow_lo = off_w >= 0 ? 0 : (-off_w + sw - 1) / sw;
-  int64_t ow_hi = in_w - off_w <= 0 ? 0 : (in_w - off_w + sw - 1) / sw;
-  ow_lo = std::min(ow_lo, out_w);
-  ow_hi = std::clamp(ow_hi, ow_lo, out_w);
+  const auto [ow_lo, ow_hi] = outputs_inside(off_w, sw, in_w, out_w);
   int64_t od = c0 / plane, oh = c0 % plane / out_w, ow = c0 % out_w;
   // One run per output row met by the columns: rows are where the input row changes.
   for (int64_t j = 0; j < width;) {

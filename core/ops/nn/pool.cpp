@@ -263,10 +263,8 @@ void average_pool_plane(const T* xp, const WindowGeometry& g, bool include_pad, 
         for (int64_t b = 0; b < th.count; ++b) {
           const T* row = xp + ((td.first + a * td.step) * g.in[1] + th.first + b * th.step) * g.in[2];
           for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-            // Outputs ow whose tap kw lies inside: 0 <= ow * sw + off < in.
             const int64_t off = kw * dw - g.pads_begin[2];
-            const int64_t lo = std::min(off >= 0 ? 0 : (-off + sw - 1) / sw, out_w);
-            const int64_t hi = std::clamp(g.in[2] - off <= 0 ? 0 : (g.in[2] - off + sw - 1) / sw, lo, out_w);
+            const auto [lo, hi] = outputs_inside(off, sw, g.in[2], out_w);
             double* acc = sum.data();
             if (sw == 1) {
               const T* src = row + off;
