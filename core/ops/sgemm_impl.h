@@ -10,11 +10,17 @@
 
 namespace vn::ops::sgemm_detail {
 
-// The depth of one pass over k: a panel's slice of B (32 columns x this, 32 KiB) stays in L1 while
-// the row blocks' slices of A (8 rows x this) stream past it from L2. Measured against the other
-// order (A's slice kept, B's panels streamed): 160-172 GFLOP/s against 145-152 on tiles of 256 to
-// 1024 columns; depths of 128, 192 and 384 were no better.
+// The depth of one pass over k: a tile's slices of A (8 rows) and of B (32 columns) at this depth,
+// 8 and 32 KiB, fit L1 together. Depths of 128, 192 and 384 were no better.
 inline constexpr int64_t kMaxDepth = 256;
+
+// Bytes of B's depth slice that one sweep over the row blocks covers: the panels of a group stay
+// in L2 while each row block runs across all of them, so that a row block's slice of A is read
+// once from L2 per group and C is written along its rows rather than down a column of panels.
+// Against a panel at a time down all rows (1 thread, ResNet, Whisper and BERT shapes): 1504 x 1500
+// x 64 38 -> 70 GFMA/s, 256 x 3136 x 64 42 -> 72, 1504 x 384 x 1536 62 -> 77, 200 x 2304 x 768
+// 71 -> 76; 1 MiB groups were no better, and only 1024 x 196 x 256 lost (82 -> 74).
+inline constexpr int64_t kGroupBytes = int64_t{512} << 10;
 
 /// A's element (r, p) of a micro-tile is a[r * row + p * step]: row 1 and step kPackRows when
 /// packed, row lda and step 1 when read where it lies.
@@ -37,15 +43,19 @@ void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
   do {  // once when k is 0: C is the bias
     const int64_t d = std::min(depth, k - p0);
     const bool accumulate = p0 > 0;
-    for (int64_t j = 0; j < n; j += kPackCols) {
-      const int cols = static_cast<int>(std::min(kPackCols, n - j));
-      const float* b = packed_b + j * k + p0 * kPackCols;
+    const int64_t group =
+        std::max<int64_t>(kGroupBytes / (std::max<int64_t>(d, 1) * kPackCols * int64_t{sizeof(float)}), 1) * kPackCols;
+    for (int64_t g0 = 0; g0 < n; g0 += group) {
+      const int64_t g1 = std::min(n, g0 + group);
       for (int64_t i = 0; i < m; i += kPackRows) {
         const int rows = static_cast<int>(std::min(kPackRows, m - i));
         // Block i / kPackRows starts i * k floats into packed A.
         const float* a0 = lda == 0 ? a + i * k + p0 * kPackRows : a + i * lda + p0;
-        tile(rows, d, a0, layout, b, c + i * ldc + j, ldc, cols, bias && !accumulate ? bias + i : nullptr,
-             accumulate);
+        for (int64_t j = g0; j < g1; j += kPackCols) {
+          const int cols = static_cast<int>(std::min(kPackCols, n - j));
+          tile(rows, d, a0, layout, packed_b + j * k + p0 * kPackCols, c + i * ldc + j, ldc, cols,
+               bias && !accumulate ? bias + i : nullptr, accumulate);
+        }
       }
     }
     p0 += depth;

@@ -194,5 +194,27 @@ TEST(Tensor, AFreedBufferIsReusedForItsSizeAndComesBackZeroed) {
   for (float v : other.values<float>()) ASSERT_EQ(v, 0.0f);
 }
 
+TEST(Tensor, ALargeFreedBufferOutlivesTheChurnOfOtherSizes) {
+  // A transformer frees its 51 MiB attention scores and then several 9 MiB activations before it
+  // needs the scores' size again: the large buffer is still kept then (it comes back as it was
+  // left, not zeroed, which a fresh mapping always is).
+  constexpr int64_t kLarge = 10 << 20, kOther = 2 << 20;  // floats: 40 and 8 MiB
+  {
+    Result<Tensor> large = Tensor::create_for_overwrite(DType::kFloat32, {kLarge});
+    ASSERT_TRUE(large.ok());
+    large->mutable_data<float>()[0] = 7.0f;
+    large->mutable_data<float>()[kLarge - 1] = 9.0f;
+  }
+  for (int i = 0; i < 3; ++i) {
+    Tensor other(DType::kFloat32, {kOther + 16 * i});
+    other.mutable_data<float>()[0] = 1.0f;
+  }
+  Result<Tensor> again = Tensor::create_for_overwrite(DType::kFloat32, {kLarge});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->mapped());
+  EXPECT_EQ(again->data<float>()[0], 7.0f);
+  EXPECT_EQ(again->data<float>()[kLarge - 1], 9.0f);
+}
+
 }  // namespace
 }  // namespace vn

@@ -101,7 +101,8 @@ Status gemm(KernelContext& ctx) {
   }
   return dispatch_types(ArithmeticHalfTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
     using W = WideType<T>;
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
+    // Every element is written below (the products overwrite, never accumulate into y).
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, dtype_of<T>, out_shape));
     if (y->numel() == 0) return Status::OK();
     const ConstMatrixMap<T> am(a.data<T>(), a.dim(0), a.dim(1));
     const ConstMatrixMap<T> bm(b.data<T>(), b.dim(0), b.dim(1));
@@ -220,7 +221,8 @@ Status matmul_tensors(KernelContext& ctx, const Tensor& a, const Tensor& b) {
       ctx.set_output(0, std::move(y));
       return Status::OK();
     } else {
-      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
+      // Each product overwrites its part of y, and the parts cover it.
+      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, dtype_of<T>, out_shape));
       if (y->numel() == 0) return Status::OK();
       if constexpr (std::is_same_v<T, float>) {
         // Every product of the batch has the same shape (`rows` is m, or all of A's rows when

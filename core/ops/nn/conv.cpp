@@ -21,6 +21,7 @@
 #include "core/ops/nn/conv.h"
 #include "core/ops/nn/conv_direct.h"
 #include "core/ops/nn/conv_im2col.h"
+#include "core/ops/nn/conv_regions.h"
 
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
@@ -260,74 +261,6 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   }
 }
 
-/// A convolution without the kernel taps that read only padding, for every output position.
-struct TrimmedConv {
-  ConvPlan plan;
-  std::vector<float> weights;  ///< (M, C/group, trimmed kernel), the live taps in their order
-};
-
-/// The convolution of `p` and weights `w` without its dead taps, when it has some: a dilation as
-/// wide as the input (DeepLabV3's ASPP at rates 24 and 36 over a 20x20 map) leaves only the
-/// centre tap reading the input. A dead tap adds w * 0 to each sum, which leaves a sum as it is
-/// (up to the sign of an all-zero sum after a bias of -0) when w is finite; with a non-finite
-/// weight there it adds NaN, so the taps stay. Along each axis the live taps are a range [k0, k1)
-/// of the kernel; pads_begin shrinks by k0 * dilation, and is left alone (no trimming) where that
-/// would make it negative.
-std::optional<TrimmedConv> trim_padding_taps(const ConvPlan& p, const float* w) {
-  const WindowGeometry& g = p.geo;
-  const size_t rank = g.rank();
-  Shape k0(rank), k1(rank);
-  bool trimmed = false;
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t d = g.dilations[i], last = (g.out[i] - 1) * g.strides[i] - g.pads_begin[i];
-    // Tap k reads input positions [k * d - pads_begin, k * d + last]: live when they meet [0, in).
-    k0[i] = 0;
-    while (k0[i] < g.kernel[i] && k0[i] * d + last < 0) ++k0[i];
-    k1[i] = g.kernel[i];
-    while (k1[i] > k0[i] && (k1[i] - 1) * d - g.pads_begin[i] >= g.in[i]) --k1[i];
-    if (k0[i] == k1[i] || g.pads_begin[i] - k0[i] * d < 0) return std::nullopt;
-    trimmed = trimmed || k0[i] > 0 || k1[i] < g.kernel[i];
-  }
-  if (!trimmed || g.out.empty() || shape_numel(g.out) == 0) return std::nullopt;
-  const int64_t taps = shape_numel(g.kernel);
-  const int64_t windows = p.m * (p.c / p.group);
-  TrimmedConv t;
-  t.plan = p;
-  for (size_t i = 0; i < rank; ++i) {
-    t.plan.kernel[i] = t.plan.geo.kernel[i] = k1[i] - k0[i];
-    t.plan.geo.pads_begin[i] -= k0[i] * g.dilations[i];
-    t.plan.geo.pads_end[i] -= (g.kernel[i] - k1[i]) * g.dilations[i];
-    // One tap left: its dilation means nothing, and im2col copies rows of a dilation of 1 whole.
-    if (t.plan.kernel[i] == 1) t.plan.geo.dilations[i] = 1;
-  }
-  // Which of a window's taps (in the kernel's row-major order) are live.
-  std::vector<char> live(static_cast<size_t>(taps));
-  for (int64_t tap = 0; tap < taps; ++tap) {
-    bool inside = true;
-    for (size_t i = rank, rest = static_cast<size_t>(tap); i-- > 0;) {
-      const auto at = static_cast<int64_t>(rest % static_cast<size_t>(g.kernel[i]));
-      rest /= static_cast<size_t>(g.kernel[i]);
-      inside = inside && at >= k0[i] && at < k1[i];
-    }
-    live[static_cast<size_t>(tap)] = inside;
-  }
-  t.weights.resize(static_cast<size_t>(windows * shape_numel(t.plan.kernel)));
-  float* out = t.weights.data();
-  bool finite = true;
-  for (int64_t win = 0; win < windows; ++win) {
-    const float* wi = w + win * taps;
-    for (int64_t tap = 0; tap < taps; ++tap) {
-      if (live[static_cast<size_t>(tap)]) {
-        *out++ = wi[tap];
-      } else {
-        finite = finite && std::isfinite(wi[tap]);
-      }
-    }
-  }
-  if (!finite) return std::nullopt;
-  return t;
-}
-
 /// conv_compute for float32: the same tasks, on packed operands (sgemm.h). Each task writes its
 /// tile's im2col straight into packed panels (or reads the panels all threads made, when the
 /// tile's output channels are cut into blocks). The weights are packed once, by all threads, when
@@ -348,10 +281,7 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     conv_direct(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads);
     return;
   }
-  if (std::optional<TrimmedConv> t = trim_padding_taps(p, pw)) {
-    conv_packed(t->plan, px, t->weights.data(), pb, py, threads, transform);
-    return;
-  }
+  if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform)) return;
   const WindowGeometry g3 = lift_to_3d(p.geo);
   const int64_t k_size = shape_numel(p.kernel);
   const int64_t rows = cg * k_size;

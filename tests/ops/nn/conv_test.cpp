@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/ops/nn/conv.h"
+#include "core/ops/nn/conv_regions.h"
 #include "core/ops/sgemm.h"
 #include "tests/ops/half_tensor.h"
 #include "tests/ops/nn/conv_naive.h"
@@ -299,6 +300,74 @@ TEST(Conv, TrimmedTapsGiveTheBitsOfTheLiveOnesAndNonFiniteWeightsKeepThem) {
   conv_float32(dilated, 1, c, m, 1, x.data(), wt.data(), b.data(), got.data(), 2);
   for (int64_t i = 0; i < h * w; ++i) ASSERT_TRUE(std::isnan(got[static_cast<size_t>(i)])) << i;
   EXPECT_EQ(std::memcmp(got.data() + h * w, want.data() + h * w, (got.size() - h * w) * sizeof(float)), 0);
+}
+
+// A dilation about as wide as the input (DeepLabV3's ASPP at rate 12 over a 20 x 20 map) leaves
+// different taps reading only padding at the corners, edges and middle: the convolution runs box
+// by box on the live taps (conv_regions.h). Each output must have the bits of the same
+// convolution over the input padded with explicit zeros, whose taps are all live, and a
+// non-finite weight must give what it gives there.
+TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
+  struct Case {
+    Shape in, kernel, strides, dilations, pads;  // pads: begin and end per axis, as ONNX's
+  };
+  const Case cases[] = {
+      {{20, 20}, {3, 3}, {1, 1}, {12, 12}, {12, 12, 12, 12}},
+      {{9, 13}, {3, 3}, {2, 1}, {6, 8}, {6, 8, 3, 8}},
+      {{30}, {3}, {1}, {12}, {12, 12}},
+      {{5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {4, 4, 4}, {4, 4, 4, 4, 4, 4}},
+  };
+  uint32_t seed = 720;
+  for (const Case& k : cases) {
+    const size_t rank = k.in.size();
+    const int64_t n = 2, c = 12, m = 13;  // 13: a block of output channels is part empty
+    WindowGeometry padded_geo{k.in, k.kernel, k.strides, k.dilations, Shape(rank), Shape(rank), Shape(rank)};
+    WindowGeometry geo = padded_geo;
+    Shape padded_in(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      geo.pads_begin[i] = k.pads[i];
+      geo.pads_end[i] = k.pads[rank + i];
+      padded_in[i] = k.in[i] + k.pads[i] + k.pads[rank + i];
+      geo.out[i] = (padded_in[i] - geo.effective_kernel(i)) / k.strides[i] + 1;
+    }
+    padded_geo.in = padded_in;
+    padded_geo.out = geo.out;
+    ASSERT_GT(padding_regions(geo).size(), 1u) << shape_to_string(k.in);
+    ASSERT_TRUE(padding_regions(padded_geo).empty());
+    const int64_t in_size = shape_numel(k.in), padded_size = shape_numel(padded_in), out_size = shape_numel(geo.out);
+    const std::vector<float> x = random_floats(static_cast<size_t>(n * c * in_size), seed++);
+    std::vector<float> w = random_floats(static_cast<size_t>(m * c * shape_numel(k.kernel)), seed++);
+    const std::vector<float> b = random_floats(static_cast<size_t>(m), seed++);
+    // x inside a border of zeros.
+    std::vector<float> xp(static_cast<size_t>(n * c * padded_size), 0.0f);
+    for (int64_t plane = 0; plane < n * c; ++plane) {
+      for (int64_t i = 0; i < in_size; ++i) {
+        int64_t at = 0;
+        for (size_t d = 0, rest = static_cast<size_t>(i); d < rank; ++d) {
+          int64_t below = 1;
+          for (size_t e = d + 1; e < rank; ++e) below *= k.in[e];
+          const int64_t digit = static_cast<int64_t>(rest) / below;
+          rest -= static_cast<size_t>(digit * below);
+          at = at * padded_in[d] + digit + k.pads[d];
+        }
+        xp[static_cast<size_t>(plane * padded_size + at)] = x[static_cast<size_t>(plane * in_size + i)];
+      }
+    }
+    for (const bool non_finite : {false, true}) {
+      if (non_finite) w[5] = std::numeric_limits<float>::infinity();  // output channel 0
+      std::vector<float> got(static_cast<size_t>(n * m * out_size)), want(got.size());
+      conv_float32(geo, n, c, m, 1, x.data(), w.data(), b.data(), got.data(), 2);
+      conv_float32(padded_geo, n, c, m, 1, xp.data(), w.data(), b.data(), want.data(), 2);
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          ASSERT_TRUE(std::isnan(got[i])) << "case in " << shape_to_string(k.in) << " output " << i;
+        } else {
+          ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0)
+              << "case in " << shape_to_string(k.in) << " output " << i << ": " << got[i] << " vs " << want[i];
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
