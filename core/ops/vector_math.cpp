@@ -32,22 +32,18 @@
 #define VN_VMATH_AVX2 1
 #endif
 
+#include "core/ops/sgemm.h"
+#include "core/ops/vector_math_exp.h"
+
+#ifdef VN_HAVE_SGEMM_AVX512
+extern "C" int64_t vn_exp_array_avx512(const float* x, float shift, float* y, int64_t n, const float* q, double d,
+                                       float* z);
+#endif
+
 namespace vn::ops::vmath {
 namespace {
 
-constexpr double kInvLn2 = 0x1.71547652b82fep+0;
-constexpr double kLn2Hi = 0x1.62e42fefa39efp-1;
-constexpr double kLn2Lo = 0x1.abc9e3b39803fp-56;
-/// Adding 1.5 * 2^52 rounds a double of magnitude below 2^51 to an integer, which then sits in the
-/// low bits of the sum.
-constexpr double kShifter = 0x1.8p52;
-/// P(r) ~ (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2], highest degree first.
-constexpr double kExpP[] = {0x1.af389eeb9e5e9p-26, 0x1.28917ca046b86p-22, 0x1.71de0db2eafc6p-19, 0x1.a019b9148739fp-16,
-                            0x1.a01a01a7c2f2ep-13, 0x1.6c16c17889f40p-10, 0x1.11111111109b5p-7,  0x1.5555555553d68p-5,
-                            0x1.5555555555556p-3,  0x1.0000000000001p-1};
-/// exp of a float beyond these rounds to +inf (above 88.7228...) or +0 (below -103.97...).
-constexpr double kExpMin = -104.0;
-constexpr double kExpMax = 89.0;
+using namespace exp_detail;
 
 constexpr double kTwoOverSqrtPiHi = 0x1.20dd750429b6dp+0;
 constexpr double kTwoOverSqrtPiLo = 0x1.1ae3a914fed80p-56;
@@ -189,6 +185,13 @@ float quotient(float q, D d) {
 template <bool kShifted, typename D>
 void exp_array(const float* x, float shift, float* y, int64_t n, const float* q, D d, float* z) {
   int64_t i = 0;
+#ifdef VN_HAVE_SGEMM_AVX512
+  // The same formula on sixteen lanes where the machine has AVX-512 (vector_math_avx512.cpp):
+  // twice the lanes of the polynomial's multiply-adds, the same bits.
+  if constexpr (std::is_same_v<D, double>) {
+    if (sgemm_uses_avx512()) i = vn_exp_array_avx512(x, kShifted ? shift : 0.0f, y, n, q, d, z);
+  }
+#endif
 #ifdef VN_VMATH_AVX2
   const __m256 s = _mm256_set1_ps(shift);
   for (; i + 8 <= n; i += 8) {

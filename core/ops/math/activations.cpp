@@ -54,7 +54,8 @@ Status sigmoid(KernelContext& ctx) {
         return v >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
       }, kComputeBoundGrain);
     } else {
-      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+      // Every element written; not x's buffer, which the steps below read after writing y.
+      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), x.shape()));
       const T* px = x.data<T>();
       T* py = x.numel() > 0 ? y->mutable_data<T>() : nullptr;
       parallel_chunks(ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) {

@@ -81,7 +81,7 @@ Status variadic(KernelContext& ctx) {
     }
   }
   return dispatch_types(Types{}, ctx, ctx.input(0).dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, dtype_of<T>, out_shape));
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, dtype_of<T>, out_shape));
     VN_RETURN_IF_ERROR(broadcast_copy(ctx.input(0), *y));
     for (size_t i = 1; i < count; ++i) binary_accumulate<T>(*y, ctx.input(i), Op{});
     if constexpr (kMean) {

@@ -131,7 +131,8 @@ Status batch_norm(KernelContext& ctx) {
   // (torch 1.13 at opset 15+) write it on inference nodes too, where it changes nothing.
   ctx.ignore_attrs({"momentum"});
   VN_RETURN_IF_ERROR(dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    // Each element from x's at its index: x's buffer when nothing else reads it.
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, x.dtype(), x.shape()));
     if (y->numel() == 0) return Status::OK();
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();

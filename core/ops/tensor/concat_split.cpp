@@ -41,7 +41,7 @@ Status concat_with_axis(KernelContext& ctx, int64_t axis_attr) {
     }
     out_shape[static_cast<size_t>(axis)] += t.dim(axis);
   }
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, first.dtype(), out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, first.dtype(), out_shape));
   const auto a = static_cast<size_t>(axis);
   const int64_t outer = shape_product(out_shape, 0, a);
   const int64_t inner = shape_product(out_shape, a + 1, out_shape.size());
@@ -128,7 +128,7 @@ Status split_with(KernelContext& ctx, const std::optional<std::vector<int64_t>>&
     for (size_t i = 0; i < outputs; ++i) {
       Shape shape = x.shape();
       shape[a] = sizes[i];
-      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(i, x.dtype(), shape));
+      VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(i, x.dtype(), shape));
       const int64_t block = sizes[i] * inner;
       U* py = raw_mutable_data<U>(*y);
       for (int64_t o = 0; o < outer; ++o) std::copy_n(px + o * in_block + column, block, py + o * block);

@@ -18,7 +18,7 @@ Status expand(KernelContext& ctx) {
   }
   Result<Shape> out_shape = broadcast_shapes(x.shape(), shape);
   if (!out_shape.ok()) return out_shape.status().with_node(ctx.node().ref(ctx.node_index()));
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), *out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), *out_shape));
   return broadcast_copy(x, *y);
 }
 

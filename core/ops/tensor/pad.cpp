@@ -87,7 +87,7 @@ Status pad_with(KernelContext& ctx, const std::vector<int64_t>& pads, const std:
     }
     maps[a] = axis_map(dim, pads[a], out_shape[a], mode);
   }
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), out_shape));
   if (y->numel() == 0) return Status::OK();
   return dispatch_by_size(x.dtype(), [&]<typename U>() {
     const U* px = raw_data<U>(x);

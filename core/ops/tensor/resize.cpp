@@ -398,7 +398,7 @@ Status resize_with(KernelContext& ctx, const Params& p, const std::optional<std:
     }
     out_shape[d] = a.out;
   }
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), out_shape));
   if (y->numel() == 0) return Status::OK();
   std::vector<AxisMap> maps(rank);
   for (size_t d = 0; d < rank; ++d) maps[d] = build_axis_map(p, axes[d]);

@@ -61,7 +61,7 @@ Status slice_with(KernelContext& ctx, const std::vector<int64_t>& starts, const 
     if (count > 0) base += start * in_strides[a];
     strides[a] = count > 1 ? in_strides[a] * step : 0;
   }
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), out_shape));
   return dispatch_by_size(x.dtype(), [&]<typename U>() {
     const Shape operand_strides[] = {strides};
     const int64_t bases[] = {base};

@@ -27,7 +27,7 @@ Status tile_with(KernelContext& ctx, const std::vector<int64_t>& repeats) {
     }
     out_shape[a] = x.shape()[a] * repeats[a];
   }
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), out_shape));
   if (y->numel() == 0) return Status::OK();
   return dispatch_by_size(x.dtype(), [&]<typename U>() {
     const U* px = raw_data<U>(x);

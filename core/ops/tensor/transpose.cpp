@@ -38,7 +38,7 @@ Status transpose(KernelContext& ctx) {
     out_shape[i] = x.dim(perm[i]);
     strides[i] = in_strides[static_cast<size_t>(perm[i])];
   }
-  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), out_shape));
   return dispatch_by_size(x.dtype(), [&]<typename U>() {
     const Shape operand_strides[] = {strides};
     const StridedLoop loop(out_shape, operand_strides);

@@ -22,7 +22,7 @@ Status where(KernelContext& ctx) {
   const Shape shapes[] = {cond.shape(), x.shape(), y.shape()};
   Result<Shape> out_shape = broadcast_shapes(shapes);
   if (!out_shape.ok()) return out_shape.status().with_node(ctx.node().ref(ctx.node_index()));
-  VN_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.dtype(), *out_shape));
+  VN_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_for_overwrite(0, x.dtype(), *out_shape));
   return dispatch_by_size(x.dtype(), [&]<typename U>() {
     const Shape strides[] = {broadcast_strides(cond.shape(), *out_shape), broadcast_strides(x.shape(), *out_shape),
                              broadcast_strides(y.shape(), *out_shape)};

@@ -24,8 +24,9 @@ uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 float exp_rounded(float x) { return static_cast<float>(std::exp(static_cast<double>(x))); }
 float erf_rounded(float x) { return static_cast<float>(std::erf(static_cast<double>(x))); }
 
-/// f over x through the arrays (8 at a time, the vector path where the build has it) and one by
-/// one through arrays of one (the scalar path); fails on any difference of bits.
+/// f over x through the arrays (8 or 16 at a time, the vector paths where the build and the
+/// machine have them) and one by one through arrays of one (the scalar path); fails on any
+/// difference of bits.
 template <typename F>
 std::vector<float> both_paths(const std::vector<float>& x, F f) {
   std::vector<float> y(x.size()), one(x.size());
