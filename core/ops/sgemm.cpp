@@ -57,7 +57,7 @@ void sub_tile(int64_t depth, const float* a, ALayout la, const float* b, float* 
 }
 
 void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const float* b, float* c, int64_t ldc,
-                   int cols, const float* bias, bool accumulate) {
+                   int cols, const float* bias, bool accumulate, const float* /*next_a: no prefetch here*/) {
   for (int r0 = 0; r0 < rows; r0 += 4) {
     const float* ar = a + r0 * la.row;
     const float* br = bias ? bias + r0 : nullptr;
@@ -78,7 +78,7 @@ void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const fl
 
 /// Without AVX2 and FMA: plain loops the compiler vectorizes over the panel's columns.
 void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const float* b, float* c, int64_t ldc,
-                   int cols, const float* bias, bool accumulate) {
+                   int cols, const float* bias, bool accumulate, const float* /*next_a: no prefetch here*/) {
   float acc[kPackRows][kPackCols];
   for (int r = 0; r < rows; ++r) {
     for (int j = 0; j < kPackCols; ++j) {

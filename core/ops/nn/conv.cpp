@@ -27,6 +27,7 @@
 #include "core/ops/kernel_util.h"
 #include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
+#include "core/ops/sgemm_driver.h"
 #include "core/ops/spatial.h"
 
 namespace vn::ops {
@@ -266,6 +267,15 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
 /// tile's output channels are cut into blocks). The weights are packed once, by all threads, when
 /// more than one tile reads them; with one tile per group they are read where they lie, or, under
 /// a transform, packed a task's block at a time. The bias comes in with the products.
+/// Whether `p` reads one input position into one output position through a single tap, without
+/// groups: a product of each image's channel vector by W.
+bool single_position(const ConvPlan& p) {
+  if (p.group != 1 || shape_numel(p.in) != 1 || shape_numel(p.geo.out) != 1 || shape_numel(p.kernel) != 1) {
+    return false;
+  }
+  return std::all_of(p.geo.pads_begin.begin(), p.geo.pads_begin.end(), [](int64_t v) { return v == 0; });
+}
+
 void conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
@@ -282,6 +292,20 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     return;
   }
   if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform)) return;
+  if (single_position(p)) {
+    // Each image's output is W times its input vector (a squeeze-excitation block's 1x1
+    // convolutions of pooled channels): as a product of images x channels by W's rows, which
+    // sgemm takes as dot products when there are few images, rather than as one position padded
+    // to a panel of 32. The bias comes after the sums.
+    const GemmShape shape{false, true, p.n, p.m, p.c, p.c, p.c, p.m};
+    sgemm(shape, px, pw, py, threads, transform);
+    if (pb) {
+      for (int64_t img = 0; img < p.n; ++img) {
+        for (int64_t j = 0; j < p.m; ++j) py[img * p.m + j] += pb[j];
+      }
+    }
+    return;
+  }
   const WindowGeometry g3 = lift_to_3d(p.geo);
   const int64_t k_size = shape_numel(p.kernel);
   const int64_t rows = cg * k_size;

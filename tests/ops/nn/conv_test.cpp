@@ -302,6 +302,17 @@ TEST(Conv, TrimmedTapsGiveTheBitsOfTheLiveOnesAndNonFiniteWeightsKeepThem) {
   EXPECT_EQ(std::memcmp(got.data() + h * w, want.data() + h * w, (got.size() - h * w) * sizeof(float)), 0);
 }
 
+// A squeeze-excitation block's 1x1 convolutions of pooled channels (one input and one output
+// position) run as a product of images by W's rows: few images as dot products, more as panels.
+TEST(Conv, OnePositionConvolutionsAreProductsOfTheChannelVectors) {
+  uint32_t seed = 740;
+  for (int64_t n : {1, 3, 9}) {
+    check_conv({.x = {n, 40, 1, 1}, .m = 24, .kernel = {1, 1}}, seed++);
+    check_conv({.x = {n, 37, 1, 1}, .m = 70, .kernel = {1, 1}, .threads = 2}, seed++);
+    check_conv({.x = {n, 16, 1}, .m = 8, .kernel = {1}, .bias = false}, seed++);
+  }
+}
+
 // A dilation about as wide as the input (DeepLabV3's ASPP at rate 12 over a 20 x 20 map) leaves
 // different taps reading only padding at the corners, edges and middle: the convolution runs box
 // by box on the live taps (conv_regions.h). Each output must have the bits of the same
