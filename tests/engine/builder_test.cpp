@@ -447,5 +447,35 @@ TEST(Builder, SoftmaxOverADyingInputGivesTheSameOutputs) {
   }
 }
 
+// A layer the reference kernels run (here a BatchNormalization after the Mul) writes its output
+// over an input nobody reads after it; kept as a model output, the input stays as it was.
+TEST(Builder, ReferenceLayersOverADyingInputGiveTheSameOutputs) {
+  const Model model = make_model(
+      "<ir_version: 8, opset_import: [\"\" : 15]>\n"
+      "g (float[2,4,5] X) => (float[2,4,5] Y)\n"
+      "<float[4] s = {1.5, -2, 0.25, 3}, float[4] b = {0.5, 1, -1, 2}, float[4] m = {0.1, -0.2, 0.3, 0},\n"
+      " float[4] v = {1, 2, 0.5, 4}>\n"
+      "{ t = Mul(X, X)  Y = BatchNormalization(t, s, b, m, v) }");
+  const TensorMap feeds{{"X", random_tensor({2, 4, 5}, 11, -3.0f, 3.0f)}};
+  const TensorMap ref = test::run_reference(model, feeds, {"t", "Y"});
+  for (const PrecisionMask allowed : {kFp32, kFp32 | kFp16}) {
+    EngineOptions o;
+    o.build.deterministic = true;
+    o.build.allowed = allowed;
+    EngineBackend plain(o), kept(o);
+    ASSERT_TRUE(plain.prepare(model, {}).ok());
+    PrepareOptions keep_t;
+    keep_t.outputs = {"t"};
+    ASSERT_TRUE(kept.prepare(model, keep_t).ok());
+    Result<TensorMap> a = plain.run(feeds);
+    Result<TensorMap> b = kept.run(feeds);
+    ASSERT_TRUE(a.ok() && b.ok());
+    const std::span<const float> ya = a->find("Y")->values<float>(), yb = b->find("Y")->values<float>();
+    for (size_t i = 0; i < ya.size(); ++i) ASSERT_EQ(std::bit_cast<uint32_t>(ya[i]), std::bit_cast<uint32_t>(yb[i]));
+    test::expect_close(*b->find("t"), *ref.find("t"), {1e-2, 1e-3}, "the kept input of the BatchNormalization");
+    test::expect_close(*a->find("Y"), *ref.find("Y"), {1e-2, 1e-2}, "the BatchNormalization over its input");
+  }
+}
+
 }  // namespace
 }  // namespace vn::engine

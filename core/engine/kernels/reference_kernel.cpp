@@ -2,6 +2,7 @@
 // The `reference` tactic: a layer's nodes run one by one through the reference kernels, with
 // float32 weights rounded to the layer's storage format. It runs generic layers, and any fused
 // layer whose tensors are not float32.
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/engine/kernels/kernels.h"
@@ -22,6 +23,7 @@ struct Step {
   ops::KernelFn fn = nullptr;
   int64_t version = 0;  // the op version the kernel implements
   std::vector<Source> inputs;
+  std::vector<char> last_read;  // per input: no later step of the layer reads it, nor is it an output
   std::vector<int> outputs;  // internal slot per node output; -1 for an unnamed output
 };
 
@@ -87,11 +89,36 @@ class ReferenceKernel final : public LayerKernel {
       steps_.push_back(std::move(step));
     }
     for (const std::string& out : spec.outputs) output_slots_.push_back(internal.at(out));
+    // Which reads are the last of a layer input or an internal value (outputs excepted), so that a
+    // kernel may write over a dying input (ops::KernelContext::allocate_output_elementwise).
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      Step& step = steps_[i];
+      step.last_read.assign(step.inputs.size(), 0);
+      for (size_t j = 0; j < step.inputs.size(); ++j) {
+        const Source& src = step.inputs[j];
+        if (src.kind != Source::Kind::kInput && src.kind != Source::Kind::kInternal) continue;
+        const auto same = [&](const Source& o) { return o.kind == src.kind && o.index == src.index; };
+        bool later = std::count_if(step.inputs.begin(), step.inputs.end(), same) > 1;
+        for (size_t k = i + 1; k < steps_.size() && !later; ++k) {
+          later = std::any_of(steps_[k].inputs.begin(), steps_[k].inputs.end(), same);
+        }
+        if (src.kind == Source::Kind::kInternal) {
+          later = later || std::find(output_slots_.begin(), output_slots_.end(), src.index) != output_slots_.end();
+        }
+        step.last_read[j] = !later;
+      }
+    }
     return Status::OK();
   }
 
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    return run_dying(inputs, {}, outputs);
+  }
+
+  Status run_dying(std::span<const Tensor* const> inputs, std::span<const char> dying,
+                   std::span<Tensor> outputs) const override {
     std::vector<Tensor> values(static_cast<size_t>(slots_));
+    std::vector<char> step_dying;
     std::vector<const Tensor*> ins;
     std::vector<Tensor> outs;
     for (const Step& step : steps_) {
@@ -104,7 +131,16 @@ class ReferenceKernel final : public LayerKernel {
         if (s.kind == Source::Kind::kInternal) ins[i] = &values[static_cast<size_t>(s.index)];
       }
       outs.assign(step.outputs.size(), Tensor());
+      step_dying.assign(step.inputs.size(), 0);
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        const Source& s = step.inputs[i];
+        const bool gone = s.kind == Source::Kind::kInternal ||
+                          (s.kind == Source::Kind::kInput && static_cast<size_t>(s.index) < dying.size() &&
+                           dying[static_cast<size_t>(s.index)]);
+        step_dying[i] = static_cast<char>(gone && step.last_read[i]);
+      }
       ops::KernelContext ctx(n, step.node, step.opset, ins, outs, args_.num_threads);
+      ctx.set_dying_inputs(step_dying);
       Status st = step.fn(ctx);
       if (st.ok()) st = ctx.attr_error();
       if (st.ok()) st = ops::check_all_read(ctx, step.version);
