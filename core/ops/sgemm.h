@@ -19,7 +19,7 @@ namespace vn::ops {
 /// kPackRows rows, each block k-major (k x kPackRows floats; rows past m are zero). B (k x n) is
 /// packed in panels of kPackCols columns, each panel k-major (k x kPackCols floats; columns past
 /// n are zero), panel p at packed_b + p * k * kPackCols.
-inline constexpr int64_t kPackRows = 8;
+inline constexpr int64_t kPackRows = 12;
 inline constexpr int64_t kPackCols = 32;
 
 /// Floats of packed A for m x k.

@@ -15,10 +15,10 @@ using vn::ops::kPackRows;
 using vn::ops::sgemm_detail::ALayout;
 
 static_assert(kPackCols == 32, "a tile row is two 16-float vectors");
-static_assert(kPackRows == 8, "any_tile covers one to eight rows");
+static_assert(kPackRows == 12, "any_tile covers one to twelve rows");
 
-/// R rows x `cols` (<= 32) columns of C over `depth` steps: 2R accumulators, two loads of B and R
-/// broadcasts of A per step for 2R fused multiply-adds (R of each when Half: `cols` <= 16, the
+/// R rows x `cols` (<= 32) columns of C over `depth` steps: 2R accumulators (24 of the 32
+/// registers at R = 12), two loads of B and R broadcasts of A per step for 2R fused multiply-adds (R of each when Half: `cols` <= 16, the
 /// last panel of a plane whose width leaves it half empty). A is packed, or rows `lda` apart.
 template <int R, bool Packed, bool Half>
 void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int cols,
@@ -35,8 +35,8 @@ void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, 
     }
   }
   for (int64_t p = 0; p < depth; ++p) {
-    // One cache line of each of the next block's eight rows every 16 steps (prefetches never
-    // fault: a last block of fewer rows costs a few useless ones).
+    // One cache line of each of the next block's rows every 16 steps (prefetches never fault: a
+    // last block of fewer rows costs a few useless ones).
     if (!Packed && next_a != nullptr && p % 16 == 0) {
       for (int r = 0; r < kPackRows; ++r) _mm_prefetch(reinterpret_cast<const char*>(next_a + r * lda + p), _MM_HINT_T0);
     }
@@ -60,6 +60,10 @@ template <bool Packed, bool Half>
 void rows_tile(int rows, int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int cols,
                const float* bias, bool accumulate, const float* next_a) {
   switch (rows) {
+    case 12: return tile<12, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
+    case 11: return tile<11, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
+    case 10: return tile<10, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
+    case 9: return tile<9, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
     case 8: return tile<8, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
     case 7: return tile<7, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
     case 6: return tile<6, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);

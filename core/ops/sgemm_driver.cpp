@@ -18,7 +18,7 @@ constexpr int64_t kFewRows = 4;
 constexpr int64_t kFewRowsWork = int64_t{1} << 15;
 // Row blocks per task before the threads ask for more tasks: 192 rows of A's depth slice (192 KiB
 // at a depth of 256) stay in L2 while the column panels pass.
-constexpr int64_t kTaskBlocks = 24;
+constexpr int64_t kTaskBlocks = 192 / kPackRows;
 // Multiply-adds below which a task is not split further for the threads.
 constexpr int64_t kTaskWork = int64_t{1} << 18;
 // Packed operands up to this size stay on their thread for the next product (attention's many

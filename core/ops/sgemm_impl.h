@@ -10,8 +10,8 @@
 
 namespace vn::ops::sgemm_detail {
 
-// The depth of one pass over k: a tile's slices of A (8 rows) and of B (32 columns) at this depth,
-// 8 and 32 KiB, fit L1 together. Depths of 128, 192 and 384 were no better.
+// The depth of one pass over k: a tile's slices of A (12 rows) and of B (32 columns) at this
+// depth, 12 and 32 KiB, fit L1 together. Depths of 128, 192 and 384 were no better.
 inline constexpr int64_t kMaxDepth = 256;
 
 // Bytes of B's depth slice that one sweep over the row blocks covers: the panels of a group stay

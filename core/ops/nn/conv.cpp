@@ -88,8 +88,9 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
 constexpr size_t kKeptPanelBytes = size_t{4} << 20;
 // Packed or transformed weights are kept up to this size.
 constexpr size_t kKeptWeightBytes = size_t{16} << 20;
-// Output channels whose weights a transform sees at once, when they are not packed for all tiles.
-constexpr int64_t kTransformRows = 64;
+// Output channels whose weights a transform sees at once, when they are not packed for all tiles
+// (whole row blocks of the product).
+constexpr int64_t kTransformRows = 5 * kPackRows;
 
 /// C (m x n, rows ldc apart) = A (m x k) * B (k x n), row-major, on the calling thread, through
 /// Eigen (the types other than float32, which run on packed operands).

@@ -23,7 +23,7 @@ namespace vn::ops {
 /// rows padding a block to kPackRows), and must treat every element alike (an engine rounding its
 /// operands to a narrower format). A layer whose weights every tile of output positions reads
 /// packs and transforms them once, a block at a time; one with a single tile per group transforms
-/// a thread's channels 64 at a time, each chunk just before its products, so that no transformed
+/// a thread's channels 60 at a time, each chunk just before its products, so that no transformed
 /// copy of all of a large layer's weights is made. The few weights of a direct sum are transformed
 /// at once.
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
