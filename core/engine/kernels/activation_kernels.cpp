@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Activation layers (act__exact, act__fast), the activations fused into product epilogues, and the
 // residual Add+Relu layer (eltwise__add_relu).
-#include <omp.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
 #include "core/ops/vector_math.h"
@@ -140,9 +139,9 @@ class ActivationKernel final : public LayerKernel {
     Tensor y = inputs[0]->clone();
     std::span<float> v = y.mutable_values<float>();
     if (args_.tactic == TacticId::kActivationFast) {
-      activate_fast(args_.spec->activation, v);
+      activate_fast(args_.spec->activation, v, args_.num_threads);
     } else {
-      activate_exact(args_.spec->activation, v);
+      activate_exact(args_.spec->activation, v, args_.num_threads);
     }
     outputs[0] = std::move(y);
     return Status::OK();
@@ -224,17 +223,18 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
   }
 }
 
-void activate_exact(const Activation& activation, std::span<float> values) {
+void activate_exact(const Activation& activation, std::span<float> values, int threads) {
   float* v = values.data();
-  ops::parallel_chunks(omp_get_max_threads(), static_cast<int64_t>(values.size()),
+  ops::parallel_chunks(capped_threads(threads), static_cast<int64_t>(values.size()),
                        [&](int64_t lo, int64_t hi) { activate_values(activation, v + lo, hi - lo); });
 }
 
-void activate_fast(const Activation& activation, std::span<float> values) {
+void activate_fast(const Activation& activation, std::span<float> values, int threads) {
   const ActivationFn fn = activation.fn;
   const int64_t n = static_cast<int64_t>(values.size());
   float* v = values.data();
-#pragma omp parallel for schedule(static) if (n > 65536)
+  const int team = capped_threads(threads);
+#pragma omp parallel for num_threads(team) schedule(static) if (n > 65536 && team > 1)
   for (int64_t i = 0; i < n; ++i) v[i] = fast(fn, v[i]);
 }
 

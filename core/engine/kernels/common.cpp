@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the tactic implementations.
-#include <omp.h>
-
 #include <algorithm>
 
+#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 
 namespace vn::engine::kernels {
@@ -42,7 +41,7 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
 }
 
 void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
-                    const float* residual) {
+                    const float* residual, int threads) {
   const bool bias = !epilogue.bias.empty();
   if (!bias && residual == nullptr && epilogue.activation.fn == ActivationFn::kNone) return;
   // One pass over segments, each finished while in cache: (y + bias) + residual, then the
@@ -69,7 +68,7 @@ void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, in
   };
   // Threads pay off from about 32K values each.
   const int64_t chunks = std::clamp<int64_t>(segments * length / (int64_t{1} << 15), 1,
-                                             std::min<int64_t>(std::max(omp_get_max_threads(), 1), segments));
+                                             std::min<int64_t>(capped_threads(threads), segments));
   if (chunks <= 1) {
     run(0, segments);
     return;

@@ -294,7 +294,8 @@ class ConvKernel final : public LayerKernel {
           break;
       }
       const int64_t out_size = shape_numel(geo.out);
-      apply_epilogue(epilogue_, py, x.dim(0), w_shape_[0], out_size, residual ? residual->data<float>() : nullptr);
+      apply_epilogue(epilogue_, py, x.dim(0), w_shape_[0], out_size, residual ? residual->data<float>() : nullptr,
+                     args_.num_threads);
     }
     outputs[0] = std::move(y);
     return Status::OK();

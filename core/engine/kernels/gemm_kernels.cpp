@@ -206,7 +206,7 @@ class GemmKernel final : public LayerKernel {
       }
     }
     const float* residual = epi.residual >= 0 ? inputs[static_cast<size_t>(epi.residual)]->data<float>() : nullptr;
-    apply_epilogue(epi, y, n == 0 ? 0 : total / n, n, 1, residual);
+    apply_epilogue(epi, y, n == 0 ? 0 : total / n, n, 1, residual, args_.num_threads);
     return Status::OK();
   }
 

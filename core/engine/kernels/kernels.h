@@ -59,13 +59,13 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
 /// (k up to 2^17), on up to `threads` threads.
 void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads = 1);
 
-/// Applies `activation` to every value exactly (library functions, float32), on the OpenMP threads
-/// for large spans.
-void activate_exact(const Activation& activation, std::span<float> values);
+/// Applies `activation` to every value exactly (library functions, float32), on up to `threads`
+/// threads for large spans.
+void activate_exact(const Activation& activation, std::span<float> values, int threads);
 /// activate_exact on v[0, n), on the calling thread.
 void activate_values(const Activation& activation, float* v, int64_t n);
-/// Applies `activation` with the fast approximations of act__fast.
-void activate_fast(const Activation& activation, std::span<float> values);
+/// Applies `activation` with the fast approximations of act__fast, on up to `threads` threads.
+void activate_fast(const Activation& activation, std::span<float> values, int threads);
 
 /// The part of an Epilogue a product kernel applies after its GEMM, resolved at build time.
 struct EpilogueRuntime {
@@ -75,8 +75,8 @@ struct EpilogueRuntime {
 };
 
 /// Applies bias, residual and activation to y viewed as [outer, channels, inner] (the bias is
-/// indexed by channel); `residual` (or null) has y's layout and size.
+/// indexed by channel), on up to `threads` threads; `residual` (or null) has y's layout and size.
 void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
-                    const float* residual);
+                    const float* residual, int threads);
 
 }  // namespace vn::engine::kernels
