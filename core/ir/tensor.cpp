@@ -80,7 +80,8 @@ class MapCache {
       // mid-size tensors are mapped (a layer-wise comparison), many more buffers pass through
       // here, and two runs' worth of kept ones raised the peak: keep fewer.
       const size_t room = 2 * live_peak_ > live_bytes_ ? 2 * live_peak_ - live_bytes_ : 0;
-      const size_t cap = small_map_scopes.load(std::memory_order_relaxed) > 0 ? kMaxBytesSmall : std::max(kMinBytes, room);
+      const bool small = small_map_scopes.load(std::memory_order_relaxed) > 0;
+      const size_t cap = small ? kMaxBytesSmall : std::max(kMinBytes, room);
       if (bytes <= cap) {
         while (kept_bytes_ + bytes > cap) {
           evicted.push_back(kept_.front());

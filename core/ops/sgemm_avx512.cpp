@@ -18,8 +18,9 @@ static_assert(kPackCols == 32, "a tile row is two 16-float vectors");
 static_assert(kPackRows == 12, "any_tile covers one to twelve rows");
 
 /// R rows x `cols` (<= 32) columns of C over `depth` steps: 2R accumulators (24 of the 32
-/// registers at R = 12), two loads of B and R broadcasts of A per step for 2R fused multiply-adds (R of each when Half: `cols` <= 16, the
-/// last panel of a plane whose width leaves it half empty). A is packed, or rows `lda` apart.
+/// registers at R = 12), two loads of B and R broadcasts of A per step for 2R fused multiply-adds
+/// (R of each when Half: `cols` <= 16, the last panel of a plane whose width leaves it half
+/// empty). A is packed, or rows `lda` apart.
 template <int R, bool Packed, bool Half>
 void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int cols,
           const float* bias, bool accumulate, const float* next_a) {
@@ -38,7 +39,9 @@ void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, 
     // One cache line of each of the next block's rows every 16 steps (prefetches never fault: a
     // last block of fewer rows costs a few useless ones).
     if (!Packed && next_a != nullptr && p % 16 == 0) {
-      for (int r = 0; r < kPackRows; ++r) _mm_prefetch(reinterpret_cast<const char*>(next_a + r * lda + p), _MM_HINT_T0);
+      for (int r = 0; r < kPackRows; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(next_a + r * lda + p), _MM_HINT_T0);
+      }
     }
     const __m512 b0 = _mm512_loadu_ps(b);
     const __m512 b1 = Half ? b0 : _mm512_loadu_ps(b + 16);

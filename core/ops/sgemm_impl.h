@@ -33,7 +33,7 @@ struct ALayout {
 /// cols tile of C over `depth` steps of k, starting from C itself when `accumulate`, else from the
 /// bias (or zero). When A is read where it lies, the first tile of each row block gets in next_a
 /// the same slice of the next block's rows (else null), for the tile to prefetch while it works:
-/// weights used for few columns (a 7 x 7 map's 49) come from memory in eight short strided runs,
+/// weights used for few columns (a 7 x 7 map's 49) come from memory in a block's short strided runs,
 /// which the hardware prefetcher barely starts on (EfficientNetV2-S's 1536 x 256 1x1 convolution:
 /// 0.39 ms with its weights in cache, 0.6 in the network).
 template <typename Tile>

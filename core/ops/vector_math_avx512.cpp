@@ -35,7 +35,8 @@ __m512d exp_core(__m512d x) {
 /// exp of sixteen floats clamped as vector_math.cpp's exp_of_floats (a NaN kept: min and max
 /// return their second operand when one is NaN).
 __m512 exp_of_floats(__m512 x) {
-  x = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(kExpMax)), _mm512_max_ps(_mm512_set1_ps(static_cast<float>(kExpMin)), x));
+  x = _mm512_min_ps(_mm512_set1_ps(static_cast<float>(kExpMax)),
+                    _mm512_max_ps(_mm512_set1_ps(static_cast<float>(kExpMin)), x));
   const __m256 lo = _mm512_cvtpd_ps(exp_core(_mm512_cvtps_pd(_mm512_castps512_ps256(x))));
   const __m256 hi = _mm512_cvtpd_ps(exp_core(_mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1))));
   return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
