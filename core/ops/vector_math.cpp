@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The double formulas behind vector_math.h, each written twice: once on scalars (the definition,
-// and the path for array tails and builds without AVX2) and once on four doubles at a time. Every
-// multiply-add is an explicit fma and the file is compiled with -ffp-contract=off, so that the
-// compiler fuses nothing on either side and the two give the same bits.
+// The double formulas behind vector_math.h, on scalars (the definition, and the path for array
+// tails and builds without AVX2) and on four doubles at a time (exp's formula is written once, for
+// every width, in vector_math_exp.h; erf's twice here). Every multiply-add is an explicit fma and
+// the file is compiled with -ffp-contract=off, so that the compiler fuses nothing on either side
+// and the paths give the same bits.
 //
 // exp(x): x = k ln2 + r with k = round(x / ln2), |r| <= ln2/2; e^r = 1 + r + r^2 P(r), P of degree
 // 9 (error below 2^-56 relative); 2^k goes into the exponent bits. For a float x, x - k ln2_hi is
@@ -65,29 +66,29 @@ constexpr double kInvSqrt2 = 0x1.6a09e667f3bcdp-1;
 
 // ---- Scalar definitions ---------------------------------------------------------------------------
 
-template <size_t N>
-double horner(const double (&c)[N], double x) {
-  double p = c[0];
-  for (size_t i = 1; i < N; ++i) p = std::fma(p, x, c[i]);
-  return p;
-}
+struct ScalarLanes {
+  using D = double;
+  static D set1(double v) { return v; }
+  static D add(D a, D b) { return a + b; }
+  static D sub(D a, D b) { return a - b; }
+  static D mul(D a, D b) { return a * b; }
+  static D fmadd(D a, D b, D c) { return std::fma(a, b, c); }
+  static D scale(D y, D t) {
+    return std::bit_cast<double>(std::bit_cast<uint64_t>(y) + (std::bit_cast<uint64_t>(t) << 52));
+  }
+};
 
 /// e^x for x in [kExpMin, kExpMax].
-double exp_core(double x) {
-  const double t = std::fma(x, kInvLn2, kShifter);
-  const double k = t - kShifter;
-  double r = std::fma(k, -kLn2Hi, x);
-  r = std::fma(k, -kLn2Lo, r);
-  const double y = 1.0 + std::fma(r * r, horner(kExpP, r), r);
-  return std::bit_cast<double>(std::bit_cast<uint64_t>(y) + (std::bit_cast<uint64_t>(t) << 52));
-}
+double exp_core(double x) { return exp_lanes<ScalarLanes>(x); }
 
 /// erf(x) for x not NaN.
 double erf_core(double x) {
   const double a = std::min(std::fabs(x), kErfMax);
   const double u = a * a;
-  if (a < kErfSplit) return std::fma(x, kTwoOverSqrtPiHi, x * std::fma(u, horner(kErfQ, u), kTwoOverSqrtPiLo));
-  const double e = exp_core(horner(kErfcL, a - kErfcCenter) - u);
+  if (a < kErfSplit) {
+    return std::fma(x, kTwoOverSqrtPiHi, x * std::fma(u, horner_lanes<ScalarLanes>(kErfQ, u), kTwoOverSqrtPiLo));
+  }
+  const double e = exp_core(horner_lanes<ScalarLanes>(kErfcL, a - kErfcCenter) - u);
   return std::copysign(1.0 - e, x);
 }
 
@@ -105,27 +106,23 @@ float gelu_of_float(float x) {
 
 #ifdef VN_VMATH_AVX2
 
-template <size_t N>
-__m256d horner(const double (&c)[N], __m256d x) {
-  __m256d p = _mm256_set1_pd(c[0]);
-  for (size_t i = 1; i < N; ++i) p = _mm256_fmadd_pd(p, x, _mm256_set1_pd(c[i]));
-  return p;
-}
+struct Avx2Lanes {
+  using D = __m256d;
+  static D set1(double v) { return _mm256_set1_pd(v); }
+  static D add(D a, D b) { return _mm256_add_pd(a, b); }
+  static D sub(D a, D b) { return _mm256_sub_pd(a, b); }
+  static D mul(D a, D b) { return _mm256_mul_pd(a, b); }
+  static D fmadd(D a, D b, D c) { return _mm256_fmadd_pd(a, b, c); }
+  static D scale(D y, D t) {
+    return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(y), _mm256_slli_epi64(_mm256_castpd_si256(t), 52)));
+  }
+};
 
-__m256d exp_core(__m256d x) {
-  const __m256d shifter = _mm256_set1_pd(kShifter);
-  const __m256d t = _mm256_fmadd_pd(x, _mm256_set1_pd(kInvLn2), shifter);
-  const __m256d k = _mm256_sub_pd(t, shifter);
-  __m256d r = _mm256_fmadd_pd(k, _mm256_set1_pd(-kLn2Hi), x);
-  r = _mm256_fmadd_pd(k, _mm256_set1_pd(-kLn2Lo), r);
-  const __m256d y = _mm256_add_pd(_mm256_set1_pd(1.0), _mm256_fmadd_pd(_mm256_mul_pd(r, r), horner(kExpP, r), r));
-  const __m256i scale = _mm256_slli_epi64(_mm256_castpd_si256(t), 52);
-  return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(y), scale));
-}
+__m256d exp_core(__m256d x) { return exp_lanes<Avx2Lanes>(x); }
 
 /// erf_core's formula for |x| < 1.5 on four lanes (u = x^2).
 __m256d erf_small(__m256d x, __m256d u) {
-  const __m256d q = _mm256_fmadd_pd(u, horner(kErfQ, u), _mm256_set1_pd(kTwoOverSqrtPiLo));
+  const __m256d q = _mm256_fmadd_pd(u, horner_lanes<Avx2Lanes>(kErfQ, u), _mm256_set1_pd(kTwoOverSqrtPiLo));
   return _mm256_fmadd_pd(x, _mm256_set1_pd(kTwoOverSqrtPiHi), _mm256_mul_pd(x, q));
 }
 
@@ -138,7 +135,7 @@ __m256d erf_core(__m256d x) {
   const int mask = _mm256_movemask_pd(large);
   // Only the formulas some lane needs are evaluated: most activations are below 1.5.
   if (mask == 0) return erf_small(x, u);
-  const __m256d l = horner(kErfcL, _mm256_sub_pd(a, _mm256_set1_pd(kErfcCenter)));
+  const __m256d l = horner_lanes<Avx2Lanes>(kErfcL, _mm256_sub_pd(a, _mm256_set1_pd(kErfcCenter)));
   const __m256d e = exp_core(_mm256_sub_pd(l, u));
   const __m256d big = _mm256_or_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), e), _mm256_and_pd(sign, x));
   return mask == 0xF ? big : _mm256_blendv_pd(erf_small(x, u), big, large);

@@ -14,23 +14,19 @@ namespace {
 
 using namespace vn::ops::vmath::exp_detail;
 
-template <size_t N>
-__m512d horner(const double (&c)[N], __m512d x) {
-  __m512d p = _mm512_set1_pd(c[0]);
-  for (size_t i = 1; i < N; ++i) p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(c[i]));
-  return p;
-}
+struct Avx512Lanes {
+  using D = __m512d;
+  static D set1(double v) { return _mm512_set1_pd(v); }
+  static D add(D a, D b) { return _mm512_add_pd(a, b); }
+  static D sub(D a, D b) { return _mm512_sub_pd(a, b); }
+  static D mul(D a, D b) { return _mm512_mul_pd(a, b); }
+  static D fmadd(D a, D b, D c) { return _mm512_fmadd_pd(a, b, c); }
+  static D scale(D y, D t) {
+    return _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(y), _mm512_slli_epi64(_mm512_castpd_si512(t), 52)));
+  }
+};
 
-__m512d exp_core(__m512d x) {
-  const __m512d shifter = _mm512_set1_pd(kShifter);
-  const __m512d t = _mm512_fmadd_pd(x, _mm512_set1_pd(kInvLn2), shifter);
-  const __m512d k = _mm512_sub_pd(t, shifter);
-  __m512d r = _mm512_fmadd_pd(k, _mm512_set1_pd(-kLn2Hi), x);
-  r = _mm512_fmadd_pd(k, _mm512_set1_pd(-kLn2Lo), r);
-  const __m512d y = _mm512_add_pd(_mm512_set1_pd(1.0), _mm512_fmadd_pd(_mm512_mul_pd(r, r), horner(kExpP, r), r));
-  const __m512i scale = _mm512_slli_epi64(_mm512_castpd_si512(t), 52);
-  return _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(y), scale));
-}
+__m512d exp_core(__m512d x) { return exp_lanes<Avx512Lanes>(x); }
 
 /// exp of sixteen floats clamped as vector_math.cpp's exp_of_floats (a NaN kept: min and max
 /// return their second operand when one is NaN).

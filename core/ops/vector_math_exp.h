@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The constants of vector_math.cpp's exp (see there), shared with its AVX-512 instance
-// (vector_math_avx512.cpp). Internal to core/ops.
+// vector_math.cpp's exp formula and its constants (see there), written once for every width of
+// lanes it runs on: scalars and AVX2 there, AVX-512 in vector_math_avx512.cpp. Internal to
+// core/ops.
 #pragma once
+
+#include <cstddef>
 
 namespace vn::ops::vmath::exp_detail {
 
@@ -18,5 +21,31 @@ constexpr double kExpP[] = {0x1.af389eeb9e5e9p-26, 0x1.28917ca046b86p-22, 0x1.71
 /// exp of a float beyond these rounds to +inf (above 88.7228...) or +0 (below -103.97...).
 constexpr double kExpMin = -104.0;
 constexpr double kExpMax = 89.0;
+
+// The formulas take the lanes as `V`: its type `D` (a double or a vector of them) and set1, add,
+// sub, mul, fmadd (an explicit fused multiply-add: the files that use them are compiled with
+// -ffp-contract=off, so every width computes the same bits) and scale(y, t): y with t's low bits
+// added to its exponent.
+
+/// c[0] x^(N-1) + ... + c[N-1], by Horner's rule.
+template <typename V, size_t N>
+typename V::D horner_lanes(const double (&c)[N], typename V::D x) {
+  typename V::D p = V::set1(c[0]);
+  for (size_t i = 1; i < N; ++i) p = V::fmadd(p, x, V::set1(c[i]));
+  return p;
+}
+
+/// e^x for x in [kExpMin, kExpMax]: x = k ln2 + r, e^r = 1 + r + r^2 P(r), 2^k into the exponent.
+template <typename V>
+typename V::D exp_lanes(typename V::D x) {
+  using D = typename V::D;
+  const D shifter = V::set1(kShifter);
+  const D t = V::fmadd(x, V::set1(kInvLn2), shifter);
+  const D k = V::sub(t, shifter);
+  D r = V::fmadd(k, V::set1(-kLn2Hi), x);
+  r = V::fmadd(k, V::set1(-kLn2Lo), r);
+  const D y = V::add(V::set1(1.0), V::fmadd(V::mul(r, r), horner_lanes<V>(kExpP, r), r));
+  return V::scale(y, t);
+}
 
 }  // namespace vn::ops::vmath::exp_detail

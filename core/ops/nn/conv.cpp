@@ -8,7 +8,6 @@
 // group (depthwise) sum their windows directly: in float32 also those with few channels per group
 // (conv_direct.h).
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -263,11 +262,6 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   }
 }
 
-/// conv_compute for float32: the same tasks, on packed operands (sgemm.h). Each task writes its
-/// tile's im2col straight into packed panels (or reads the panels all threads made, when the
-/// tile's output channels are cut into blocks). The weights are packed once, by all threads, when
-/// more than one tile reads them; with one tile per group they are read where they lie, or, under
-/// a transform, packed a task's block at a time. The bias comes in with the products.
 /// Whether `p` reads one input position into one output position through a single tap, without
 /// groups: a product of each image's channel vector by W.
 bool single_position(const ConvPlan& p) {
@@ -277,6 +271,11 @@ bool single_position(const ConvPlan& p) {
   return std::all_of(p.geo.pads_begin.begin(), p.geo.pads_begin.end(), [](int64_t v) { return v == 0; });
 }
 
+/// conv_compute for float32: the same tasks, on packed operands (sgemm.h). Each task writes its
+/// tile's im2col straight into packed panels (or reads the panels all threads made, when the
+/// tile's output channels are cut into blocks). The weights are packed once, by all threads, when
+/// more than one tile reads them; with one tile per group they are read where they lie, or, under
+/// a transform, packed a task's block at a time. The bias comes in with the products.
 void conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
@@ -318,12 +317,16 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
   const int64_t panels = packed_b_size(rows, t.tile);
   const bool pack_all = p.n * t.tiles > 1;
   std::optional<Scratch<float>> packed_scratch;
-  if (pack_all) packed_scratch.emplace(static_cast<size_t>(p.group * group_weights), ScratchSlot::kWeights, kKeptWeightBytes);
+  if (pack_all) {
+    packed_scratch.emplace(static_cast<size_t>(p.group * group_weights), ScratchSlot::kWeights, kKeptWeightBytes);
+  }
   float* packed = pack_all ? packed_scratch->data() : nullptr;
   const bool shared = t.blocks > 1;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
   std::optional<Scratch<float>> shared_scratch;
-  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * panels), ScratchSlot::kSharedPanels, kKeptPanelBytes);
+  if (shared) {
+    shared_scratch.emplace(static_cast<size_t>(t.planes * panels), ScratchSlot::kSharedPanels, kKeptPanelBytes);
+  }
   float* shared_panels = shared ? shared_scratch->data() : nullptr;
 #pragma omp parallel num_threads(threads) if (threads > 1 && t.tasks > 1)
   {

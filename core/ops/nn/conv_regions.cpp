@@ -20,8 +20,8 @@ struct Run {
 };
 
 constexpr size_t kMaxRuns = 4;
-// Input channels per chunk of a block's weight gather: 8 rows x 64 channels x up to 27 live taps
-// (55 KiB at most; 8 KiB for DeepLabV3's 3 x 3 kernels).
+// Input channels per chunk of a block's weight gather: 12 rows x 64 channels x up to 27 live taps
+// (81 KiB at most; 12 KiB for DeepLabV3's 3 x 3 kernels).
 constexpr int64_t kGatherChannels = 64;
 
 /// The runs of axis i, or none when some position has no live tap.
@@ -137,8 +137,14 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
   // Per box: its positions, rows of im2col (cg x live taps) and where its panels start for each
   // (image, group) plane; planes one after another.
   std::vector<int64_t> positions(regions.size()), depth(regions.size()), at(regions.size() + 1, 0);
+  // Per box, its geometry in 3-D and its first output position there.
+  std::vector<WindowGeometry> box_geo(regions.size());
+  std::vector<Shape> begin(regions.size());
   int64_t most_positions = 0, most_depth = 0;
   for (size_t r = 0; r < regions.size(); ++r) {
+    box_geo[r] = lift_to_3d(regions[r].geo);
+    begin[r].assign(3 - regions[r].out_begin.size(), 0);
+    begin[r].insert(begin[r].end(), regions[r].out_begin.begin(), regions[r].out_begin.end());
     positions[r] = shape_numel(regions[r].geo.out);
     depth[r] = cg * static_cast<int64_t>(regions[r].taps.size());
     at[r + 1] = at[r] + packed_b_size(depth[r], positions[r]);
@@ -146,6 +152,7 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
     most_depth = std::max(most_depth, depth[r]);
   }
   const int64_t planes = n * group, per_plane = at.back();
+  const WindowGeometry full = lift_to_3d(geo);
   threads = threads_for_work(threads, planes * mg * per_plane, kProductGrain);
   Scratch<float> panel_scratch(static_cast<size_t>(planes * per_plane), ScratchSlot::kSharedPanels);
   float* panels = panel_scratch.data();
@@ -162,8 +169,8 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
       const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
       const auto ru = static_cast<size_t>(r);
       const auto live = static_cast<int64_t>(regions[ru].taps.size());
-      im2col_panels(x + (img * c + gi * cg + ch0) * in_size, ch1 - ch0, lift_to_3d(regions[ru].geo), 0,
-                    positions[ru], ch0 * live, depth[ru], panels + plane * per_plane + at[ru]);
+      im2col_panels(x + (img * c + gi * cg + ch0) * in_size, ch1 - ch0, box_geo[ru], 0, positions[ru], ch0 * live,
+                    depth[ru], panels + plane * per_plane + at[ru]);
     }
     Scratch<float> block(static_cast<size_t>(kPackRows * most_depth), ScratchSlot::kWeights);
     Scratch<float> box(static_cast<size_t>(kPackRows * most_positions), ScratchSlot::kTile);
@@ -200,10 +207,8 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
           }
         }
         if (transform) (*transform)(std::span<float>(block.data(), static_cast<size_t>(kPackRows * depth[r])));
-        const WindowGeometry box_geo = lift_to_3d(region.geo);
-        const WindowGeometry full = lift_to_3d(geo);
-        Shape begin(3 - region.out_begin.size(), 0);
-        begin.insert(begin.end(), region.out_begin.begin(), region.out_begin.end());
+        const WindowGeometry& g = box_geo[r];
+        const Shape& b0 = begin[r];
         for (int64_t img = 0; img < n; ++img) {
           const int64_t plane = img * group + gi;
           sgemm_packed(rows, positions[r], depth[r], block.data(), 0, panels + plane * per_plane + at[r],
@@ -211,10 +216,9 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
           for (int64_t row = 0; row < rows; ++row) {
             const float* src = box.data() + row * positions[r];
             float* dst = y + (img * m + gi * mg + r0 + row) * out_size;
-            for (int64_t z = 0; z < box_geo.out[0]; ++z) {
-              for (int64_t h = 0; h < box_geo.out[1]; ++h, src += box_geo.out[2]) {
-                std::copy_n(src, box_geo.out[2],
-                            dst + ((begin[0] + z) * full.out[1] + begin[1] + h) * full.out[2] + begin[2]);
+            for (int64_t z = 0; z < g.out[0]; ++z) {
+              for (int64_t h = 0; h < g.out[1]; ++h, src += g.out[2]) {
+                std::copy_n(src, g.out[2], dst + ((b0[0] + z) * full.out[1] + b0[1] + h) * full.out[2] + b0[2]);
               }
             }
           }
