@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/common/threads.h"
 
+#include <sched.h>
+
 #include <algorithm>
+#include <thread>
 
 namespace vn {
 namespace {
 
 thread_local int tls_cap = 0;
+thread_local int tls_default = 0;
 
 }  // namespace
+
+int available_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(CPU_COUNT(&set), 1);
+  return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+}
+
+int default_threads() { return tls_default > 0 ? tls_default : available_cores(); }
+
+void set_default_threads(int threads) { tls_default = std::max(threads, 0); }
 
 int thread_cap() { return tls_cap; }
 

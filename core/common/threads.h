@@ -9,6 +9,15 @@
 
 namespace vn {
 
+/// The cores this process may run on (its CPU affinity); at least 1.
+int available_cores();
+
+/// The threads that work started on the calling OS thread uses when its caller names no count
+/// (the comparison's statistics): available_cores() until set_default_threads; a backend sets it
+/// to its --threads when it runs.
+int default_threads();
+void set_default_threads(int threads);
+
 /// The cap of the calling OS thread; 0 when there is none.
 int thread_cap();
 

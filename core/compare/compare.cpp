@@ -12,11 +12,12 @@
 #include <span>
 #include <vector>
 
-#include <omp.h>
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
+#include "core/common/parallel.h"
+#include "core/common/threads.h"
 #include "core/compare/element_errors.h"
 #include "core/compare/quantiles.h"
 #include "core/compare/radix_select.h"
@@ -239,14 +240,14 @@ Partial accumulate_range(const T* test, const T* ref, int64_t lo, int64_t hi, co
   return p;
 }
 
-// How many contiguous chunks a pass over n elements is cut into, one per OpenMP thread but with
-// at least 8K elements each.
+// How many contiguous chunks a pass over n elements is cut into, one per thread (default_threads)
+// but with at least 8K elements each.
 int64_t pass_chunks(int64_t n) {
   constexpr int64_t kPerThread = int64_t{1} << 13;
-  return std::clamp<int64_t>(n / kPerThread, 1, std::max(omp_get_max_threads(), 1));
+  return std::clamp<int64_t>(n / kPerThread, 1, default_threads());
 }
 
-// Every element of test against ref, on the OpenMP threads for large tensors (in contiguous
+// Every element of test against ref, on several threads for large tensors (in contiguous
 // ranges whose partials merge in order), into `c`. With `count`, also counts the errors into
 // `radix` (see RadixCounts), which it sets; with `abs_keep` and `rel_keep` (c.count each), copies
 // the errors there.
@@ -256,12 +257,11 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
   const int64_t chunks = pass_chunks(c.count);
   std::vector<Partial> parts(static_cast<size_t>(chunks));
   if (count) radix.emplace(static_cast<size_t>(chunks));
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
-  for (int64_t k = 0; k < chunks; ++k) {
+  parallel_for(static_cast<int>(chunks), chunks, [&](int64_t k) {
     parts[static_cast<size_t>(k)] =
         accumulate_range(test, ref, c.count * k / chunks, c.count * (k + 1) / chunks, c.tolerance, inf_equal,
                          radix ? radix->chunk(static_cast<size_t>(k)) : nullptr, abs_keep, rel_keep);
-  }
+  });
   Partial p = parts[0];
   for (size_t k = 1; k < parts.size(); ++k) p.merge(parts[k]);
   c.nan_test = p.nan_test, c.nan_ref = p.nan_ref, c.inf_test = p.inf_test, c.inf_ref = p.inf_ref;
@@ -297,7 +297,7 @@ void accumulate(const T* test, const T* ref, TensorComparison& c, bool inf_equal
 
 // The second pass of radix selection: the errors of every element again, block by block, those in
 // `abs`'s buckets into abs_out and those in `rel`'s into rel_out (either selection may be absent),
-// on the OpenMP threads for large tensors. The errors are read from `abs_kept` and `rel_kept` when
+// on several threads for large tensors. The errors are read from `abs_kept` and `rel_kept` when
 // the first pass kept them, else computed again. The order of the gathered errors is unspecified.
 template <typename T>
 void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, const float* abs_kept,
@@ -308,8 +308,7 @@ void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, c
   // Per chunk, room for all it may keep: however the errors fall, a block's stores stay inside.
   const auto room = [](const RadixSelection* s) { return s ? s->total() + kBlock + kGatherSlack : 0; };
   std::vector<std::vector<float>> abs_parts(static_cast<size_t>(chunks)), rel_parts(static_cast<size_t>(chunks));
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static) if (chunks > 1)
-  for (int64_t k = 0; k < chunks; ++k) {
+  parallel_for(static_cast<int>(chunks), chunks, [&](int64_t k) {
     std::vector<float>& abs_part = abs_parts[static_cast<size_t>(k)];
     std::vector<float>& rel_part = rel_parts[static_cast<size_t>(k)];
     abs_part.resize(room(abs));
@@ -342,7 +341,7 @@ void gather_errors(const T* test, const T* ref, int64_t count, bool inf_equal, c
     }
     abs_part.resize(std::min(abs_fill, abs_part.size()));
     rel_part.resize(std::min(rel_fill, rel_part.size()));
-  }
+  });
   abs_out = std::move(abs_parts[0]);
   rel_out = std::move(rel_parts[0]);
   for (size_t k = 1; k < abs_parts.size(); ++k) {
@@ -440,22 +439,19 @@ void error_quantiles(const T* test, const T* ref, TensorComparison& c, bool inf_
   gather_errors(test, ref, c.count, inf_equal, kept ? abs_kept.data() : nullptr, kept ? rel_kept.data() : nullptr,
                 abs ? &*abs : nullptr, rel ? &*rel : nullptr, abs_gathered, rel_gathered);
   // The two selections are independent: on two threads when they are large.
-  const bool both = c.count >= kParallelSelect && omp_get_max_threads() > 1;
-#pragma omp parallel sections num_threads(2) if (both)
-  {
-#pragma omp section
-    if (abs) {
+  const bool both = c.count >= kParallelSelect && default_threads() > 1;
+  parallel_for(both ? 2 : 1, 2, [&](int64_t which) {
+    if (which == 0 && abs) {
       const std::vector<float> at = abs->select(abs_gathered);
       const std::vector<double> v = interpolate_quantiles<float>(n, {0.5, q}, abs->ranks(), at.data());
       c.abs_median = v[0], c.abs_quantile = v[1];
     }
-#pragma omp section
-    if (rel) {
+    if (which == 1 && rel) {
       const std::vector<float> at = rel->select(rel_gathered);
       const std::vector<double> v = interpolate_quantiles<float>(n, {0.5, q}, rel->ranks(), at.data());
       c.rel_median = v[0], c.rel_quantile = v[1];
     }
-  }
+  });
 }
 
 // compare_tensors; `shortcut` allows skipping the pass for tensors of the same bits.

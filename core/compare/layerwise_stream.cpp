@@ -538,10 +538,13 @@ Result<LayerwiseComparison> compare_layerwise(Backend& ref, Backend& test, const
   const MapSmallTensors map_small;
   Streamer streamer(ref, test, options, result);
   VN_RETURN_IF_ERROR(streamer.prepare_layers(feeds));
-  // The runs set this thread's OpenMP thread count to their share; what follows gets it back.
+  // The runs set this thread's OpenMP and default thread counts to their share; what follows gets
+  // them back.
   const int omp_threads = omp_get_max_threads();
-  const Status ran = streamer.run(feeds, options.threads > 0 ? options.threads : omp_get_num_procs());
+  const int threads = default_threads();
+  const Status ran = streamer.run(feeds, options.threads > 0 ? options.threads : available_cores());
   omp_set_num_threads(omp_threads);
+  set_default_threads(threads);
   VN_RETURN_IF_ERROR(ran);
   streamer.finish();
   rank_culprits(result);

@@ -51,7 +51,7 @@ Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& opt
   input_slots_.clear();
   output_slots_.clear();
   constants_by_node_.clear();
-  num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_num_procs();
+  num_threads_ = options.num_threads > 0 ? options.num_threads : available_cores();
 
   std::vector<std::string> problems;
   for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
@@ -153,9 +153,11 @@ Status EngineBackend::prepare_impl(const Model& model, const PrepareOptions& opt
 }
 
 Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptions& options) {
-  // Eigen's products follow the calling thread's OpenMP setting: Eigen's own thread count is
-  // process-wide, and two backends may run side by side on their own OS threads.
+  // Eigen's products (types other than float32) follow the calling thread's OpenMP setting, and
+  // the comparison that follows this thread's default: Eigen's own thread count is process-wide,
+  // and two backends may run side by side on their own OS threads.
   omp_set_num_threads(capped_threads(num_threads_));
+  set_default_threads(capped_threads(num_threads_));
   const Graph& g = model()->graph;
   std::vector<Tensor> values(slot_names_.size());
   for (int s : input_slots_) values[static_cast<size_t>(s)] = *feeds.find(slot_names_[static_cast<size_t>(s)]);
@@ -238,6 +240,7 @@ Result<std::vector<Tensor>> EngineBackend::run_layer_alone(size_t index, std::sp
                       layer.spec().inputs.size(), inputs.size());
   }
   omp_set_num_threads(capped_threads(num_threads_));
+  set_default_threads(capped_threads(num_threads_));
   std::vector<Tensor> outputs(layer.spec().outputs.size());
   const int64_t node = steps_[index].node;
   if (Status st = layer.run(inputs, outputs); !st.ok()) {

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/common/parallel.h"
 #include "core/common/status.h"
 #include "core/common/threads.h"
 #include "core/ir/dtype.h"
@@ -202,18 +203,18 @@ inline constexpr int64_t kComputeBoundGrain = int64_t{1} << 12;
 /// mobile network (tens of microseconds of work) paid on every thread of a 16-core machine.
 inline constexpr int64_t kProductGrain = int64_t{1} << 18;
 
-
-/// Calls f(begin, end) on contiguous chunks covering [0, n), one chunk per thread, when each
-/// thread gets at least `grain` elements; otherwise calls f(0, n) once.
+/// Calls f(begin, end) on contiguous chunks covering [0, n) on up to `threads` threads when each
+/// thread gets at least `grain` elements; otherwise calls f(0, n) once. There are up to four
+/// chunks per thread, claimed in turn, so that a thread the OS holds back takes fewer of them.
 template <typename F>
 void parallel_chunks(int threads, int64_t n, F&& f, int64_t grain = kMemoryBoundGrain) {
-  const int64_t chunks = std::clamp<int64_t>(n / grain, 1, capped_threads(threads));
-  if (chunks <= 1) {
+  const int64_t team = std::clamp<int64_t>(n / grain, 1, capped_threads(threads));
+  if (team <= 1) {
     f(int64_t{0}, n);
     return;
   }
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
-  for (int64_t c = 0; c < chunks; ++c) f(n * c / chunks, n * (c + 1) / chunks);
+  const int64_t chunks = std::clamp<int64_t>(n / grain, team, 4 * team);
+  parallel_for(static_cast<int>(team), chunks, [&](int64_t c) { f(n * c / chunks, n * (c + 1) / chunks); });
 }
 
 }  // namespace vn::ops

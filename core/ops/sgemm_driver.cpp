@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
@@ -150,8 +151,8 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
     // part of B stays in its cache from one call to the next (an LSTM's steps).
     const int64_t chunks = std::clamp<int64_t>(std::min(s.m * s.n * s.k / kFewRowsWork, s.n / 16), 1, threads);
     const int64_t step = ceil_div(ceil_div(s.n, chunks), 16) * 16;
-#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static) if (chunks > 1)
-    for (int64_t j0 = 0; j0 < s.n; j0 += step) few_rows(s, a, b, c, j0, std::min(s.n, j0 + step));
+    parallel_for_fixed(static_cast<int>(chunks), ceil_div(s.n, step),
+                       [&](int64_t chunk) { few_rows(s, a, b, c, chunk * step, std::min(s.n, (chunk + 1) * step)); });
     return;
   }
   // B is packed a chunk of columns at a time, small enough to stay on the thread for the next
@@ -167,34 +168,25 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
   float* pa = s.trans_a ? packed_a->data() : nullptr;
   const int64_t blocks = ceil_div(s.m, kPackRows);
   const int team = static_cast<int>(std::min<int64_t>(threads, plan_tasks(s.m, panels, s.k, threads).count()));
-#pragma omp parallel num_threads(team) if (team > 1)
-  {
-    if (pa) {
-#pragma omp for schedule(static) nowait
-      for (int64_t blk = 0; blk < blocks; ++blk) pack_a_transposed_block(s, a, blk, pa);
-    }
-    for (int64_t first = 0; first < panels; first += chunk_panels) {
-      const int64_t count = std::min(chunk_panels, panels - first);
-      const Tasks t = plan_tasks(s.m, count, s.k, team);
-#pragma omp for schedule(static)
-      for (int64_t p = 0; p < count; ++p) {
-        float* panel = pb + p * s.k * kPackCols;
-        pack_b_panel(s, b, first + p, panel);
-        if (transform_b) (*transform_b)(std::span<float>(panel, static_cast<size_t>(s.k * kPackCols)));
-      }
-#pragma omp for schedule(static)
-      for (int64_t task = 0; task < t.count(); ++task) {
-        const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
-        const int64_t p0 = task / t.row_tasks() * t.col_chunk;
-        const int64_t j0 = (first + p0) * kPackCols;
-        const int64_t rows = std::min(t.row_chunk * kPackRows, s.m - i0);
-        const int64_t cols = std::min(std::min(t.col_chunk, count - p0) * kPackCols, s.n - j0);
-        // Packed A's block i0 / kPackRows starts i0 * k floats in.
-        const float* ta = pa ? pa + i0 * s.k : a + i0 * s.lda;
-        sgemm_packed(rows, cols, s.k, ta, pa ? 0 : s.lda, pb + p0 * s.k * kPackCols, nullptr, c + i0 * s.ldc + j0,
-                     s.ldc);
-      }
-    }
+  if (pa) parallel_for(team, blocks, [&](int64_t blk) { pack_a_transposed_block(s, a, blk, pa); });
+  for (int64_t first = 0; first < panels; first += chunk_panels) {
+    const int64_t count = std::min(chunk_panels, panels - first);
+    const Tasks t = plan_tasks(s.m, count, s.k, team);
+    parallel_for(team, count, [&](int64_t p) {
+      float* panel = pb + p * s.k * kPackCols;
+      pack_b_panel(s, b, first + p, panel);
+      if (transform_b) (*transform_b)(std::span<float>(panel, static_cast<size_t>(s.k * kPackCols)));
+    });
+    parallel_for(team, t.count(), [&](int64_t task) {
+      const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
+      const int64_t p0 = task / t.row_tasks() * t.col_chunk;
+      const int64_t j0 = (first + p0) * kPackCols;
+      const int64_t rows = std::min(t.row_chunk * kPackRows, s.m - i0);
+      const int64_t cols = std::min(std::min(t.col_chunk, count - p0) * kPackCols, s.n - j0);
+      // Packed A's block i0 / kPackRows starts i0 * k floats in.
+      const float* ta = pa ? pa + i0 * s.k : a + i0 * s.lda;
+      sgemm_packed(rows, cols, s.k, ta, pa ? 0 : s.lda, pb + p0 * s.k * kPackCols, nullptr, c + i0 * s.ldc + j0, s.ldc);
+    });
   }
 }
 
@@ -214,11 +206,10 @@ void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, 
     return;
   }
   // One product per thread at a time: each runs whole on its thread, in the same order as alone.
-#pragma omp parallel for num_threads(cap) schedule(dynamic)
-  for (int64_t i = 0; i < count; ++i) {
+  parallel_for(cap, count, [&](int64_t i) {
     const GemmOperands& op = batch[static_cast<size_t>(i)];
     product(shape, op.a, op.b, op.c, 1, transform_b);
-  }
+  });
 }
 
 }  // namespace vn::ops

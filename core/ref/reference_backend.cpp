@@ -355,7 +355,7 @@ Status ReferenceBackend::prepare_impl(const Model& model, const PrepareOptions& 
   bodies_.clear();
   fp64_model_.reset();
   output_dtypes_.clear();
-  num_threads_ = options.num_threads > 0 ? options.num_threads : omp_get_num_procs();
+  num_threads_ = options.num_threads > 0 ? options.num_threads : available_cores();
 
   const Model* run_model = &model;
   if (options_.fp64) {
@@ -392,9 +392,11 @@ Status ReferenceBackend::prepare_impl(const Model& model, const PrepareOptions& 
 
 Result<TensorMap> ReferenceBackend::run_impl(const TensorMap& feeds, const RunOptions& options) {
   if (!main_) return make_error(StatusCode::kInternal, "reference backend run without a successful prepare");
-  // Eigen's products follow the calling thread's OpenMP setting: Eigen's own thread count is
-  // process-wide, and two backends may run side by side on their own OS threads.
+  // Eigen's products (types other than float32) follow the calling thread's OpenMP setting, and
+  // the comparison that follows this thread's default: Eigen's own thread count is process-wide,
+  // and two backends may run side by side on their own OS threads.
   omp_set_num_threads(capped_threads(num_threads_));
+  set_default_threads(capped_threads(num_threads_));
 
   Frame frame(*this, *main_, options);
   for (int s : main_->input_slots) {

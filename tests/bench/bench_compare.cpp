@@ -6,7 +6,6 @@
 // thread, and prints the best of five runs as the bytes of both inputs read per second. Every
 // statistic mode computes the same metrics (max, mean, median, quantile, cosine, ...); the median
 // mode is timed.
-#include <omp.h>
 
 #include <chrono>
 #include <cstdio>
@@ -14,10 +13,11 @@
 #include <random>
 #include <vector>
 
+#include "core/common/threads.h"
 #include "core/compare/compare.h"
 
 int main(int argc, char** argv) {
-  omp_set_num_threads(1);
+  vn::set_default_threads(1);
   std::vector<double> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::atof(argv[i]));
   if (sizes.empty()) sizes = {64.0, 1.0, 0.0625};

@@ -2,14 +2,15 @@
 // Polygraphy's `simple` comparison semantics (polygraphy-notes §3.4), checked case by case.
 #include "core/compare/compare.h"
 
-#include <cmath>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <omp.h>
+#include "core/common/threads.h"
 
 namespace vn {
 namespace {
@@ -404,10 +405,10 @@ TEST(Compare, ThreadsGiveTheAnswersOfOnePass) {
   ref[12] = 0.0f;
   test[12] = 1e-6f;
   const auto compare = [&](const std::vector<float>& t, int threads) {
-    const int saved = omp_get_max_threads();
-    omp_set_num_threads(threads);
+    const int saved = default_threads();
+    set_default_threads(threads);
     TensorComparison c = cmp(t, ref, {.atol = 1e-2, .rtol = 1e-2});
-    omp_set_num_threads(saved);
+    set_default_threads(saved);
     return c;
   };
   for (const bool with_nan : {false, true}) {

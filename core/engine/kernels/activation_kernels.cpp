@@ -233,9 +233,9 @@ void activate_fast(const Activation& activation, std::span<float> values, int th
   const ActivationFn fn = activation.fn;
   const int64_t n = static_cast<int64_t>(values.size());
   float* v = values.data();
-  const int team = capped_threads(threads);
-#pragma omp parallel for num_threads(team) schedule(static) if (n > 65536 && team > 1)
-  for (int64_t i = 0; i < n; ++i) v[i] = fast(fn, v[i]);
+  ops::parallel_chunks(capped_threads(threads), n, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) v[i] = fast(fn, v[i]);
+  });
 }
 
 Result<std::unique_ptr<LayerKernel>> make_activation_kernel(const KernelArgs& args) {

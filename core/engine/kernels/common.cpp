@@ -2,6 +2,7 @@
 // Helpers shared by the tactic implementations.
 #include <algorithm>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 
@@ -73,8 +74,10 @@ void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, in
     run(0, segments);
     return;
   }
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
-  for (int64_t c = 0; c < chunks; ++c) run(segments * c / chunks, segments * (c + 1) / chunks);
+  // Four pieces per thread, claimed in turn: a thread the OS holds back takes fewer.
+  const int64_t pieces = std::min<int64_t>(segments, 4 * chunks);
+  parallel_for(static_cast<int>(chunks), pieces,
+               [&](int64_t c) { run(segments * c / pieces, segments * (c + 1) / pieces); });
 }
 
 }  // namespace vn::engine::kernels

@@ -2,11 +2,10 @@
 // Conv layers (conv__im2col_gemm, conv__direct, conv__winograd_f2x2_3x3, conv__im2col_int8) with
 // BatchNormalization folded into the weights and the epilogue (bias, residual, activation) applied
 // in one pass.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_context.h"
@@ -435,13 +434,12 @@ class ConvKernel final : public LayerKernel {
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
-#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, \
-                                                          ops::kProductGrain)) schedule(static)
-    for (int64_t plane = 0; plane < batch * m; ++plane) {
+    const int threads = threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, ops::kProductGrain);
+    parallel_for(threads, batch * m, [&](int64_t plane) {
       const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
       const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
       direct_plane(xg, w + mo * cg * taps, cg, g, y + plane * out_size);
-    }
+    });
   }
 
   void run_winograd(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
@@ -457,8 +455,7 @@ class ConvKernel final : public LayerKernel {
       for (int64_t t0 = 0; t0 < tiles; t0 += kWinogradTileChunk) {
         const int64_t nt = std::min(kWinogradTileChunk, tiles - t0);
         v.assign(static_cast<size_t>(16 * c * nt), 0.0f);
-#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
-        for (int64_t ci = 0; ci < c; ++ci) {
+        parallel_for(capped_threads(args_.num_threads), c, [&](int64_t ci) {
           const float* xc = xi + ci * in_h * in_w;
           float d[4][4], tv[16];
           for (int64_t t = 0; t < nt; ++t) {
@@ -473,15 +470,14 @@ class ConvKernel final : public LayerKernel {
             winograd_input_transform(d, tv);
             for (int e = 0; e < 16; ++e) v[static_cast<size_t>((e * c + ci) * nt + t)] = tv[e];
           }
-        }
+        });
         round_operands_in_place(v, precision_);
         prod.resize(static_cast<size_t>(16 * m * nt));
         for (int e = 0; e < 16; ++e) {
           matmul(TacticId::kGemmBlocked, winograd_u_.data() + e * m * c, v.data() + e * c * nt,
                  prod.data() + e * m * nt, m, nt, c, args_.num_threads);
         }
-#pragma omp parallel for num_threads(capped_threads(args_.num_threads)) schedule(static)
-        for (int64_t mo = 0; mo < m; ++mo) {
+        parallel_for(capped_threads(args_.num_threads), m, [&](int64_t mo) {
           float tile[16], out[2][2];
           for (int64_t t = 0; t < nt; ++t) {
             for (int e = 0; e < 16; ++e) tile[e] = prod[static_cast<size_t>((e * m + mo) * nt + t)];
@@ -496,7 +492,7 @@ class ConvKernel final : public LayerKernel {
               }
             }
           }
-        }
+        });
       }
     }
   }

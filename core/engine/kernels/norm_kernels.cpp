@@ -2,10 +2,9 @@
 // LayerNorm layers: layernorm__two_pass, layernorm__welford and layernorm__one_pass. Running sums
 // are rounded to the precision's accumulate format after every addition and the statistics to its
 // compute format, so fp16_strict shows what a float16 kernel loses.
-#include <omp.h>
-
 #include <cmath>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
@@ -55,9 +54,8 @@ class LayerNormKernel final : public LayerKernel {
     const TacticId tactic = args_.tactic;
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, rows * d, ops::kMemoryBoundGrain)) \
-    schedule(static)
-        for (int64_t r = 0; r < rows; ++r) {
+        const int threads = threads_for_work(args_.num_threads, rows * d, ops::kMemoryBoundGrain);
+        parallel_for(threads, rows, [&](int64_t r) {
           const float* xr = px + r * d;
           float* yr = py + r * d;
           const float count = static_cast<float>(d);
@@ -98,7 +96,7 @@ class LayerNormKernel final : public LayerKernel {
             if (!bias_.empty()) v += bias_[bias_.size() == 1 ? 0 : static_cast<size_t>(i)];
             yr[i] = v;
           }
-        }
+        });
       });
     });
     outputs[0] = std::move(y);

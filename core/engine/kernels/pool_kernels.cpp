@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // AveragePool and GlobalAveragePool layers: pool__f32acc and pool__f16acc, summing each window in
 // the precision's accumulate format.
-#include <omp.h>
-
 #include <algorithm>
 #include <vector>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
-#include "core/ops/kernel_util.h"
 #include "core/ops/kernel_context.h"
+#include "core/ops/kernel_util.h"
 #include "core/ops/spatial.h"
 
 namespace vn::engine::kernels {
@@ -65,13 +64,12 @@ class PoolKernel final : public LayerKernel {
     float* py = y.mutable_data<float>();
     const bool include_pad = include_pad_;
     dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, planes * in_size, ops::kMemoryBoundGrain)) \
-    schedule(static)
-      for (int64_t p = 0; p < planes; ++p) {
+      const int threads = threads_for_work(args_.num_threads, planes * in_size, ops::kMemoryBoundGrain);
+      parallel_for(threads, planes, [&](int64_t p) {
         const float* xp = px + p * in_size;
         if (!global_) {
           windows<A>(xp, g, include_pad, py + p * out_size);
-          continue;
+          return;
         }
         for (int64_t o = 0; o < out_size; ++o) {
           const int64_t pos[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
@@ -94,7 +92,7 @@ class PoolKernel final : public LayerKernel {
           }
           py[p * out_size + o] = sum / static_cast<float>(count);
         }
-      }
+      });
     });
     outputs[0] = std::move(y);
     return Status::OK();

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // ReduceSum and ReduceMean layers: reduce__sequential and reduce__pairwise, summing in the
 // precision's accumulate format.
-#include <omp.h>
-
 #include <algorithm>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
@@ -88,9 +87,9 @@ class ReduceKernel final : public LayerKernel {
     const int64_t count = static_cast<int64_t>(red.size());
     const bool pairwise = args_.tactic == TacticId::kReducePairwise;
     dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-#pragma omp parallel for num_threads(threads_for_work(args_.num_threads, static_cast<int64_t>(kept.size()) * count, \
-                                                          ops::kMemoryBoundGrain)) schedule(static)
-      for (int64_t o = 0; o < static_cast<int64_t>(kept.size()); ++o) {
+      const auto outs = static_cast<int64_t>(kept.size());
+      const int threads = threads_for_work(args_.num_threads, outs * count, ops::kMemoryBoundGrain);
+      parallel_for(threads, outs, [&](int64_t o) {
         std::vector<float> values(static_cast<size_t>(count));
         for (int64_t r = 0; r < count; ++r)
           values[static_cast<size_t>(r)] = px[kept[static_cast<size_t>(o)] + red[static_cast<size_t>(r)]];
@@ -101,7 +100,7 @@ class ReduceKernel final : public LayerKernel {
           for (float v : values) sum = A::round(sum + v);
         }
         py[o] = mean_ ? sum / static_cast<float>(count) : sum;
-      }
+      });
     });
     outputs[0] = std::move(y);
     return Status::OK();

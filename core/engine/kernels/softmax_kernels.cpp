@@ -4,8 +4,6 @@
 // a float16 kernel would. exp is vector_math.h's (float32, correctly rounded in practice). With a
 // float32 compute and accumulate format a row sums in 16 float lanes, as a GPU's tree reduction
 // does, and divides in float; otherwise each exponential and partial sum rounds in order.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/vector_math.h"
@@ -105,12 +104,11 @@ class SoftmaxKernel final : public LayerKernel {
     const int threads = static_cast<int>(std::clamp<int64_t>(rows, 1, capped_threads(args_.num_threads)));
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-      // Each thread takes a contiguous range of rows; a row along an axis other than the last
-      // is copied out and back.
-#pragma omp parallel num_threads(threads)
-        {
-          const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-          const int64_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
+        // Contiguous ranges of rows, four per thread; a row along an axis other than the last
+        // is copied out and back.
+        const int64_t pieces = std::min<int64_t>(rows, 4 * threads);
+        parallel_for(threads, pieces, [&](int64_t piece) {
+          const int64_t lo = rows * piece / pieces, hi = rows * (piece + 1) / pieces;
           if (inner == 1) {
             softmax_rows<C, A>(px + lo * n, py + lo * n, hi - lo, n, shifted);
           } else {
@@ -122,7 +120,7 @@ class SoftmaxKernel final : public LayerKernel {
               for (int64_t k = 0; k < n; ++k) py[base + k * inner] = row[static_cast<size_t>(n + k)];
             }
           }
-        }
+        });
       });
     });
     outputs[0] = std::move(y);

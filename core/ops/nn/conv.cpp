@@ -7,6 +7,8 @@
 // or padding skip im2col and multiply the input directly. Convolutions with one input channel per
 // group (depthwise) sum their windows directly: in float32 also those with few channels per group
 // (conv_direct.h).
+#include "core/ops/nn/conv.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,13 +19,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/ops/nn/conv.h"
+#include "core/common/parallel.h"
+#include "core/ops/families.h"
+#include "core/ops/kernel_util.h"
 #include "core/ops/nn/conv_direct.h"
 #include "core/ops/nn/conv_im2col.h"
 #include "core/ops/nn/conv_regions.h"
-
-#include "core/ops/families.h"
-#include "core/ops/kernel_util.h"
 #include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
 #include "core/ops/sgemm_driver.h"
@@ -113,8 +114,7 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
   const int64_t out_size = shape_numel(p.geo.out);
   const int64_t out_h = g.out[1], out_w = g.out[2];
   const int64_t sw = g.strides[2];
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && p.n * p.m > 1)
-  for (int64_t task = 0; task < p.n * p.m; ++task) {
+  parallel_for(threads, p.n * p.m, [&](int64_t task) {
     const int64_t img = task / p.m, oc = task % p.m;
     const T* xc = px + (img * p.c + oc / mg) * in_size;
     const T* wc = pw + oc * k_size;
@@ -145,7 +145,7 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
         }
       }
     }
-  }
+  });
 }
 
 /// How a convolution's GEMMs are cut into tasks: each (image, group) is one GEMM, W_g (M/g x
@@ -224,23 +224,23 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   std::optional<Scratch<T>> shared_scratch;
   if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * rows * t.tile), ScratchSlot::kSharedPanels);
   T* shared_col = shared ? shared_scratch->data() : nullptr;
-#pragma omp parallel num_threads(threads) if (threads > 1 && t.tasks > 1)
-  {
-    if (shared) {
-#pragma omp for schedule(static)
-      for (int64_t job = 0; job < t.planes * chunks; ++job) {
-        const int64_t plane = job / chunks, part = job % chunks;
-        const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
-        const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
-        im2col_tile(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width,
-                    shared_col + plane * rows * t.tile + ch0 * k_size * width);
-      }
-    }
+  if (shared) {
+    parallel_for(threads, t.planes * chunks, [&](int64_t job) {
+      const int64_t plane = job / chunks, part = job % chunks;
+      const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
+      const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
+      im2col_tile(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width,
+                  shared_col + plane * rows * t.tile + ch0 * k_size * width);
+    });
+  }
+  parallel_loop(threads, t.tasks, [&](LoopIndices& tasks) {
+    // Made on the thread's first task: a thread that comes when all are taken needs none.
     std::optional<Scratch<T>> col_scratch;
-    if (!pointwise && !shared) col_scratch.emplace(static_cast<size_t>(rows * t.tile), ScratchSlot::kTile);
-    T* col = col_scratch ? col_scratch->data() : nullptr;
-#pragma omp for schedule(static)
-    for (int64_t task = 0; task < t.tasks; ++task) {
+    T* col = nullptr;
+    for (int64_t task; tasks.next(task);) {
+      if (!pointwise && !shared && !col_scratch) {
+        col = col_scratch.emplace(static_cast<size_t>(rows * t.tile), ScratchSlot::kTile).data();
+      }
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
       const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
       if (m_rows <= 0) continue;
@@ -259,7 +259,7 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
         for (int64_t r = 0; r < m_rows; ++r) ArrayMap<T>(y0 + r * out_size, width) += pb[gi * mg + r0 + r];
       }
     }
-  }
+  });
 }
 
 /// Whether `p` reads one input position into one output position through a single tap, without
@@ -328,38 +328,36 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     shared_scratch.emplace(static_cast<size_t>(t.planes * panels), ScratchSlot::kSharedPanels, kKeptPanelBytes);
   }
   float* shared_panels = shared ? shared_scratch->data() : nullptr;
-#pragma omp parallel num_threads(threads) if (threads > 1 && t.tasks > 1)
-  {
-    if (pack_all) {
-#pragma omp for schedule(static) nowait
-      for (int64_t job = 0; job < p.group * row_blocks; ++job) {
-        const int64_t gi = job / row_blocks, blk = job % row_blocks;
-        float* group_packed = packed + gi * group_weights;
-        pack_a(mg, rows, pw + gi * mg * rows, rows, blk, blk + 1, group_packed);
-        if (transform) (*transform)(std::span<float>(group_packed + blk * rows * kPackRows, rows * kPackRows));
-      }
+  // The weights' packing and the shared im2col panels, as one loop of jobs: the packing's first.
+  const int64_t pack_jobs = pack_all ? p.group * row_blocks : 0;
+  const int64_t panel_jobs = shared ? t.planes * chunks : 0;
+  parallel_for(threads, pack_jobs + panel_jobs, [&](int64_t job) {
+    if (job < pack_jobs) {
+      const int64_t gi = job / row_blocks, blk = job % row_blocks;
+      float* group_packed = packed + gi * group_weights;
+      pack_a(mg, rows, pw + gi * mg * rows, rows, blk, blk + 1, group_packed);
+      if (transform) (*transform)(std::span<float>(group_packed + blk * rows * kPackRows, rows * kPackRows));
+      return;
     }
-    if (shared) {
-#pragma omp for schedule(static) nowait
-      for (int64_t job = 0; job < t.planes * chunks; ++job) {
-        const int64_t plane = job / chunks, part = job % chunks;
-        const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
-        const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
-        im2col_panels(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width, ch0 * k_size, rows,
-                      shared_panels + plane * panels);
-      }
-    }
-#pragma omp barrier
+    const int64_t plane = (job - pack_jobs) / chunks, part = (job - pack_jobs) % chunks;
+    const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
+    const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
+    im2col_panels(px + (img * p.c + gi * cg + ch0) * in_size, ch1 - ch0, g3, c0, c0 + width, ch0 * k_size, rows,
+                  shared_panels + plane * panels);
+  });
+  parallel_loop(threads, t.tasks, [&](LoopIndices& tasks) {
+    // Made on the thread's first task: a thread that comes when all are taken needs none. Under a
+    // transform with one tile per group, a task's weights are packed and transformed a chunk of
+    // rows at a time, just before the chunk's products.
     std::optional<Scratch<float>> col_scratch;
-    if (!shared) col_scratch.emplace(static_cast<size_t>(panels), ScratchSlot::kTile, kKeptPanelBytes);
-    // Under a transform with one tile per group, a task's weights are packed and transformed a
-    // chunk of rows at a time, just before the chunk's products.
     std::optional<Scratch<float>> chunk_scratch;
     const int64_t chunk_rows = std::min(t.block, kTransformRows);
-    if (transform && !pack_all) chunk_scratch.emplace(static_cast<size_t>(chunk_rows * rows), ScratchSlot::kWeights,
-                                                           kKeptWeightBytes);
-#pragma omp for schedule(static)
-    for (int64_t task = 0; task < t.tasks; ++task) {
+    for (int64_t task; tasks.next(task);) {
+      if (!col_scratch && !shared)
+        col_scratch.emplace(static_cast<size_t>(panels), ScratchSlot::kTile, kKeptPanelBytes);
+      if (!chunk_scratch && transform && !pack_all) {
+        chunk_scratch.emplace(static_cast<size_t>(chunk_rows * rows), ScratchSlot::kWeights, kKeptWeightBytes);
+      }
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
       const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
       if (m_rows <= 0) continue;
@@ -386,7 +384,7 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
         sgemm_packed(m_rows, width, rows, pw + (gi * mg + r0) * rows, rows, b, bias, y0, out_size);
       }
     }
-  }
+  });
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/common/parallel.h"
 #include "core/ops/scratch.h"
 
 namespace vn::ops {
@@ -338,21 +340,22 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
   const Layout l = make_layout(geo, n, c, m, group, threads);
   const int64_t in_size = shape_numel(geo.in), out_size = shape_numel(geo.out);
   const int64_t tasks = n * group * l.chunks;
-#pragma omp parallel num_threads(threads) if (threads > 1 && tasks > 1)
-  {
-    // The last row's copy may write zeros up to 7 floats past the end (copy_strided).
-    Scratch<float> scratch(static_cast<size_t>(l.cg * l.plane + kLanes), ScratchSlot::kTile);
-    // The left and right padding, which no task writes but as zeros.
-    std::fill_n(scratch.data(), l.cg * l.plane + kLanes, 0.0f);
-#pragma omp for schedule(static)
-    for (int64_t task = 0; task < tasks; ++task) {
+  parallel_loop(threads, tasks, [&](LoopIndices& claims) {
+    std::optional<Scratch<float>> scratch;
+    for (int64_t task; claims.next(task);) {
+      if (!scratch) {
+        // The last row's copy may write zeros up to 7 floats past the end (copy_strided).
+        scratch.emplace(static_cast<size_t>(l.cg * l.plane + kLanes), ScratchSlot::kTile);
+        // The left and right padding, which no task writes but as zeros.
+        std::fill_n(scratch->data(), l.cg * l.plane + kLanes, 0.0f);
+      }
       const int64_t pair = task / l.chunks, img = pair / group, gi = pair % group;
       const int64_t oh0 = task % l.chunks * l.chunk, oh1 = std::min(oh0 + l.chunk, l.g.out[1]);
-      fill_padded(l, x + (img * c + gi * l.cg) * in_size, in_size, x + n * c * in_size, oh0, oh1, scratch.data());
-      compute_rows(l, scratch.data(), oh0, oh1, w + gi * l.mg * l.cg * l.taps, bias ? bias + gi * l.mg : nullptr,
+      fill_padded(l, x + (img * c + gi * l.cg) * in_size, in_size, x + n * c * in_size, oh0, oh1, scratch->data());
+      compute_rows(l, scratch->data(), oh0, oh1, w + gi * l.mg * l.cg * l.taps, bias ? bias + gi * l.mg : nullptr,
                    y + (img * m + gi * l.mg) * out_size);
     }
-  }
+  });
 }
 
 }  // namespace vn::ops

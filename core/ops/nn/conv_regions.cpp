@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
 
+#include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/ops/kernel_util.h"
 #include "core/ops/nn/conv_im2col.h"
@@ -159,25 +161,25 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
   const int64_t row_blocks = (mg + kPackRows - 1) / kPackRows;
   const int64_t chunks = std::min<int64_t>(cg, 4 * threads);
   std::atomic<bool> non_finite{false};
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    // Each box's im2col, in chunks of input channels.
-#pragma omp for schedule(static)
-    for (int64_t job = 0; job < planes * count * chunks; ++job) {
-      const int64_t plane = job / (count * chunks), r = job / chunks % count, part = job % chunks;
-      const int64_t img = plane / group, gi = plane % group;
-      const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
-      const auto ru = static_cast<size_t>(r);
-      const auto live = static_cast<int64_t>(regions[ru].taps.size());
-      im2col_panels(x + (img * c + gi * cg + ch0) * in_size, ch1 - ch0, box_geo[ru], 0, positions[ru], ch0 * live,
-                    depth[ru], panels + plane * per_plane + at[ru]);
-    }
-    Scratch<float> block(static_cast<size_t>(kPackRows * most_depth), ScratchSlot::kWeights);
-    Scratch<float> box(static_cast<size_t>(kPackRows * most_positions), ScratchSlot::kTile);
-    // Blocks of output channels: their live weights gathered box by box into sgemm's packed
-    // layout, then each box's product into a buffer and its rows into y.
-#pragma omp for schedule(static)
-    for (int64_t job = 0; job < group * row_blocks; ++job) {
+  // Each box's im2col, in chunks of input channels.
+  parallel_for(threads, planes * count * chunks, [&](int64_t job) {
+    const int64_t plane = job / (count * chunks), r = job / chunks % count, part = job % chunks;
+    const int64_t img = plane / group, gi = plane % group;
+    const int64_t ch0 = cg * part / chunks, ch1 = cg * (part + 1) / chunks;
+    const auto ru = static_cast<size_t>(r);
+    const auto live = static_cast<int64_t>(regions[ru].taps.size());
+    im2col_panels(x + (img * c + gi * cg + ch0) * in_size, ch1 - ch0, box_geo[ru], 0, positions[ru], ch0 * live,
+                  depth[ru], panels + plane * per_plane + at[ru]);
+  });
+  // Blocks of output channels: their live weights gathered box by box into sgemm's packed layout,
+  // then each box's product into a buffer and its rows into y.
+  parallel_loop(threads, group * row_blocks, [&](LoopIndices& claims) {
+    std::optional<Scratch<float>> block, box;
+    for (int64_t job; claims.next(job);) {
+      if (!block) {
+        block.emplace(static_cast<size_t>(kPackRows * most_depth), ScratchSlot::kWeights);
+        box.emplace(static_cast<size_t>(kPackRows * most_positions), ScratchSlot::kTile);
+      }
       const int64_t gi = job / row_blocks, r0 = job % row_blocks * kPackRows;
       const int64_t rows = std::min(kPackRows, mg - r0);
       // Checked here rather than before, where it was a pass over all weights from memory of
@@ -195,7 +197,7 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
         for (int64_t ch0 = 0; ch0 < cg; ch0 += kGatherChannels) {
           const int64_t ch1 = std::min(cg, ch0 + kGatherChannels);
           for (int64_t row = 0; row < kPackRows; ++row) {
-            float* a = block.data() + ch0 * l * kPackRows + row;
+            float* a = block->data() + ch0 * l * kPackRows + row;
             if (row >= rows) {
               for (int64_t i = 0; i < (ch1 - ch0) * l; ++i) a[i * kPackRows] = 0.0f;
               continue;
@@ -206,15 +208,15 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
             }
           }
         }
-        if (transform) (*transform)(std::span<float>(block.data(), static_cast<size_t>(kPackRows * depth[r])));
+        if (transform) (*transform)(std::span<float>(block->data(), static_cast<size_t>(kPackRows * depth[r])));
         const WindowGeometry& g = box_geo[r];
         const Shape& b0 = begin[r];
         for (int64_t img = 0; img < n; ++img) {
           const int64_t plane = img * group + gi;
-          sgemm_packed(rows, positions[r], depth[r], block.data(), 0, panels + plane * per_plane + at[r],
-                       bias ? bias + gi * mg + r0 : nullptr, box.data(), positions[r]);
+          sgemm_packed(rows, positions[r], depth[r], block->data(), 0, panels + plane * per_plane + at[r],
+                       bias ? bias + gi * mg + r0 : nullptr, box->data(), positions[r]);
           for (int64_t row = 0; row < rows; ++row) {
-            const float* src = box.data() + row * positions[r];
+            const float* src = box->data() + row * positions[r];
             float* dst = y + (img * m + gi * mg + r0 + row) * out_size;
             for (int64_t z = 0; z < g.out[0]; ++z) {
               for (int64_t h = 0; h < g.out[1]; ++h, src += g.out[2]) {
@@ -225,7 +227,7 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
         }
       }
     }
-  }
+  });
   return !non_finite.load();
 }
 

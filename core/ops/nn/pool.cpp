@@ -190,14 +190,13 @@ Status max_pool(KernelContext& ctx) {
     const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
     const int threads =
         threads_for_work(ctx.num_threads(), s.planes * out_plane * shape_numel(g.kernel), kMemoryBoundGrain);
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && s.planes > 1)
-    for (int64_t p = 0; p < s.planes; ++p) {
+    parallel_for(threads, s.planes, [&](int64_t p) {
       const T* xp = px + p * in_size;
       int64_t o = p * out_plane;
       if constexpr (std::is_floating_point_v<T>) {
         if (!pi) {
           max_pool_plane(xp, g, py + o);
-          continue;
+          return;
         }
       }
       for_each_window(g, [&](const int64_t* start) {
@@ -233,7 +232,7 @@ Status max_pool(KernelContext& ctx) {
         if (pi) pi[o] = best_at < 0 ? -1 : p * in_size + best_at;
         ++o;
       });
-    }
+    });
     return Status::OK();
   });
 }
@@ -302,10 +301,8 @@ Status average_pool(KernelContext& ctx) {
     const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
     const int threads =
         threads_for_work(ctx.num_threads(), s.planes * out_plane * shape_numel(g.kernel), kMemoryBoundGrain);
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && s.planes > 1)
-    for (int64_t p = 0; p < s.planes; ++p) {
-      average_pool_plane(px + p * in_size, g, include_pad, py + p * out_plane);
-    }
+    parallel_for(threads, s.planes,
+                 [&](int64_t p) { average_pool_plane(px + p * in_size, g, include_pad, py + p * out_plane); });
     return Status::OK();
   });
 }
@@ -330,8 +327,7 @@ Status global_pool(KernelContext& ctx) {
     const T* px = x.data<T>();
     T* py = planes > 0 ? y->mutable_data<T>() : nullptr;
     const int threads = threads_for_work(ctx.num_threads(), planes * size, kMemoryBoundGrain);
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && planes > 1)
-    for (int64_t p = 0; p < planes; ++p) {
+    parallel_for(threads, planes, [&](int64_t p) {
       const T* xp = px + p * size;
       if constexpr (kMax) {
         T best = xp[0];
@@ -343,7 +339,7 @@ Status global_pool(KernelContext& ctx) {
         for (int64_t i = 0; i < size; ++i) sum += static_cast<double>(xp[i]);
         py[p] = static_cast<T>(sum / static_cast<double>(size));
       }
-    }
+    });
     return Status::OK();
   });
 }

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/common/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#include "core/common/threads.h"
+
+namespace vn {
+
+struct LoopIndices::Shared {
+  alignas(64) std::atomic<int64_t> next{0};
+  int64_t n = 0;
+  bool fixed_order = false;
+};
+
+bool LoopIndices::next(int64_t& i) {
+  if (shared_.fixed_order) {
+    fixed_next_ = fixed_next_ < 0 ? thread_ : fixed_next_ + threads_;
+    i = fixed_next_;
+    return i < shared_.n;
+  }
+  i = shared_.next.fetch_add(1, std::memory_order_relaxed);
+  return i < shared_.n;
+}
+
+namespace {
+
+// How long an idle worker, or a caller waiting for its workers, spins before it sleeps. Layers
+// follow each other within microseconds, so a worker that spins through the gap starts the next
+// loop at once; one that slept costs a wake-up (tens of microseconds). Longer spins only burn a
+// core that another program on a loaded machine could use.
+constexpr std::chrono::microseconds kSpin{50};
+
+void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+/// Waits until `a` differs from `old`, spinning for kSpin and then sleeping; returns the new value.
+template <typename T>
+T wait_for_change(const std::atomic<T>& a, T old) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1;; ++i) {
+    const T v = a.load(std::memory_order_acquire);
+    if (v != old) return v;
+    relax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > until) break;
+  }
+  for (;;) {
+    a.wait(old, std::memory_order_acquire);
+    const T v = a.load(std::memory_order_acquire);
+    if (v != old) return v;
+  }
+}
+
+thread_local bool tls_in_loop = false;
+
+}  // namespace
+
+/// The workers of one OS thread that starts parallel loops.
+///
+/// A loop is numbered; its workers are woken with its number on their ticket. A worker takes part
+/// only if it enters the loop before the caller closes it, which the caller does once it finds no
+/// index left: the caller then waits for the workers that entered, not for one the OS has not run
+/// yet. A loop of fixed order closes only when each of its threads has run its share.
+class LoopTeam {
+ public:
+  ~LoopTeam() {
+    stop_.store(true, std::memory_order_release);
+    for (auto& w : workers_) {
+      w->ticket.fetch_add(1, std::memory_order_release);
+      w->ticket.notify_one();
+    }
+    for (auto& w : workers_) w->thread.join();
+  }
+
+  void run(int threads, int64_t n, bool fixed_order, detail::LoopBody call, void* body) {
+    while (static_cast<int>(workers_.size()) < threads - 1) {
+      auto w = std::make_unique<Worker>();
+      Worker* raw = w.get();
+      const int id = static_cast<int>(workers_.size()) + 1;
+      w->thread = std::thread([this, raw, id] { work(*raw, id); });
+      workers_.push_back(std::move(w));
+    }
+    shared_.next.store(0, std::memory_order_relaxed);
+    shared_.n = n;
+    shared_.fixed_order = fixed_order;
+    call_ = call;
+    body_ = body;
+    threads_ = threads;
+    finished_.store(0, std::memory_order_relaxed);
+    const uint32_t loop = ++loops_;
+    state_.store(uint64_t{loop} << 32, std::memory_order_release);
+    for (int t = 1; t < threads; ++t) {
+      Worker& w = *workers_[static_cast<size_t>(t - 1)];
+      w.ticket.store(loop, std::memory_order_release);
+      w.ticket.notify_one();
+    }
+    tls_in_loop = true;
+    LoopIndices mine(shared_, 0, threads);
+    call_(body_, mine);
+    tls_in_loop = false;
+    if (fixed_order) {
+      for (int done = finished_.load(std::memory_order_acquire); done != threads - 1;) {
+        done = wait_for_change(finished_, done);
+      }
+      return;
+    }
+    uint64_t s = state_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
+    while ((s & kActive) != 0) s = wait_for_change(state_, s);
+  }
+
+ private:
+  static constexpr uint64_t kClosed = uint64_t{1} << 31;
+  static constexpr uint64_t kActive = kClosed - 1;
+
+  struct Worker {
+    alignas(64) std::atomic<uint32_t> ticket{0};
+    std::thread thread;
+  };
+
+  /// Enters loop `loop` unless it is over or closed.
+  bool enter(uint32_t loop) {
+    uint64_t s = state_.load(std::memory_order_acquire);
+    while ((s >> 32) == loop && (s & kClosed) == 0) {
+      if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) return true;
+    }
+    return false;
+  }
+
+  void work(Worker& me, int id) {
+    // A loop started by a worker's body runs on the worker alone.
+    tls_in_loop = true;
+    for (uint32_t seen = 0;;) {
+      seen = wait_for_change(me.ticket, seen);
+      if (stop_.load(std::memory_order_acquire)) return;
+      if (!enter(seen)) continue;
+      LoopIndices mine(shared_, id, threads_);
+      call_(body_, mine);
+      // A loop of fixed order may end, and the next begin, as soon as finished_ counts this
+      // worker: state_ is left first.
+      const bool fixed = shared_.fixed_order;
+      state_.fetch_sub(1, std::memory_order_acq_rel);
+      state_.notify_one();
+      if (fixed) {
+        finished_.fetch_add(1, std::memory_order_acq_rel);
+        finished_.notify_one();
+      }
+    }
+  }
+
+  std::vector<std::unique_ptr<Worker>> workers_;
+  LoopIndices::Shared shared_;
+  detail::LoopBody call_ = nullptr;
+  void* body_ = nullptr;
+  int threads_ = 1;
+  uint32_t loops_ = 0;
+  alignas(64) std::atomic<uint64_t> state_{0};  // loop number << 32 | kClosed | workers inside
+  alignas(64) std::atomic<int> finished_{0};    // workers done with a loop of fixed order
+  std::atomic<bool> stop_{false};
+};
+
+namespace detail {
+
+void run_loop(int threads, int64_t n, bool fixed_order, LoopBody call, void* body) {
+  if (n <= 0) return;
+  threads = static_cast<int>(std::min<int64_t>(capped_threads(threads), n));
+  if (threads <= 1 || tls_in_loop) {
+    LoopIndices::Shared shared;
+    shared.n = n;
+    shared.fixed_order = fixed_order;
+    LoopIndices all(shared, 0, 1);
+    call(body, all);
+    return;
+  }
+  thread_local std::unique_ptr<LoopTeam> team;
+  if (!team) team = std::make_unique<LoopTeam>();
+  team->run(threads, n, fixed_order, call, body);
+}
+
+}  // namespace detail
+}  // namespace vn

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// Vernier's parallel loops. Each OS thread that starts one owns a team of worker threads, made
+// on its first loop and kept for the next: the caller runs its share of the loop too, the workers
+// claim the indices that are left one at a time, and a worker that finds no loop waits a few tens
+// of microseconds (spinning) and then sleeps. Claiming rather than fixed shares matters on a
+// loaded machine: a worker that the OS deschedules takes fewer indices instead of holding every
+// other thread at the end of the loop, and a sleeping worker never runs while the others do its
+// work (OpenMP's spinning teams made a ResNet-50 run on 2 threads four times slower than on one
+// while one other program ran on the machine).
+//
+// A loop started inside another (on a worker, or on a caller within its own loop) runs on the
+// thread that starts it alone. Two OS threads may run loops at the same time, each on its own
+// team (the layer-wise comparison runs its two backends so, each capped to its share of cores).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace vn {
+
+class LoopIndices;
+namespace detail {
+using LoopBody = void (*)(void* body, LoopIndices& indices);
+/// Runs body on `threads` threads (the caller among them) until each returns.
+void run_loop(int threads, int64_t n, bool fixed_order, LoopBody call, void* body);
+}  // namespace detail
+
+/// The indices [0, n) of one parallel loop, handed out to the threads that run it.
+class LoopIndices {
+ public:
+  /// Sets `i` to the next index this thread runs; false when none is left for it.
+  bool next(int64_t& i);
+  /// This thread's number in the loop's team: 0 for the calling thread, then 1, 2, ...
+  int thread() const { return thread_; }
+  /// How many threads run the loop.
+  int threads() const { return threads_; }
+
+ private:
+  friend class LoopTeam;
+  friend void detail::run_loop(int, int64_t, bool, detail::LoopBody, void*);
+  struct Shared;
+  LoopIndices(Shared& shared, int thread, int threads) : shared_(shared), thread_(thread), threads_(threads) {}
+  Shared& shared_;
+  int thread_;
+  int threads_;
+  int64_t fixed_next_ = -1;  // the next index of a fixed-order loop (`each_thread_in_turn`)
+};
+
+/// Runs body(indices) once on each of up to `threads` threads (the calling thread and workers of
+/// its team; `threads` is capped by the calling thread's cap, threads.h), where each claims
+/// indices of [0, n) with indices.next(i) until none is left, and returns when all are done. Work
+/// done once per thread (a scratch buffer) goes before the claims.
+template <typename Body>
+void parallel_loop(int threads, int64_t n, Body&& body) {
+  auto call = [](void* b, LoopIndices& indices) { (*static_cast<std::remove_reference_t<Body>*>(b))(indices); };
+  detail::run_loop(threads, n, false, call, &body);
+}
+
+/// fn(i) for every i in [0, n), on up to `threads` threads: each index on whichever thread claims it.
+template <typename F>
+void parallel_for(int threads, int64_t n, F&& fn) {
+  parallel_loop(threads, n, [&fn](LoopIndices& indices) {
+    for (int64_t i; indices.next(i);) fn(i);
+  });
+}
+
+/// fn(i) for every i in [0, n) on exactly min(threads, n) threads (capped), thread t taking t,
+/// t + threads, ...: for loops whose threads each keep their part of the data in their cache from
+/// one call to the next. A descheduled thread holds the loop, so use it only for that.
+template <typename F>
+void parallel_for_fixed(int threads, int64_t n, F&& fn) {
+  auto body = [&fn](LoopIndices& indices) {
+    for (int64_t i; indices.next(i);) fn(i);
+  };
+  auto call = [](void* b, LoopIndices& indices) { (*static_cast<decltype(body)*>(b))(indices); };
+  detail::run_loop(threads, n, true, call, &body);
+}
+
+}  // namespace vn
