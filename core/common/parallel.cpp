@@ -17,9 +17,34 @@
 
 namespace vn {
 
+/// A loop's indices, cut into one contiguous range per thread.
 struct LoopIndices::Shared {
-  alignas(64) std::atomic<int64_t> next{0};
+  struct alignas(64) Range {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+
+  /// Shares [0, n) among `threads`, thread t taking [t n / threads, (t + 1) n / threads).
+  void reset(int64_t count, int threads, bool fixed) {
+    if (threads > capacity) {
+      ranges = std::make_unique<Range[]>(static_cast<size_t>(threads));
+      capacity = threads;
+    }
+    n = count;
+    fixed_order = fixed;
+    // A thread claims its own range a block at a time (about an eighth of it) and the others'
+    // one index at a time.
+    step = std::max<int64_t>(count / threads / 8, 1);
+    for (int t = 0; t < threads; ++t) {
+      ranges[static_cast<size_t>(t)].next.store(count * t / threads, std::memory_order_relaxed);
+      ranges[static_cast<size_t>(t)].end = count * (t + 1) / threads;
+    }
+  }
+
+  std::unique_ptr<Range[]> ranges;
+  int capacity = 0;
   int64_t n = 0;
+  int64_t step = 1;
   bool fixed_order = false;
 };
 
@@ -29,17 +54,41 @@ bool LoopIndices::next(int64_t& i) {
     i = fixed_next_;
     return i < shared_.n;
   }
-  i = shared_.next.fetch_add(1, std::memory_order_relaxed);
-  return i < shared_.n;
+  // The thread's own range first, as a static schedule would share the loop: on a quiet machine
+  // each thread meets the part of the data it wrote in the loop before, in its own cache. Then
+  // whatever is left of the others' ranges (a thread the OS holds back, or one that never came).
+  while (claimed_ == claimed_end_) {
+    if (visited_ == threads_) return false;
+    LoopIndices::Shared::Range& r = shared_.ranges[static_cast<size_t>((thread_ + visited_) % threads_)];
+    const int64_t step = visited_ == 0 ? shared_.step : 1;
+    if (r.next.load(std::memory_order_relaxed) < r.end) {
+      const int64_t first = r.next.fetch_add(step, std::memory_order_relaxed);
+      if (first < r.end) {
+        claimed_ = first;
+        claimed_end_ = std::min(first + step, r.end);
+        continue;
+      }
+    }
+    ++visited_;
+  }
+  i = claimed_++;
+  return true;
 }
 
 namespace {
 
 // How long an idle worker, or a caller waiting for its workers, spins before it sleeps. Layers
-// follow each other within microseconds, so a worker that spins through the gap starts the next
-// loop at once; one that slept costs a wake-up (tens of microseconds). Longer spins only burn a
-// core that another program on a loaded machine could use.
-constexpr std::chrono::microseconds kSpin{50};
+// follow each other within microseconds, and a worker that spins through the gap starts the next
+// loop at once, where one that slept costs a wake-up (tens of microseconds, more in a virtual
+// machine): on the 2-core machine, 2 threads, MobileNetV3 took 7.7 ms with 50 us spins and 7.1-7.3
+// with 300 us or 1 ms. But a spinning thread takes a core that another program on a loaded
+// machine wants, and from this program's working threads: beside one busy program, 1 ms spins
+// made it 18 ms (1 thread: 11). So a spinner that finds it was preempted (kPreempted between two
+// looks at the clock) sleeps at once, and spins only kLoadedSpin for kLoadedFor after (13.7 ms).
+constexpr std::chrono::microseconds kSpin{1000};
+constexpr std::chrono::microseconds kPreempted{50};
+constexpr std::chrono::microseconds kLoadedSpin{50};
+constexpr std::chrono::milliseconds kLoadedFor{1000};
 
 void relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -50,12 +99,23 @@ void relax() {
 /// Waits until `a` differs from `old`, spinning for kSpin and then sleeping; returns the new value.
 template <typename T>
 T wait_for_change(const std::atomic<T>& a, T old) {
-  const auto until = std::chrono::steady_clock::now() + kSpin;
+  // A thread preempted while spinning spins briefly for a while after: the machine is loaded.
+  thread_local std::chrono::steady_clock::time_point loaded_until;
+  auto last = std::chrono::steady_clock::now();
+  const auto until = last + (last < loaded_until ? kLoadedSpin : kSpin);
   for (int i = 1;; ++i) {
     const T v = a.load(std::memory_order_acquire);
     if (v != old) return v;
     relax();
-    if (i % 64 == 0 && std::chrono::steady_clock::now() > until) break;
+    if (i % 32 == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last > kPreempted) {
+        loaded_until = now + kLoadedFor;
+        break;
+      }
+      if (now > until) break;
+      last = now;
+    }
   }
   for (;;) {
     a.wait(old, std::memory_order_acquire);
@@ -93,9 +153,7 @@ class LoopTeam {
       w->thread = std::thread([this, raw, id] { work(*raw, id); });
       workers_.push_back(std::move(w));
     }
-    shared_.next.store(0, std::memory_order_relaxed);
-    shared_.n = n;
-    shared_.fixed_order = fixed_order;
+    shared_.reset(n, threads, fixed_order);
     call_ = call;
     body_ = body;
     threads_ = threads;
@@ -178,8 +236,7 @@ void run_loop(int threads, int64_t n, bool fixed_order, LoopBody call, void* bod
   threads = static_cast<int>(std::min<int64_t>(capped_threads(threads), n));
   if (threads <= 1 || tls_in_loop) {
     LoopIndices::Shared shared;
-    shared.n = n;
-    shared.fixed_order = fixed_order;
+    shared.reset(n, 1, fixed_order);
     LoopIndices all(shared, 0, 1);
     call(body, all);
     return;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Vernier's parallel loops. Each OS thread that starts one owns a team of worker threads, made
-// on its first loop and kept for the next: the caller runs its share of the loop too, the workers
-// claim the indices that are left one at a time, and a worker that finds no loop waits a few tens
-// of microseconds (spinning) and then sleeps. Claiming rather than fixed shares matters on a
-// loaded machine: a worker that the OS deschedules takes fewer indices instead of holding every
-// other thread at the end of the loop, and a sleeping worker never runs while the others do its
-// work (OpenMP's spinning teams made a ResNet-50 run on 2 threads four times slower than on one
-// while one other program ran on the machine).
+// on its first loop and kept for the next. A loop's indices are cut into one contiguous range per
+// thread, as a static schedule would: on a quiet machine each thread runs its own range, and meets
+// in its cache the part of the data it wrote in the loop before. A thread that is done with its
+// range takes what is left of the others', one index at a time; the caller waits only for the
+// workers that entered the loop before it ran out of indices. A worker with no loop spins up to
+// a millisecond (much less once the OS has preempted it: the machine is loaded) and then sleeps.
+// That matters on a loaded machine: a worker the OS holds back keeps only the indices it holds,
+// and a sleeping one neither delays the loop nor takes the core the others need (OpenMP's
+// spinning teams with fixed shares made a ResNet-50 run on 2 threads four times slower than on
+// one while one other program ran on the machine; with these teams it is 1.06 times).
 //
 // A loop started inside another (on a worker, or on a caller within its own loop) runs on the
 // thread that starts it alone. Two OS threads may run loops at the same time, each on its own
@@ -43,7 +46,9 @@ class LoopIndices {
   Shared& shared_;
   int thread_;
   int threads_;
-  int64_t fixed_next_ = -1;  // the next index of a fixed-order loop (`each_thread_in_turn`)
+  int64_t fixed_next_ = -1;               // the next index of a loop of fixed order
+  int64_t claimed_ = 0, claimed_end_ = 0;  // the indices this thread claimed and has not run
+  int visited_ = 0;                        // the ranges this thread has emptied (its own first)
 };
 
 /// Runs body(indices) once on each of up to `threads` threads (the calling thread and workers of

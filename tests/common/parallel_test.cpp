@@ -97,25 +97,43 @@ TEST(Parallel, TwoCallersRunTheirLoopsAtTheSameTime) {
   EXPECT_EQ(sums[1], 200 * 64 * 63 / 2);
 }
 
-TEST(Parallel, AThreadHeldBackTakesNoMoreThanTheIndexItHolds) {
+TEST(Parallel, AThreadHeldBackHoldsOnlyTheBlockItClaimed) {
   // A worker that stalls on its first index (as one the OS deschedules on a loaded machine) holds
-  // that index only: the calling thread claims and runs all the others meanwhile, rather than
-  // waiting for a fixed share to come back.
-  std::atomic<int> by_caller{0};
+  // the block of its range it claimed (an eighth of the range: 12 of its 100), no more: the
+  // calling thread runs its own 100 and then the rest of the worker's range, rather than waiting
+  // for the worker's whole share to come back.
+  std::atomic<int> by_caller{0}, by_worker{0};
   std::atomic<bool> stalled{false};
   const std::thread::id caller = std::this_thread::get_id();
   parallel_for(2, 200, [&](int64_t) {
     if (std::this_thread::get_id() == caller) {
       by_caller++;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    } else if (!stalled.exchange(true)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      return;
+    }
+    by_worker++;
+    if (!stalled.exchange(true)) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  });
+  // The worker came while the caller was at its 1 ms indices (100 ms of them) and stalled on the
+  // first it took; in the half second it slept, the caller ran all but the worker's block.
+  EXPECT_TRUE(stalled);
+  EXPECT_EQ(by_caller + by_worker, 200);
+  EXPECT_EQ(by_worker, 12);
+}
+
+TEST(Parallel, OnAQuietMachineEachThreadRunsItsOwnContiguousRange) {
+  // Like a static schedule: thread t's indices are [t n / T, (t + 1) n / T) when no thread lags,
+  // so consecutive loops over the same data find it in the cache of the thread that wrote it.
+  // Each index waits long enough for every worker to have come.
+  const int64_t n = 40;
+  std::vector<int> thread(static_cast<size_t>(n), -1);
+  parallel_loop(4, n, [&](LoopIndices& indices) {
+    for (int64_t i; indices.next(i);) {
+      thread[static_cast<size_t>(i)] = indices.thread();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
-  // The worker came while the caller was at its 1 ms indices and stalled on the first it took;
-  // in the half second it slept, the caller ran the other 199 (about 200 ms).
-  EXPECT_TRUE(stalled);
-  EXPECT_EQ(by_caller, 199);
+  for (int64_t i = 0; i < n; ++i) EXPECT_EQ(thread[static_cast<size_t>(i)], i * 4 / n) << i;
 }
 
 TEST(Parallel, TheCoresAreThoseOfTheProcessAffinity) {
