@@ -24,14 +24,13 @@ struct LoopIndices::Shared {
     int64_t end = 0;
   };
 
-  /// Shares [0, n) among `threads`, thread t taking [t n / threads, (t + 1) n / threads).
-  void reset(int64_t count, int threads, bool fixed) {
+  /// Shares [0, count) among `threads`, thread t taking [t count / threads, (t + 1) count / threads).
+  void reset(int64_t count, int threads) {
     if (threads > capacity) {
-      ranges = std::make_unique<Range[]>(static_cast<size_t>(threads));
+      heap = std::make_unique<Range[]>(static_cast<size_t>(threads));
+      ranges = heap.get();
       capacity = threads;
     }
-    n = count;
-    fixed_order = fixed;
     // A thread claims its own range a block at a time (about an eighth of it) and the others'
     // one index at a time.
     step = std::max<int64_t>(count / threads / 8, 1);
@@ -41,19 +40,14 @@ struct LoopIndices::Shared {
     }
   }
 
-  std::unique_ptr<Range[]> ranges;
-  int capacity = 0;
-  int64_t n = 0;
+  Range one;  // a loop on one thread needs no allocation
+  std::unique_ptr<Range[]> heap;
+  Range* ranges = &one;
+  int capacity = 1;
   int64_t step = 1;
-  bool fixed_order = false;
 };
 
 bool LoopIndices::next(int64_t& i) {
-  if (shared_.fixed_order) {
-    fixed_next_ = fixed_next_ < 0 ? thread_ : fixed_next_ + threads_;
-    i = fixed_next_;
-    return i < shared_.n;
-  }
   // The thread's own range first, as a static schedule would share the loop: on a quiet machine
   // each thread meets the part of the data it wrote in the loop before, in its own cache. Then
   // whatever is left of the others' ranges (a thread the OS holds back, or one that never came).
@@ -133,7 +127,7 @@ thread_local bool tls_in_loop = false;
 /// A loop is numbered; its workers are woken with its number on their ticket. A worker takes part
 /// only if it enters the loop before the caller closes it, which the caller does once it finds no
 /// index left: the caller then waits for the workers that entered, not for one the OS has not run
-/// yet. A loop of fixed order closes only when each of its threads has run its share.
+/// yet.
 class LoopTeam {
  public:
   ~LoopTeam() {
@@ -145,7 +139,7 @@ class LoopTeam {
     for (auto& w : workers_) w->thread.join();
   }
 
-  void run(int threads, int64_t n, bool fixed_order, detail::LoopBody call, void* body) {
+  void run(int threads, int64_t n, detail::LoopBody call, void* body) {
     while (static_cast<int>(workers_.size()) < threads - 1) {
       auto w = std::make_unique<Worker>();
       Worker* raw = w.get();
@@ -153,11 +147,10 @@ class LoopTeam {
       w->thread = std::thread([this, raw, id] { work(*raw, id); });
       workers_.push_back(std::move(w));
     }
-    shared_.reset(n, threads, fixed_order);
+    shared_.reset(n, threads);
     call_ = call;
     body_ = body;
     threads_ = threads;
-    finished_.store(0, std::memory_order_relaxed);
     const uint32_t loop = ++loops_;
     state_.store(uint64_t{loop} << 32, std::memory_order_release);
     for (int t = 1; t < threads; ++t) {
@@ -169,12 +162,6 @@ class LoopTeam {
     LoopIndices mine(shared_, 0, threads);
     call_(body_, mine);
     tls_in_loop = false;
-    if (fixed_order) {
-      for (int done = finished_.load(std::memory_order_acquire); done != threads - 1;) {
-        done = wait_for_change(finished_, done);
-      }
-      return;
-    }
     uint64_t s = state_.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
     while ((s & kActive) != 0) s = wait_for_change(state_, s);
   }
@@ -206,15 +193,8 @@ class LoopTeam {
       if (!enter(seen)) continue;
       LoopIndices mine(shared_, id, threads_);
       call_(body_, mine);
-      // A loop of fixed order may end, and the next begin, as soon as finished_ counts this
-      // worker: state_ is left first.
-      const bool fixed = shared_.fixed_order;
       state_.fetch_sub(1, std::memory_order_acq_rel);
       state_.notify_one();
-      if (fixed) {
-        finished_.fetch_add(1, std::memory_order_acq_rel);
-        finished_.notify_one();
-      }
     }
   }
 
@@ -225,25 +205,24 @@ class LoopTeam {
   int threads_ = 1;
   uint32_t loops_ = 0;
   alignas(64) std::atomic<uint64_t> state_{0};  // loop number << 32 | kClosed | workers inside
-  alignas(64) std::atomic<int> finished_{0};    // workers done with a loop of fixed order
   std::atomic<bool> stop_{false};
 };
 
 namespace detail {
 
-void run_loop(int threads, int64_t n, bool fixed_order, LoopBody call, void* body) {
+void run_loop(int threads, int64_t n, LoopBody call, void* body) {
   if (n <= 0) return;
   threads = static_cast<int>(std::min<int64_t>(capped_threads(threads), n));
   if (threads <= 1 || tls_in_loop) {
     LoopIndices::Shared shared;
-    shared.reset(n, 1, fixed_order);
+    shared.reset(n, 1);
     LoopIndices all(shared, 0, 1);
     call(body, all);
     return;
   }
   thread_local std::unique_ptr<LoopTeam> team;
   if (!team) team = std::make_unique<LoopTeam>();
-  team->run(threads, n, fixed_order, call, body);
+  team->run(threads, n, call, body);
 }
 
 }  // namespace detail

@@ -25,7 +25,7 @@ class LoopIndices;
 namespace detail {
 using LoopBody = void (*)(void* body, LoopIndices& indices);
 /// Runs body on `threads` threads (the caller among them) until each returns.
-void run_loop(int threads, int64_t n, bool fixed_order, LoopBody call, void* body);
+void run_loop(int threads, int64_t n, LoopBody call, void* body);
 }  // namespace detail
 
 /// The indices [0, n) of one parallel loop, handed out to the threads that run it.
@@ -40,13 +40,12 @@ class LoopIndices {
 
  private:
   friend class LoopTeam;
-  friend void detail::run_loop(int, int64_t, bool, detail::LoopBody, void*);
+  friend void detail::run_loop(int, int64_t, detail::LoopBody, void*);
   struct Shared;
   LoopIndices(Shared& shared, int thread, int threads) : shared_(shared), thread_(thread), threads_(threads) {}
   Shared& shared_;
   int thread_;
   int threads_;
-  int64_t fixed_next_ = -1;               // the next index of a loop of fixed order
   int64_t claimed_ = 0, claimed_end_ = 0;  // the indices this thread claimed and has not run
   int visited_ = 0;                        // the ranges this thread has emptied (its own first)
 };
@@ -58,7 +57,7 @@ class LoopIndices {
 template <typename Body>
 void parallel_loop(int threads, int64_t n, Body&& body) {
   auto call = [](void* b, LoopIndices& indices) { (*static_cast<std::remove_reference_t<Body>*>(b))(indices); };
-  detail::run_loop(threads, n, false, call, &body);
+  detail::run_loop(threads, n, call, &body);
 }
 
 /// fn(i) for every i in [0, n), on up to `threads` threads: each index on whichever thread claims it.
@@ -67,18 +66,6 @@ void parallel_for(int threads, int64_t n, F&& fn) {
   parallel_loop(threads, n, [&fn](LoopIndices& indices) {
     for (int64_t i; indices.next(i);) fn(i);
   });
-}
-
-/// fn(i) for every i in [0, n) on exactly min(threads, n) threads (capped), thread t taking t,
-/// t + threads, ...: for loops whose threads each keep their part of the data in their cache from
-/// one call to the next. A descheduled thread holds the loop, so use it only for that.
-template <typename F>
-void parallel_for_fixed(int threads, int64_t n, F&& fn) {
-  auto body = [&fn](LoopIndices& indices) {
-    for (int64_t i; indices.next(i);) fn(i);
-  };
-  auto call = [](void* b, LoopIndices& indices) { (*static_cast<decltype(body)*>(b))(indices); };
-  detail::run_loop(threads, n, true, call, &body);
 }
 
 }  // namespace vn

@@ -146,13 +146,14 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
     return;
   }
   if (s.m <= kFewRows && !transform_b) {
-    // Column chunks of whole cache lines for the threads, when there is work enough. These
-    // products read all of B for a few multiply-adds per element: split finely, each thread's
-    // part of B stays in its cache from one call to the next (an LSTM's steps).
+    // Column chunks of whole cache lines, one per thread when there is work enough. These
+    // products read all of B for a few multiply-adds per element: chunk t is thread t's own
+    // (parallel.h), so its part of B stays in its cache from one call to the next (an LSTM's
+    // steps) unless the thread lags and another takes it.
     const int64_t chunks = std::clamp<int64_t>(std::min(s.m * s.n * s.k / kFewRowsWork, s.n / 16), 1, threads);
     const int64_t step = ceil_div(ceil_div(s.n, chunks), 16) * 16;
-    parallel_for_fixed(static_cast<int>(chunks), ceil_div(s.n, step),
-                       [&](int64_t chunk) { few_rows(s, a, b, c, chunk * step, std::min(s.n, (chunk + 1) * step)); });
+    parallel_for(static_cast<int>(chunks), ceil_div(s.n, step),
+                 [&](int64_t chunk) { few_rows(s, a, b, c, chunk * step, std::min(s.n, (chunk + 1) * step)); });
     return;
   }
   // B is packed a chunk of columns at a time, small enough to stay on the thread for the next

@@ -42,26 +42,6 @@ TEST(Parallel, EveryIndexRunsExactlyOnceOnAnyThreadCount) {
   }
 }
 
-TEST(Parallel, AFixedOrderLoopGivesThreadTEveryTthIndex) {
-  for (int threads : {1, 2, 3, 5}) {
-    const int64_t n = 23;
-    Runs runs(n);
-    parallel_for_fixed(threads, n, [&](int64_t i) { runs.count[static_cast<size_t>(i)]++; });
-    // The same loop again, recording each index's thread: index i belongs to thread i % threads.
-    std::vector<std::thread::id> os(static_cast<size_t>(n));
-    parallel_for_fixed(threads, n, [&](int64_t i) { os[static_cast<size_t>(i)] = std::this_thread::get_id(); });
-    for (int64_t i = 0; i < n; ++i) {
-      EXPECT_EQ(runs.count[static_cast<size_t>(i)], 1);
-      EXPECT_EQ(os[static_cast<size_t>(i)], os[static_cast<size_t>(i % threads)]) << threads << " " << i;
-      if (i % threads == 0) {
-        EXPECT_EQ(os[static_cast<size_t>(i)], std::this_thread::get_id());
-      }
-    }
-    std::set<std::thread::id> distinct(os.begin(), os.end());
-    EXPECT_EQ(distinct.size(), static_cast<size_t>(threads));
-  }
-}
-
 TEST(Parallel, ALoopInsideALoopRunsOnTheThreadThatStartsIt) {
   std::atomic<int> inner_runs{0}, wrong{0};
   parallel_for(4, 8, [&](int64_t) {
