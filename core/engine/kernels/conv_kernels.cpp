@@ -278,6 +278,7 @@ class ConvKernel final : public LayerKernel {
       }
       float* py = y.mutable_data<float>();
       const ops::WindowGeometry g3 = ops::lift_to_3d(geo);
+      bool finished = false;  // the epilogue ran with the products
       switch (args_.tactic) {
         case TacticId::kConvDirect:
           run_direct(px, x.dim(0), g3, weights(), py);
@@ -289,12 +290,14 @@ class ConvKernel final : public LayerKernel {
           run_im2col_int8(px, x.dim(0), g3, py);
           break;
         default:
-          run_im2col(px, x.dim(0), g3, py);
+          finished = run_im2col(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
           break;
       }
       const int64_t out_size = shape_numel(geo.out);
-      apply_epilogue(epilogue_, py, x.dim(0), w_shape_[0], out_size, residual ? residual->data<float>() : nullptr,
-                     args_.num_threads);
+      if (!finished) {
+        apply_epilogue(epilogue_, py, x.dim(0), w_shape_[0], out_size, residual ? residual->data<float>() : nullptr,
+                       args_.num_threads);
+      }
     }
     outputs[0] = std::move(y);
     return Status::OK();
@@ -360,7 +363,9 @@ class ConvKernel final : public LayerKernel {
     return out;
   }
 
-  void run_im2col(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+  /// Returns whether the epilogue ran too: with float32 accumulation the bias comes in with the
+  /// products and the residual and activation are applied to each block of y as it is done.
+  bool run_im2col(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y, const float* residual) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t rows = cg * taps;
@@ -375,17 +380,32 @@ class ConvKernel final : public LayerKernel {
       // Float32 accumulation computes what the reference's convolution computes, so it runs that
       // (cache-sized im2col tiles shared among the threads), on operands in this layer's format:
       // the model's weights are rounded a few output channels at a time as the products need them.
+      // The bias starts the sums, as in the reference; the residual and the activation follow on
+      // each block while it is in cache, where a pass of their own read all of y from memory.
       const int threads = capped_threads(args_.num_threads);
+      const float* bias = epilogue_.bias.empty() ? nullptr : epilogue_.bias.data();
+      const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
+        for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {
+          const int64_t at = (img * m + ch) * out_size + col0;
+          float* v = y + at;
+          if (residual) {
+            for (int64_t i = 0; i < width; ++i) v[i] += residual[at + i];
+          }
+          activate_values(epilogue_.activation, v, width);
+        }
+      };
+      const bool needs_finish = residual != nullptr || epilogue_.activation.fn != ActivationFn::kNone;
+      const ops::ConvFinish* finishing = needs_finish ? &finish : nullptr;
       if (model_weights_.defined() && round_at_run_) {
         const std::function<void(std::span<float>)> round = [this](std::span<float> w) {
           round_operands_in_place(w, precision_);
         };
-        ops::conv_float32(g, batch, group_ * cg, m, group_, x, model_weights_.data<float>(), nullptr, y, threads,
-                          &round);
+        ops::conv_float32(g, batch, group_ * cg, m, group_, x, model_weights_.data<float>(), bias, y, threads, &round,
+                          finishing);
       } else {
-        ops::conv_float32(g, batch, group_ * cg, m, group_, x, weights(), nullptr, y, threads);
+        ops::conv_float32(g, batch, group_ * cg, m, group_, x, weights(), bias, y, threads, nullptr, finishing);
       }
-      return;
+      return true;
     }
     const float* w = weights();
     std::vector<float> col(pointwise ? 0 : static_cast<size_t>(rows * out_size));
@@ -400,6 +420,7 @@ class ConvKernel final : public LayerKernel {
         matmul(gemm, w + gi * mg * rows, cols, y + (img * m + gi * mg) * out_size, mg, out_size, rows);
       }
     }
+    return false;
   }
 
   /// x holds values of its int8 grid (CompiledLayer quantized it), so converting it to int8 is

@@ -284,8 +284,8 @@ bool single_position(const ConvPlan& p) {
 /// tile's output channels are cut into blocks). The weights are packed once, by all threads, when
 /// more than one tile reads them; with one tile per group they are read where they lie, or, under
 /// a transform, packed a task's block at a time. The bias comes in with the products.
-void conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
-                 const std::function<void(std::span<float>)>* transform) {
+bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
+                 const std::function<void(std::span<float>)>* transform, const ConvFinish* finish = nullptr) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
   threads = threads_for_work(threads, p.n * p.m * cg * shape_numel(p.kernel) * shape_numel(p.geo.out), kProductGrain);
   if (conv_direct_suits(p.group, cg, mg)) {
@@ -297,9 +297,9 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
       pw = transformed.data();
     }
     conv_direct(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads);
-    return;
+    return false;
   }
-  if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform)) return;
+  if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform)) return false;
   if (single_position(p)) {
     // Each image's output is W times its input vector (a squeeze-excitation block's 1x1
     // convolutions of pooled channels): as a product of images x channels by W's rows, which
@@ -312,7 +312,7 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
         for (int64_t j = 0; j < p.m; ++j) py[img * p.m + j] += pb[j];
       }
     }
-    return;
+    return false;
   }
   const WindowGeometry g3 = lift_to_3d(p.geo);
   const int64_t k_size = shape_numel(p.kernel);
@@ -391,21 +391,26 @@ void conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
       } else {
         sgemm_packed(m_rows, width, rows, pw + (gi * mg + r0) * rows, rows, b, bias, y0, out_size);
       }
+      if (finish) (*finish)(img, gi * mg + r0, m_rows, c0, width);
     }
   });
+  return true;
 }
 
 }  // namespace
 
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
-                  const std::function<void(std::span<float>)>* transform) {
+                  const std::function<void(std::span<float>)>* transform, const ConvFinish* finish) {
   ConvPlan p;
   p.group = group, p.n = n, p.c = c, p.m = m;
   p.kernel = geo.kernel;
   p.in = geo.in;
   p.geo = geo;
-  conv_packed(p, x, w, bias, y, threads, transform);
+  if (conv_packed(p, x, w, bias, y, threads, transform, finish) || !finish) return;
+  // The paths without tasks: one block per image and output channel.
+  const int64_t out_size = shape_numel(geo.out);
+  parallel_for(threads, n * m, [&](int64_t i) { (*finish)(i / m, i % m, 1, 0, out_size); });
 }
 
 namespace {

@@ -14,7 +14,7 @@ namespace vn::ops {
 /// y = conv(x, w) (+ one bias per output channel when `bias` is non-null) over dense row-major
 /// buffers: x is (n, c, geo.in...), w is (m, c / group, geo.kernel...), y is (n, m, geo.out...)
 /// and is overwritten. `geo` spans 1 to 3 spatial dims; c and m divide by group. Runs on up to
-/// `threads` OpenMP threads: column tiles of im2col through a float32 GEMM, and a direct sum for
+/// `threads` threads: column tiles of im2col through a float32 GEMM, and a direct sum for
 /// groups of few channels (conv_direct.h: depthwise, RegNet-like groups), in the GEMM's summation
 /// order.
 ///
@@ -26,8 +26,14 @@ namespace vn::ops {
 /// a thread's channels 60 at a time, each chunk just before its products, so that no transformed
 /// copy of all of a large layer's weights is made. The few weights of a direct sum are transformed
 /// at once.
+///
+/// With `finish`, finish(img, channel0, channels, col0, width) is called, from any of the threads,
+/// on each block of y that is final (image img, output channels [channel0, channel0 + channels),
+/// output positions [col0, col0 + width) of each), while it is in that thread's cache: an engine's
+/// residual add and activation. Every element of y is in exactly one block.
+using ConvFinish = std::function<void(int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width)>;
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
-                  const std::function<void(std::span<float>)>* transform = nullptr);
+                  const std::function<void(std::span<float>)>* transform = nullptr, const ConvFinish* finish = nullptr);
 
 }  // namespace vn::ops

@@ -126,6 +126,67 @@ TEST(Conv, WeightTransformSeesBlocksOfOutputChannels) {
   }
 }
 
+// conv_float32's `finish` (an engine's residual and activation): called once on every element of
+// y, on blocks whose values are final, on every path (tasks of tiles, direct sums, boxes of live
+// taps, single positions); what it writes stays.
+TEST(Conv, FinishSeesEveryOutputOnceWhenItIsFinal) {
+  struct Case {
+    Shape x;
+    int64_t m, group;
+    Shape kernel;
+    int64_t dilation, pad;
+    int threads;
+  };
+  const std::vector<Case> cases = {
+      {{2, 24, 30, 30}, 40, 1, {3, 3}, 1, 1, 2},    // tiles (and blocks) on two threads
+      {{1, 24, 56, 56}, 32, 1, {3, 3}, 1, 1, 16},   // narrower tiles for many threads
+      {{1, 8, 9, 9}, 8, 8, {3, 3}, 1, 1, 2},        // depthwise: a direct sum
+      {{1, 16, 20, 20}, 16, 1, {3, 3}, 12, 12, 2},  // dilated: boxes of live taps
+      {{3, 32, 1, 1}, 8, 1, {1, 1}, 1, 0, 2},       // one position: a product of the channel vectors
+  };
+  uint32_t seed = 900;
+  for (const Case& c : cases) {
+    WindowGeometry geo;
+    geo.in = Shape(c.x.begin() + 2, c.x.end());
+    geo.kernel = c.kernel;
+    geo.strides = {1, 1};
+    geo.dilations = {c.dilation, c.dilation};
+    geo.pads_begin = geo.pads_end = {c.pad, c.pad};
+    for (size_t i = 0; i < 2; ++i) {
+      geo.out.push_back(geo.in[i] + 2 * c.pad - c.dilation * (c.kernel[i] - 1));
+    }
+    const int64_t out_size = shape_numel(geo.out);
+    const std::vector<float> x = random_floats(static_cast<size_t>(shape_numel(c.x)), seed++);
+    const std::vector<float> w =
+        random_floats(static_cast<size_t>(c.m * c.x[1] / c.group * shape_numel(c.kernel)), seed++);
+    const std::vector<float> bias = random_floats(static_cast<size_t>(c.m), seed++);
+    std::vector<float> want(static_cast<size_t>(c.x[0] * c.m * out_size));
+    conv_float32(geo, c.x[0], c.x[1], c.m, c.group, x.data(), w.data(), bias.data(), want.data(), c.threads);
+
+    std::vector<float> y(want.size(), -1.0f);
+    std::vector<std::atomic<int>> visits(want.size());
+    std::atomic<int> stale{0};
+    const ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
+      for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {
+        for (int64_t i = col0; i < col0 + width; ++i) {
+          const auto at = static_cast<size_t>((img * c.m + ch) * out_size + i);
+          visits[at]++;
+          if (std::memcmp(&y[at], &want[at], sizeof(float)) != 0) stale++;
+          y[at] = 2 * y[at];
+        }
+      }
+    };
+    conv_float32(geo, c.x[0], c.x[1], c.m, c.group, x.data(), w.data(), bias.data(), y.data(), c.threads, nullptr,
+                 &finish);
+    SCOPED_TRACE("case with x " + shape_to_string(c.x) + " threads=" + std::to_string(c.threads));
+    EXPECT_EQ(stale.load(), 0);
+    for (size_t i = 0; i < y.size(); ++i) {
+      ASSERT_EQ(visits[i].load(), 1) << i;
+      ASSERT_EQ(y[i], 2 * want[i]) << i;
+    }
+  }
+}
+
 TEST(Conv, AutoPad) {
   for (const char* mode : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
     SCOPED_TRACE(mode);
