@@ -87,6 +87,9 @@ TEST(Parallel, AThreadHeldBackHoldsOnlyTheBlockItClaimed) {
   const std::thread::id caller = std::this_thread::get_id();
   parallel_for(2, 200, [&](int64_t) {
     if (std::this_thread::get_id() == caller) {
+      // The caller goes on once the worker holds its first block (at most 10 s on a loaded
+      // machine), so that the worker has come whatever the OS did.
+      for (int i = 0; i < 10000 && !stalled; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       by_caller++;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return;
@@ -94,8 +97,8 @@ TEST(Parallel, AThreadHeldBackHoldsOnlyTheBlockItClaimed) {
     by_worker++;
     if (!stalled.exchange(true)) std::this_thread::sleep_for(std::chrono::milliseconds(500));
   });
-  // The worker came while the caller was at its 1 ms indices (100 ms of them) and stalled on the
-  // first it took; in the half second it slept, the caller ran all but the worker's block.
+  // The worker stalled on the first index of the block it took; in the half second it slept, the
+  // caller ran all but that block (about 190 ms at 1 ms each).
   EXPECT_TRUE(stalled);
   EXPECT_EQ(by_caller + by_worker, 200);
   EXPECT_EQ(by_worker, 12);
@@ -104,11 +107,21 @@ TEST(Parallel, AThreadHeldBackHoldsOnlyTheBlockItClaimed) {
 TEST(Parallel, OnAQuietMachineEachThreadRunsItsOwnContiguousRange) {
   // Like a static schedule: thread t's indices are [t n / T, (t + 1) n / T) when no thread lags,
   // so consecutive loops over the same data find it in the cache of the thread that wrote it.
-  // Each index waits long enough for every worker to have come.
+  // Each thread waits at its first index until all four have come (at most 10 s on a loaded
+  // machine), so that none lags by more than an index.
   const int64_t n = 40;
   std::vector<int> thread(static_cast<size_t>(n), -1);
+  std::atomic<int> came{0};
   parallel_loop(4, n, [&](LoopIndices& indices) {
+    bool first = true;
     for (int64_t i; indices.next(i);) {
+      if (first) {
+        first = false;
+        came++;
+        for (int t = 0; t < 10000 && came < indices.threads(); ++t) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      }
       thread[static_cast<size_t>(i)] = indices.thread();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

@@ -11,7 +11,6 @@
 #include <immintrin.h>
 #endif
 
-#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
 #include "core/ops/vector_math.h"
@@ -225,7 +224,7 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
 
 void activate_exact(const Activation& activation, std::span<float> values, int threads) {
   float* v = values.data();
-  ops::parallel_chunks(capped_threads(threads), static_cast<int64_t>(values.size()),
+  ops::parallel_chunks(threads, static_cast<int64_t>(values.size()),
                        [&](int64_t lo, int64_t hi) { activate_values(activation, v + lo, hi - lo); });
 }
 
@@ -233,7 +232,7 @@ void activate_fast(const Activation& activation, std::span<float> values, int th
   const ActivationFn fn = activation.fn;
   const int64_t n = static_cast<int64_t>(values.size());
   float* v = values.data();
-  ops::parallel_chunks(capped_threads(threads), n, [&](int64_t lo, int64_t hi) {
+  ops::parallel_chunks(threads, n, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) v[i] = fast(fn, v[i]);
   });
 }

@@ -2,9 +2,8 @@
 // Helpers shared by the tactic implementations.
 #include <algorithm>
 
-#include "core/common/parallel.h"
-#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
 
 namespace vn::engine::kernels {
 
@@ -68,16 +67,8 @@ void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, in
     }
   };
   // Threads pay off from about 32K values each.
-  const int64_t chunks = std::clamp<int64_t>(segments * length / (int64_t{1} << 15), 1,
-                                             std::min<int64_t>(capped_threads(threads), segments));
-  if (chunks <= 1) {
-    run(0, segments);
-    return;
-  }
-  // Four pieces per thread, claimed in turn: a thread the OS holds back takes fewer.
-  const int64_t pieces = std::min<int64_t>(segments, 4 * chunks);
-  parallel_for(static_cast<int>(chunks), pieces,
-               [&](int64_t c) { run(segments * c / pieces, segments * (c + 1) / pieces); });
+  ops::parallel_chunks(threads, segments, run,
+                       std::max<int64_t>(ops::kMemoryBoundGrain / std::max<int64_t>(length, 1), 1));
 }
 
 }  // namespace vn::engine::kernels

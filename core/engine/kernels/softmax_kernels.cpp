@@ -11,9 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/common/parallel.h"
-#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
 #include "core/ops/vector_math.h"
 
 namespace vn::engine::kernels {
@@ -101,26 +100,26 @@ class SoftmaxKernel final : public LayerKernel {
     const float* px = x.data<float>();
     float* py = y.mutable_data<float>();
     const int64_t rows = outer * inner;
-    const int threads = static_cast<int>(std::clamp<int64_t>(rows, 1, capped_threads(args_.num_threads)));
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
-        // Contiguous ranges of rows, four per thread; a row along an axis other than the last
-        // is copied out and back.
-        const int64_t pieces = std::min<int64_t>(rows, 4 * threads);
-        parallel_for(threads, pieces, [&](int64_t piece) {
-          const int64_t lo = rows * piece / pieces, hi = rows * (piece + 1) / pieces;
-          if (inner == 1) {
-            softmax_rows<C, A>(px + lo * n, py + lo * n, hi - lo, n, shifted);
-          } else {
-            std::vector<float> row(static_cast<size_t>(2 * n));
-            for (int64_t r = lo; r < hi; ++r) {
-              const int64_t base = r / inner * n * inner + r % inner;
-              for (int64_t k = 0; k < n; ++k) row[static_cast<size_t>(k)] = px[base + k * inner];
-              softmax_rows<C, A>(row.data(), row.data() + n, 1, n, shifted);
-              for (int64_t k = 0; k < n; ++k) py[base + k * inner] = row[static_cast<size_t>(n + k)];
-            }
-          }
-        });
+        // Contiguous ranges of rows (parallel_chunks: up to four per thread); a row along an axis
+        // other than the last is copied out and back.
+        ops::parallel_chunks(
+            args_.num_threads, rows,
+            [&](int64_t lo, int64_t hi) {
+              if (inner == 1) {
+                softmax_rows<C, A>(px + lo * n, py + lo * n, hi - lo, n, shifted);
+              } else {
+                std::vector<float> row(static_cast<size_t>(2 * n));
+                for (int64_t r = lo; r < hi; ++r) {
+                  const int64_t base = r / inner * n * inner + r % inner;
+                  for (int64_t k = 0; k < n; ++k) row[static_cast<size_t>(k)] = px[base + k * inner];
+                  softmax_rows<C, A>(row.data(), row.data() + n, 1, n, shifted);
+                  for (int64_t k = 0; k < n; ++k) py[base + k * inner] = row[static_cast<size_t>(n + k)];
+                }
+              }
+            },
+            int64_t{1});
       });
     });
     outputs[0] = std::move(y);

@@ -283,7 +283,9 @@ bool single_position(const ConvPlan& p) {
 /// tile's im2col straight into packed panels (or reads the panels all threads made, when the
 /// tile's output channels are cut into blocks). The weights are packed once, by all threads, when
 /// more than one tile reads them; with one tile per group they are read where they lie, or, under
-/// a transform, packed a task's block at a time. The bias comes in with the products.
+/// a transform, packed a task's block at a time. The bias comes in with the products. Calls
+/// `finish` on each task's block of y once it is done and returns true; the paths without tasks
+/// (direct sums, boxes of live taps, single positions) return false without calling it.
 bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform, const ConvFinish* finish = nullptr) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
@@ -361,8 +363,9 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     std::optional<Scratch<float>> chunk_scratch;
     const int64_t chunk_rows = std::min(t.block, kTransformRows);
     for (int64_t task; tasks.next(task);) {
-      if (!col_scratch && !shared)
+      if (!col_scratch && !shared) {
         col_scratch.emplace(static_cast<size_t>(panels), ScratchSlot::kTile, kKeptPanelBytes);
+      }
       if (!chunk_scratch && transform && !pack_all) {
         chunk_scratch.emplace(static_cast<size_t>(chunk_rows * rows), ScratchSlot::kWeights, kKeptWeightBytes);
       }
