@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/engine/calibration.h"
+#include "core/engine/engine_backend.h"
 #include "core/engine/folding.h"
 #include "core/engine/fusion.h"
 #include "core/engine/layer.h"
@@ -120,6 +121,9 @@ std::vector<Case> cases_for(LayerKind kind) {
            kHeader13 + "g (float[5,40] A, float[6,40] B, float[6] C) => (float[5,6] Y) "
                        "{ Y = Gemm<transB=1, alpha=0.5, beta=2.0>(A, B, C) }",
            {{"B", {6, 40}}, {"C", {6}}}},
+          {"gemm_transB_one_row",
+           kHeader13 + "g (float[1,70] A, float[33,70] B) => (float[1,33] Y) { Y = Gemm<transB=1>(A, B) }",
+           {{"B", {33, 70}}}},
           {"matmul_empty",
            kHeader13 + "g (float[0,8] A, float[8,3] B) => (float[0,3] Y) { Y = MatMul(A, B) }",
            {{"B", {8, 3}}}},
@@ -328,6 +332,26 @@ std::string param_name(const ::testing::TestParamInfo<MatrixParam>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTactics, TacticMatrix, ::testing::ValuesIn(all_params()), param_name);
+
+// A Gemm's transB weights are read where the model stores them: a one-row product (a classifier)
+// sums each output along a weight row as the reference does, so the fp32 engine's result is the
+// reference's to the bit (a transposed copy summed in scaled rows differed in the last bits).
+TEST(GemmWeights, TransBOneRowProductIsTheReferencesToTheBit) {
+  const Model model =
+      make_model(kHeader13 + "g (float[1,70] A, float[33,70] B) => (float[1,33] Y) { Y = Gemm<transB=1>(A, B) }",
+                 {{"B", random_tensor({33, 70}, 5)}});
+  TensorMap feeds;
+  feeds.set("A", random_tensor({1, 70}, 6));
+  const TensorMap expected = test::run_reference(model, feeds);
+  EngineOptions options;
+  options.build.deterministic = true;  // gemm__blocked_f32acc, the first fp32 tactic
+  EngineBackend engine(options);
+  ASSERT_TRUE(engine.prepare(model, PrepareOptions{}).ok());
+  Result<TensorMap> out = engine.run(feeds);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_NE(out->find("Y"), nullptr);
+  EXPECT_TRUE(out->find("Y")->same_as(*expected.find("Y")));
+}
 
 }  // namespace
 }  // namespace vn::engine

@@ -51,9 +51,10 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
 /// are the reference's), kGemmSplitK (4 partial GEMMs over slices of k, summed at the end) or
 /// kGemmK32F16Acc (32-deep slices added into a float16 accumulator). Other tactics are a
 /// programming error. `transform_b`, when given, is applied to B's values as they are packed
-/// (ops::PanelTransform).
-void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k,
-            int threads = 1, const ops::PanelTransform* transform_b = nullptr);
+/// (ops::PanelTransform). With `b_transposed`, b holds B's transpose (n x k, row-major): a Gemm's
+/// transB weights, read where they lie.
+void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads = 1,
+            const ops::PanelTransform* transform_b = nullptr, bool b_transposed = false);
 
 /// y (m x n, int32) = a (m x k) · b (k x n), int8 operands, all row-major, summed exactly in int32
 /// (k up to 2^17), on up to `threads` threads.

@@ -65,34 +65,31 @@ class PoolKernel final : public LayerKernel {
     const bool include_pad = include_pad_;
     dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
       const int threads = threads_for_work(args_.num_threads, planes * in_size, ops::kMemoryBoundGrain);
-      parallel_for(threads, planes, [&](int64_t p) {
-        const float* xp = px + p * in_size;
-        if (!global_) {
-          windows<A>(xp, g, include_pad, py + p * out_size);
-          return;
-        }
-        for (int64_t o = 0; o < out_size; ++o) {
-          const int64_t pos[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
-          int64_t lo[3], hi[3], count = 1;
-          for (int i = 0; i < 3; ++i) {
-            const int64_t start = pos[i] * g.strides[i] - g.pads_begin[i];
-            lo[i] = std::max<int64_t>(start, 0);
-            hi[i] = std::min<int64_t>(start + g.kernel[i], g.in[i]);
-            // Padded cells count with count_include_pad, but not the part of a ceil_mode window
-            // past the end padding (as the reference and PyTorch).
-            count *= include_pad ? std::min<int64_t>(start + g.kernel[i], g.in[i] + g.pads_end[i]) - start
-                                 : std::max<int64_t>(hi[i] - lo[i], 0);
-          }
-          float sum = 0.0f;
-          for (int64_t d = lo[0]; d < hi[0]; ++d) {
-            for (int64_t h = lo[1]; h < hi[1]; ++h) {
-              const float* row = xp + (d * g.in[1] + h) * g.in[2];
-              for (int64_t w = lo[2]; w < hi[2]; ++w) sum = A::round(sum + row[w]);
+      if (global_) {
+        // Each plane's sum is one chain of additions in its order; eight planes at a time, so
+        // that eight chains advance together rather than one waiting on each addition's latency
+        // (MobileNetV3's squeeze-and-excitation means: 0.44 -> 0.22 ms).
+        constexpr int64_t kPlanes = 8;
+        parallel_for(threads, (planes + kPlanes - 1) / kPlanes, [&](int64_t group) {
+          const int64_t p0 = group * kPlanes;
+          const int64_t count = std::min(kPlanes, planes - p0);
+          float sum[kPlanes] = {};
+          const float* xp = px + p0 * in_size;
+          if (count == kPlanes) {
+            for (int64_t i = 0; i < in_size; ++i) {
+              for (int64_t j = 0; j < kPlanes; ++j) sum[j] = A::round(sum[j] + xp[j * in_size + i]);
+            }
+          } else {
+            for (int64_t j = 0; j < count; ++j) {
+              for (int64_t i = 0; i < in_size; ++i) sum[j] = A::round(sum[j] + xp[j * in_size + i]);
             }
           }
-          py[p * out_size + o] = sum / static_cast<float>(count);
-        }
-      });
+          for (int64_t j = 0; j < count; ++j) py[p0 + j] = sum[j] / static_cast<float>(in_size);
+        });
+        return;
+      }
+      parallel_for(threads, planes,
+                   [&](int64_t p) { windows<A>(px + p * in_size, g, include_pad, py + p * out_size); });
     });
     outputs[0] = std::move(y);
     return Status::OK();

@@ -103,11 +103,27 @@ inline T nan_max(T best, T v) {
   return v > best || v != v ? v : best;
 }
 
+/// The sum of x[0, n) in double, in eight interleaved partial sums (a vector's worth of
+/// independent additions rather than one chain); exact unless the floats' exponents lie ~29 bits
+/// apart, whatever the order.
+template <typename T>
+double sum_as_double(const T* x, int64_t n) {
+  double part[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<double>(x[i + j]);
+  }
+  double tail = 0.0;
+  for (; i < n; ++i) tail += static_cast<double>(x[i]);
+  return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])) + tail;
+}
+
 /// max_pool without indices over one plane `xp` of a 3-D geometry into `y`: each window's largest
 /// cell, NaN when any cell is NaN, the type's lowest value when the window lies entirely in the
 /// padding. Separable: for each output row the window's input rows are first reduced to one row
-/// (a vectorizable pass over whole rows), whose windows along the width then give the outputs;
-/// the bounds are clipped once per row and per window, not tested per cell.
+/// (a vectorizable pass over whole rows), whose windows along the width then give the outputs
+/// (a vectorizable pass per tap); the bounds are clipped once per row and per tap, not tested per
+/// cell.
 template <typename T>
 void max_pool_plane(const T* xp, const WindowGeometry& g, T* y) {
   const auto clip = [&](int i, int64_t o, int64_t& lo, int64_t& step, int64_t& count) {
@@ -118,11 +134,10 @@ void max_pool_plane(const T* xp, const WindowGeometry& g, T* y) {
   };
   const int64_t in_w = g.in[2];
   std::vector<T> rows(static_cast<size_t>(in_w));
-  // The windows along the width, clipped once for the plane: first tap, step, count.
-  std::vector<int64_t> across(static_cast<size_t>(3 * g.out[2]));
+  // The windows along the width that have no tap inside the input.
+  std::vector<int64_t> empty;
   for (int64_t ow = 0; ow < g.out[2]; ++ow) {
-    clip(2, ow, across[static_cast<size_t>(3 * ow)], across[static_cast<size_t>(3 * ow + 1)],
-         across[static_cast<size_t>(3 * ow + 2)]);
+    if (taps_inside(g, 2, ow * g.strides[2] - g.pads_begin[2]).count == 0) empty.push_back(ow);
   }
   for (int64_t od = 0; od < g.out[0]; ++od) {
     int64_t d0, ds, dn;
@@ -146,24 +161,20 @@ void max_pool_plane(const T* xp, const WindowGeometry& g, T* y) {
           }
         }
       }
-      const int64_t* w = across.data();
-      for (int64_t ow = 0; ow < g.out[2]; ++ow, w += 3) {
-        if (w[2] == 0) {
-          *y++ = std::numeric_limits<T>::lowest();
-          continue;
+      // Along the width, one pass per tap over the outputs it reaches (vectorizable): from -inf,
+      // which any value (-inf too) replaces; a window with no tap inside gets the lowest value.
+      std::fill_n(y, g.out[2], -std::numeric_limits<T>::infinity());
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t off = kw * g.dilations[2] - g.pads_begin[2];
+        const auto [lo, hi] = outputs_inside(off, g.strides[2], in_w, g.out[2]);
+        if (g.strides[2] == 1) {
+          for (int64_t ow = lo; ow < hi; ++ow) y[ow] = nan_max(y[ow], r[ow + off]);
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) y[ow] = nan_max(y[ow], r[ow * g.strides[2] + off]);
         }
-        // NaN is tracked apart so that the comparisons compile to max instructions, not branches
-        // on the data.
-        const T* cell = r + w[0];
-        T best = cell[0];
-        bool nan = cell[0] != cell[0];
-        for (int64_t c = 1; c < w[2]; ++c) {
-          const T v = cell[c * w[1]];
-          nan |= v != v;
-          best = std::max(best, v);
-        }
-        *y++ = nan ? std::numeric_limits<T>::quiet_NaN() : best;
       }
+      for (const int64_t ow : empty) y[ow] = std::numeric_limits<T>::lowest();
+      y += g.out[2];
     }
   }
 }
@@ -244,12 +255,16 @@ Status max_pool(KernelContext& ctx) {
 /// order as window by window, but in loops over contiguous outputs that vectorize.
 template <typename T>
 void average_pool_plane(const T* xp, const WindowGeometry& g, bool include_pad, T* y) {
-  const int64_t out_w = g.out[2], sw = g.strides[2], dw = g.dilations[2];
-  std::vector<double> sum(static_cast<size_t>(out_w));
-  std::vector<int64_t> cols(static_cast<size_t>(out_w));  // taps inside the input along W
+  const int64_t in_w = g.in[2], out_w = g.out[2], sw = g.strides[2], dw = g.dilations[2];
+  // Separable, as max_pool_plane: the window's input rows are summed into one row of doubles,
+  // whose windows along the width then give the sums. Sums of a few floats in double are exact
+  // whatever their order unless their exponents lie ~29 bits apart.
+  std::vector<double> rows(static_cast<size_t>(in_w)), sum(static_cast<size_t>(out_w));
+  std::vector<double> cols(static_cast<size_t>(out_w));  // taps counted along W
   for (int64_t ow = 0; ow < out_w; ++ow) {
     const int64_t start = ow * sw - g.pads_begin[2];
-    cols[static_cast<size_t>(ow)] = include_pad ? taps_in_padding(g, 2, start) : taps_inside(g, 2, start).count;
+    cols[static_cast<size_t>(ow)] =
+        static_cast<double>(include_pad ? taps_in_padding(g, 2, start) : taps_inside(g, 2, start).count);
   }
   for (int64_t od = 0; od < g.out[0]; ++od) {
     const int64_t sd = od * g.strides[0] - g.pads_begin[0];
@@ -257,29 +272,31 @@ void average_pool_plane(const T* xp, const WindowGeometry& g, bool include_pad, 
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
       const int64_t sh = oh * g.strides[1] - g.pads_begin[1];
       const Taps th = taps_inside(g, 1, sh);
-      std::fill(sum.begin(), sum.end(), 0.0);
+      double* r = rows.data();
+      std::fill(rows.begin(), rows.end(), 0.0);
       for (int64_t a = 0; a < td.count; ++a) {
         for (int64_t b = 0; b < th.count; ++b) {
-          const T* row = xp + ((td.first + a * td.step) * g.in[1] + th.first + b * th.step) * g.in[2];
-          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-            const int64_t off = kw * dw - g.pads_begin[2];
-            const auto [lo, hi] = outputs_inside(off, sw, g.in[2], out_w);
-            double* acc = sum.data();
-            if (sw == 1) {
-              const T* src = row + off;
-              for (int64_t ow = lo; ow < hi; ++ow) acc[ow] += static_cast<double>(src[ow]);
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) acc[ow] += static_cast<double>(row[ow * sw + off]);
-            }
-          }
+          const T* row = xp + ((td.first + a * td.step) * g.in[1] + th.first + b * th.step) * in_w;
+          for (int64_t i = 0; i < in_w; ++i) r[i] += static_cast<double>(row[i]);
         }
       }
-      const int64_t rows = include_pad ? taps_in_padding(g, 0, sd) * taps_in_padding(g, 1, sh) : td.count * th.count;
-      T* yr = y + (od * g.out[1] + oh) * out_w;
-      for (int64_t ow = 0; ow < out_w; ++ow) {
-        yr[ow] = static_cast<T>(sum[static_cast<size_t>(ow)] /
-                                static_cast<double>(rows * cols[static_cast<size_t>(ow)]));
+      double* acc = sum.data();
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t off = kw * dw - g.pads_begin[2];
+        const auto [lo, hi] = outputs_inside(off, sw, in_w, out_w);
+        if (sw == 1) {
+          for (int64_t ow = lo; ow < hi; ++ow) acc[ow] += r[ow + off];
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) acc[ow] += r[ow * sw + off];
+        }
       }
+      // Counts are small integers: their product in double is exact, as the integer product was.
+      const double rows_counted = static_cast<double>(
+          include_pad ? taps_in_padding(g, 0, sd) * taps_in_padding(g, 1, sh) : td.count * th.count);
+      T* yr = y + (od * g.out[1] + oh) * out_w;
+      const double* c = cols.data();
+      for (int64_t ow = 0; ow < out_w; ++ow) yr[ow] = static_cast<T>(acc[ow] / (rows_counted * c[ow]));
     }
   }
 }
@@ -335,9 +352,7 @@ Status global_pool(KernelContext& ctx) {
           best = (xp[i] > best || std::isnan(xp[i])) ? xp[i] : best;
         py[p] = best;
       } else {
-        double sum = 0.0;
-        for (int64_t i = 0; i < size; ++i) sum += static_cast<double>(xp[i]);
-        py[p] = static_cast<T>(sum / static_cast<double>(size));
+        py[p] = static_cast<T>(sum_as_double(xp, size) / static_cast<double>(size));
       }
     });
     return Status::OK();

@@ -159,6 +159,13 @@ TEST(MaxPool, NaNPropagatesAndInt8) {
   p.input<float>({1, 1, 3}, {1, 5, 2});
   p.output<float>({1, 1, 4}, {std::numeric_limits<float>::lowest(), 1, 5, 2});
   p.run();
+  // A window of -inf (padding beside it) is -inf, not lowest(); a NaN met after -inf wins.
+  const float inf = std::numeric_limits<float>::infinity();
+  OpTester m("MaxPool", 12);
+  m.attr("kernel_shape", Shape{3}).attr("strides", Shape{2}).attr("pads", Shape{1, 1});
+  m.input<float>({1, 1, 5}, {-inf, -inf, -inf, nan, -inf});
+  m.output<float>({1, 1, 3}, {-inf, nan, nan});
+  m.run();
   OpTester i("MaxPool", 12);
   i.attr("kernel_shape", Shape{2}).attr("strides", Shape{2});
   i.input<int8_t>({1, 1, 4}, {-5, -7, 100, -128});
