@@ -26,6 +26,10 @@ const Tensor& KernelContext::input(size_t i) const {
   return *inputs_[i];
 }
 
+const Tensor* KernelContext::constant_input(size_t i) const {
+  return i < constant_.size() && constant_[i] && has_input(i) ? inputs_[i] : nullptr;
+}
+
 Result<Tensor*> KernelContext::store_output(size_t i, Result<Tensor> t) {
   VN_CHECK(i < outputs_.size(), "{} writes output {} of {}", node_.op_type, i, outputs_.size());
   if (!t.ok()) return t.status().with_node(node_.ref(node_index_));

@@ -84,6 +84,12 @@ class KernelContext {
   /// Marks the inputs whose values nobody reads after this node (dying[i] for input i), for
   /// allocate_output_elementwise. Unmarked by default.
   void set_dying_inputs(std::span<const char> dying) { dying_ = dying; }
+  /// Marks the inputs that are constants of the model (constant[i] for input i: an initializer,
+  /// never written, whose storage its model holds), for the matrix products to keep their packed
+  /// panels (sgemm_driver.h). Unmarked by default.
+  void set_constant_inputs(std::span<const char> constant) { constant_ = constant; }
+  /// Input i when it is marked constant, else null.
+  const Tensor* constant_input(size_t i) const;
   /// Stores a tensor (often a view of an input, for Identity/Reshape) as output i.
   void set_output(size_t i, Tensor tensor);
 
@@ -138,6 +144,7 @@ class KernelContext {
   std::span<const Tensor* const> inputs_;
   std::span<Tensor> outputs_;
   std::span<const char> dying_;
+  std::span<const char> constant_;
   int num_threads_;
   SubgraphRunner* subgraphs_;
   mutable Status attr_error_;

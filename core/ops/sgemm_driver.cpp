@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/sgemm_driver.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
+#include <string>
 
 #include "core/common/parallel.h"
 #include "core/common/threads.h"
@@ -139,7 +142,7 @@ Tasks plan_tasks(int64_t m, int64_t panels, int64_t k, int threads) {
 
 /// The product on the calling thread and up to `threads` more (1: the calling thread only).
 void product(const GemmShape& s, const float* a, const float* b, float* c, int threads,
-             const PanelTransform* transform_b) {
+             const PanelTransform* transform_b, const Tensor* b_constant) {
   if (s.m <= 0 || s.n <= 0) return;
   if (s.k <= 0) {
     for (int64_t i = 0; i < s.m; ++i) std::fill_n(c + i * s.ldc, s.n, 0.0f);
@@ -156,28 +159,37 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
                  [&](int64_t chunk) { few_rows(s, a, b, c, chunk * step, std::min(s.n, (chunk + 1) * step)); });
     return;
   }
-  // B is packed a chunk of columns at a time, small enough to stay on the thread for the next
-  // product: packing all of a large B into fresh memory cost more in page faults than the
-  // product itself (BERT's 768 x 3072 weights with few rows).
   const int64_t panels = ceil_div(s.n, kPackCols);
-  const int64_t chunk_panels =
-      std::clamp<int64_t>(static_cast<int64_t>(kKeptBytes / 2 / sizeof(float)) / (s.k * kPackCols), 1, panels);
-  Scratch<float> packed_b(static_cast<size_t>(chunk_panels * s.k * kPackCols), ScratchSlot::kGemmB, kKeptBytes);
-  std::optional<Scratch<float>> packed_a;
-  if (s.trans_a) packed_a.emplace(static_cast<size_t>(packed_a_size(s.m, s.k)), ScratchSlot::kGemmA, kKeptBytes);
-  float* pb = packed_b.data();
-  float* pa = s.trans_a ? packed_a->data() : nullptr;
   const int64_t blocks = ceil_div(s.m, kPackRows);
   const int team = static_cast<int>(std::min<int64_t>(threads, plan_tasks(s.m, panels, s.k, threads).count()));
+  // A constant B's panels are packed once and kept (PackedWeights); any other B is packed a chunk
+  // of columns at a time, small enough to stay on the thread for the next product: packing all
+  // of a large B into fresh memory cost more in page faults than the product itself (BERT's 768 x
+  // 3072 weights with few rows).
+  const std::shared_ptr<const float[]> kept_panels =
+      b_constant && !transform_b ? packed_weights().panels(*b_constant, s, b, team) : nullptr;
+  const float* kept = kept_panels.get();
+  const int64_t chunk_panels =
+      kept ? panels
+           : std::clamp<int64_t>(static_cast<int64_t>(kKeptBytes / 2 / sizeof(float)) / (s.k * kPackCols), 1, panels);
+  std::optional<Scratch<float>> packed_b;
+  if (!kept) packed_b.emplace(static_cast<size_t>(chunk_panels * s.k * kPackCols), ScratchSlot::kGemmB, kKeptBytes);
+  std::optional<Scratch<float>> packed_a;
+  if (s.trans_a) packed_a.emplace(static_cast<size_t>(packed_a_size(s.m, s.k)), ScratchSlot::kGemmA, kKeptBytes);
+  float* pa = s.trans_a ? packed_a->data() : nullptr;
   if (pa) parallel_for(team, blocks, [&](int64_t blk) { pack_a_transposed_block(s, a, blk, pa); });
   for (int64_t first = 0; first < panels; first += chunk_panels) {
     const int64_t count = std::min(chunk_panels, panels - first);
     const Tasks t = plan_tasks(s.m, count, s.k, team);
-    parallel_for(team, count, [&](int64_t p) {
-      float* panel = pb + p * s.k * kPackCols;
-      pack_b_panel(s, b, first + p, panel);
-      if (transform_b) (*transform_b)(std::span<float>(panel, static_cast<size_t>(s.k * kPackCols)));
-    });
+    const float* pb = kept ? kept + first * s.k * kPackCols : packed_b->data();
+    if (!kept) {
+      float* chunk = packed_b->data();
+      parallel_for(team, count, [&](int64_t p) {
+        float* panel = chunk + p * s.k * kPackCols;
+        pack_b_panel(s, b, first + p, panel);
+        if (transform_b) (*transform_b)(std::span<float>(panel, static_cast<size_t>(s.k * kPackCols)));
+      });
+    }
     parallel_for(team, t.count(), [&](int64_t task) {
       const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
       const int64_t p0 = task / t.row_tasks() * t.col_chunk;
@@ -194,23 +206,74 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
 }  // namespace
 
 void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
-           const PanelTransform* transform_b) {
-  product(shape, a, b, c, capped_threads(threads), transform_b);
+           const PanelTransform* transform_b, const Tensor* b_constant) {
+  product(shape, a, b, c, capped_threads(threads), transform_b, b_constant);
 }
 
 void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads,
-                   const PanelTransform* transform_b) {
+                   const PanelTransform* transform_b, const Tensor* b_constant) {
   const int cap = capped_threads(threads);
   const auto count = static_cast<int64_t>(batch.size());
   if (count == 1 || cap == 1 || count < cap) {
-    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap, transform_b);
+    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap, transform_b, b_constant);
     return;
   }
   // One product per thread at a time: each runs whole on its thread, in the same order as alone.
+  // A constant B is packed first, on all the threads, rather than by whichever product comes first.
+  if (b_constant && !transform_b && shape.m > kFewRows) packed_weights().panels(*b_constant, shape, batch[0].b, cap);
   parallel_for(cap, count, [&](int64_t i) {
     const GemmOperands& op = batch[static_cast<size_t>(i)];
-    product(shape, op.a, op.b, op.c, 1, transform_b);
+    product(shape, op.a, op.b, op.c, 1, transform_b, b_constant);
   });
+}
+
+struct PackedWeights::Entry {
+  Tensor owner;  // holds the constant's storage, so that its address stays its own
+  std::shared_ptr<const float[]> panels;
+  size_t bytes = 0;
+};
+
+PackedWeights::PackedWeights(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+PackedWeights::~PackedWeights() = default;
+
+std::shared_ptr<const float[]> PackedWeights::panels(const Tensor& owner, const GemmShape& shape, const float* b,
+                                                     int threads) {
+  const std::string key =
+      fmt::format("{}:{}:{}:{}:{}", static_cast<const void*>(b), shape.k, shape.n, shape.ldb, shape.trans_b ? 1 : 0);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = entries_.find(key); it != entries_.end()) return it->second.panels;
+  // Constants whose model is gone (the cache holds their storage alone) make room first.
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->second.owner.sole_owner()) {
+      bytes_ -= it->second.bytes;
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  const int64_t count = ceil_div(shape.n, kPackCols);
+  const auto bytes = static_cast<size_t>(count * shape.k * kPackCols) * sizeof(float);
+  if (bytes > max_bytes_ - bytes_) return nullptr;
+  std::shared_ptr<float[]> out(new float[bytes / sizeof(float)]);
+  parallel_for(std::max(threads, 1), count,
+               [&](int64_t p) { pack_b_panel(shape, b, p, out.get() + p * shape.k * kPackCols); });
+  bytes_ += bytes;
+  Entry& e = entries_[key];
+  e.owner = owner;
+  e.panels = std::move(out);
+  e.bytes = bytes;
+  return e.panels;
+}
+
+size_t PackedWeights::bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return bytes_;
+}
+
+PackedWeights& packed_weights() {
+  static PackedWeights cache(size_t{1} << 30);
+  return cache;
 }
 
 }  // namespace vn::ops

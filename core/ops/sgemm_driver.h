@@ -11,7 +11,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <string>
+#include <unordered_map>
+
+#include "core/ir/tensor.h"
 
 namespace vn::ops {
 
@@ -36,14 +42,51 @@ struct GemmOperands {
 /// operand format, costs a pass over packed panels that are in cache rather than a copy of B.
 using PanelTransform = std::function<void(std::span<float>)>;
 
+/// B matrices that are constants of a model, packed into sgemm.h's panels once and kept: a
+/// product whose B is one reads the kept panels instead of packing B at each call (a
+/// transformer's 768 x 3072 weights, 9 MiB, were copied at every product: 15% of ViT-B/16's
+/// run). Executors say which of a node's inputs are constants (KernelContext); backends running
+/// one model share its panels (the reference and the float32 engine read the same tensors).
+/// Thread-safe. Each entry holds its constant's storage, so that the address it is found by names
+/// that constant while the entry lives; an entry goes once the cache is the last holder of its
+/// constant (the model is gone), checked whenever an entry is added.
+class PackedWeights {
+ public:
+  /// Keeps at most `max_bytes` of panels: a B that does not fit in what is left is packed at each
+  /// product, as without the cache.
+  explicit PackedWeights(size_t max_bytes);
+  ~PackedWeights();
+  PackedWeights(const PackedWeights&) = delete;
+  PackedWeights& operator=(const PackedWeights&) = delete;
+
+  /// The panels of op(B) (k x n; `shape`'s trans_b and ldb) read from `b`, which lies in the
+  /// storage of the constant `owner`: packed on up to `threads` threads at the first call for this
+  /// B, or null when they do not fit.
+  std::shared_ptr<const float[]> panels(const Tensor& owner, const GemmShape& shape, const float* b, int threads);
+  /// Bytes of panels kept.
+  size_t bytes() const;
+
+ private:
+  struct Entry;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Entry> entries_;
+  size_t bytes_ = 0;
+  size_t max_bytes_;
+};
+
+/// The process's cache of packed constant weights: 1 GiB at most.
+PackedWeights& packed_weights();
+
 /// C = op(A) · op(B) on up to `threads` threads, B's values passed through `transform_b` when
-/// given. C is overwritten, never read (zero when k is 0).
+/// given. When B lies in the constant tensor `b_constant` (and has no transform), the product
+/// reads B's kept panels (packed_weights()) where it would pack B. C is overwritten, never read
+/// (zero when k is 0).
 void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
-           const PanelTransform* transform_b = nullptr);
+           const PanelTransform* transform_b = nullptr, const Tensor* b_constant = nullptr);
 
 /// sgemm for each product of `batch`, the products spread over the threads when there are enough
-/// of them, else each product's work.
+/// of them, else each product's work. `b_constant` only where every product reads that one B.
 void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads,
-                   const PanelTransform* transform_b = nullptr);
+                   const PanelTransform* transform_b = nullptr, const Tensor* b_constant = nullptr);
 
 }  // namespace vn::ops

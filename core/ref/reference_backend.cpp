@@ -87,6 +87,7 @@ Status ReferenceBackend::Frame::execute(bool observe) {
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> narrowed;
   std::vector<Tensor> outputs;
+  std::vector<char> constant;
   for (const Step& step : plan_.steps) {
     VN_RETURN_IF_ERROR(poll_cancel());
     const Node& node = g.nodes[static_cast<size_t>(step.node_index)];
@@ -116,6 +117,16 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     outputs.assign(step.outputs.size(), Tensor());
     ops::KernelContext ctx(node, step.node_index, step.opset, inputs, outputs, num_threads, this);
     ctx.set_dying_inputs((observe && options_.stream) ? step.dying_streamed : step.dying);
+    // An input is a constant while it is the initializer's own tensor (not a feed of the same
+    // name, nor a narrowed copy).
+    constant.assign(inputs.size(), 0);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const int s = step.inputs[i];
+      const Tensor* c = s >= 0 ? &plan_.constants[static_cast<size_t>(s)] : nullptr;
+      constant[i] = c && c->defined() && inputs[i] && inputs[i]->defined() && inputs[i]->dtype() != DType::kString &&
+                    inputs[i]->raw() == c->raw();
+    }
+    ctx.set_constant_inputs(constant);
     const bool timed = observe && options_.profile;
     const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     Status st = step.fn(ctx);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -158,6 +159,84 @@ TEST(Sgemm, ABatchGivesEachProductTheBitsItHasAlone) {
   sgemm_batched(c.s, batch, 4);
   const std::vector<float> alone = run(c, 1);
   for (const auto& o : outs) EXPECT_EQ(o, alone);
+}
+
+/// The case's B as a tensor of its own, the constant a model would hold.
+Tensor constant_b(const Case& c) {
+  Tensor t(DType::kFloat32, {static_cast<int64_t>(c.b.size())});
+  std::copy(c.b.begin(), c.b.end(), t.mutable_data<float>());
+  return t;
+}
+
+TEST(PackedWeights, AConstantBIsPackedOnceAndGivesTheBitsOfPackingItAtEachProduct) {
+  for (bool tb : {false, true}) {
+    const Case c = make(false, tb, 40, 300, 70, 13);
+    SCOPED_TRACE(fmt_case(c.s));
+    const Tensor owner = constant_b(c);
+    const std::vector<float> packed_each_time = run(c, 2);
+    const size_t before = packed_weights().bytes();
+    size_t kept = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int threads : {1, 3}) {
+        std::vector<float> out(static_cast<size_t>(c.s.m * c.s.ldc), 42.0f);
+        sgemm(c.s, c.a.data(), owner.data<float>(), out.data(), threads, nullptr, &owner);
+        EXPECT_EQ(out, packed_each_time) << "pass " << pass << ", " << threads << " threads";
+        // 300 columns: 10 panels of 32 x 70 floats, packed at the first product only (which may
+        // also free the panels of the previous case's constant, gone now).
+        if (kept == 0) kept = packed_weights().bytes();
+        EXPECT_EQ(packed_weights().bytes(), kept);
+      }
+    }
+    EXPECT_GE(kept, 10 * 32 * 70 * sizeof(float));
+    EXPECT_LE(kept, before + 10 * 32 * 70 * sizeof(float));
+    // The batched products read the same panels.
+    std::vector<std::vector<float>> outs(3, std::vector<float>(static_cast<size_t>(c.s.m * c.s.ldc), 42.0f));
+    std::vector<GemmOperands> batch;
+    for (auto& o : outs) batch.push_back({c.a.data(), owner.data<float>(), o.data()});
+    sgemm_batched(c.s, batch, 3, nullptr, &owner);
+    for (const auto& o : outs) EXPECT_EQ(o, packed_each_time);
+    EXPECT_EQ(packed_weights().bytes(), kept);
+  }
+}
+
+TEST(PackedWeights, FewRowsPackNothingAndAConstantsPanelsGoWithItsModel) {
+  const Case few = make(false, false, 3, 300, 70, 17);
+  const Tensor few_owner = constant_b(few);
+  const size_t start = packed_weights().bytes();
+  std::vector<float> out(static_cast<size_t>(few.s.m * few.s.ldc), 42.0f);
+  sgemm(few.s, few.a.data(), few_owner.data<float>(), out.data(), 1, nullptr, &few_owner);
+  EXPECT_EQ(out, run(few, 1));
+  EXPECT_EQ(packed_weights().bytes(), start);  // dot products and scaled rows read B where it lies
+
+  const Case c = make(false, false, 40, 64, 50, 19);
+  std::vector<float> y(static_cast<size_t>(c.s.m * c.s.ldc), 42.0f);
+  size_t with_first = 0;
+  {
+    const Tensor gone = constant_b(c);
+    sgemm(c.s, c.a.data(), gone.data<float>(), y.data(), 1, nullptr, &gone);
+    with_first = packed_weights().bytes();
+    EXPECT_GE(with_first, 2 * 32 * 50 * sizeof(float));
+  }
+  // The model holding the first constant is gone: adding the next entry (of the same size) frees
+  // its panels.
+  const Tensor next = constant_b(c);
+  sgemm(c.s, c.a.data(), next.data<float>(), y.data(), 1, nullptr, &next);
+  EXPECT_EQ(packed_weights().bytes(), with_first);
+  EXPECT_EQ(y, run(c, 1));
+}
+
+TEST(PackedWeights, ABThatDoesNotFitIsPackedAtEachProduct) {
+  PackedWeights small(1000);
+  const Case c = make(false, false, 40, 64, 50, 23);
+  const Tensor owner = constant_b(c);
+  EXPECT_EQ(small.panels(owner, c.s, owner.data<float>(), 1), nullptr);  // 12.8 KB of panels
+  EXPECT_EQ(small.bytes(), 0u);
+  PackedWeights large(size_t{1} << 20);
+  const std::shared_ptr<const float[]> p = large.panels(owner, c.s, owner.data<float>(), 2);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(large.panels(owner, c.s, owner.data<float>(), 2), p);
+  // Panel 1 holds columns 32..63 at each depth: B's row 0, column 32 is its first value.
+  EXPECT_EQ(p[32 * 50], c.b[32]);
 }
 
 }  // namespace

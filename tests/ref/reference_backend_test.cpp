@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -296,6 +297,53 @@ TEST(ReferenceBackend, WrongDtypeOrShapeNamesTheInput) {
   Result<TensorMap> shape = backend.run({{"X", Tensor::from_vector<float>({3}, {1, 2, 3})}});
   EXPECT_EQ(shape.status().code(), StatusCode::kShapeMismatch);
   EXPECT_NE(shape.status().message().find("input 'X' has shape (3,)"), std::string::npos) << shape.status().to_string();
+}
+
+// ***** Constant weights *****
+
+/// Y = MatMul(X, W) with X 30 x 40 and W 40 x 50: W an initializer, or a graph input.
+Model matmul_model(const Tensor& w, bool w_initializer) {
+  Model m = opset13_model();
+  m.graph.nodes = {make_node("mm", "MatMul", {"X", "W"}, {"Y"})};
+  m.graph.inputs = {float_info("X", {30, 40})};
+  if (w_initializer) {
+    m.graph.initializers.push_back({"W", w});
+  } else {
+    m.graph.inputs.push_back(float_info("W", {40, 50}));
+  }
+  m.graph.outputs = {float_info("Y", {30, 50})};
+  return m;
+}
+
+Tensor ramp(Shape shape, float scale) {
+  Tensor t(DType::kFloat32, shape);
+  float* p = t.mutable_data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = std::sin(static_cast<float>(i) * scale);
+  return t;
+}
+
+// An initializer B is packed once and kept (ops::packed_weights): runs give the bits of the same
+// product with B fed, and another model's initializer is its own.
+TEST(ReferenceBackend, ConstantWeightsKeptPackedGiveTheBitsOfFedOnes) {
+  const Tensor x = ramp({30, 40}, 0.37f), w = ramp({40, 50}, 0.11f), other = ramp({40, 50}, 0.53f);
+  const auto run = [&](const Model& m, TensorMap feeds) {
+    ReferenceBackend backend;
+    EXPECT_TRUE(backend.prepare(m, {}).ok());
+    Result<TensorMap> out = backend.run(feeds);
+    EXPECT_TRUE(out.ok()) << out.status().to_string();
+    return out.ok() ? *out->find("Y") : Tensor();
+  };
+  const Model constant = matmul_model(w, true);
+  const Model fed = matmul_model(w, false);
+  const Tensor want = run(fed, {{"X", x}, {"W", w}});
+  ReferenceBackend backend;
+  ASSERT_TRUE(backend.prepare(constant, {}).ok());
+  for (int pass = 0; pass < 2; ++pass) {
+    Result<TensorMap> out = backend.run({{"X", x}});
+    ASSERT_TRUE(out.ok());
+    EXPECT_TRUE(out->find("Y")->same_as(want)) << "pass " << pass;
+  }
+  EXPECT_TRUE(run(matmul_model(other, true), {{"X", x}}).same_as(run(fed, {{"X", x}, {"W", other}})));
 }
 
 // ***** Unsupported and malformed nodes *****

@@ -151,8 +151,10 @@ class GemmKernel final : public LayerKernel {
   /// (CompiledLayer quantized it), so converting them to int8 is exact; the sums are int32.
   void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k) const {
     if (args_.tactic != TacticId::kGemmInt8) {
+      // B is the model's own tensor when it is a constant not rounded at run time (fetch).
+      const bool model_b = b_.input < 0 && b_.model_values.defined() && !b_.round_at_run;
       matmul(args_.tactic, a, b, y, m, n, k, args_.num_threads, round_b_panels_ ? &round_panels_ : nullptr,
-             b_.transposed);
+             b_.transposed, model_b ? &b_.model_values : nullptr);
       return;
     }
     std::vector<int8_t> aq(static_cast<size_t>(m * k));
@@ -388,7 +390,7 @@ void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_
 }
 
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads,
-            const ops::PanelTransform* transform_b, bool b_transposed) {
+            const ops::PanelTransform* transform_b, bool b_transposed, const Tensor* b_constant) {
   MatrixMap<float> ym(y, m, n);
   if (m == 0 || n == 0) return;
   if (k == 0) {
@@ -398,7 +400,7 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
   // Slice [k0, k0 + kc) of the inner dimension: A's columns and B's rows, strides unchanged.
   const auto slice = [&](int64_t k0, int64_t kc, float* out) {
     ops::sgemm(ops::GemmShape{false, b_transposed, m, n, kc, k, b_transposed ? k : n, n}, a + k0,
-               b_transposed ? b + k0 : b + k0 * n, out, threads, transform_b);
+               b_transposed ? b + k0 : b + k0 * n, out, threads, transform_b, b_constant);
   };
   switch (tactic) {
     case TacticId::kGemmSplitK: {

@@ -52,9 +52,11 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
 /// kGemmK32F16Acc (32-deep slices added into a float16 accumulator). Other tactics are a
 /// programming error. `transform_b`, when given, is applied to B's values as they are packed
 /// (ops::PanelTransform). With `b_transposed`, b holds B's transpose (n x k, row-major): a Gemm's
-/// transB weights, read where they lie.
+/// transB weights, read where they lie. `b_constant`, when b lies in that constant of the model,
+/// lets the products keep B packed (ops::packed_weights).
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads = 1,
-            const ops::PanelTransform* transform_b = nullptr, bool b_transposed = false);
+            const ops::PanelTransform* transform_b = nullptr, bool b_transposed = false,
+            const Tensor* b_constant = nullptr);
 
 /// y (m x n, int32) = a (m x k) · b (k x n), int8 operands, all row-major, summed exactly in int32
 /// (k up to 2^17), on up to `threads` threads.

@@ -124,7 +124,7 @@ Status gemm(KernelContext& ctx) {
       ordered_product(af.data(), bf.data(), yp, m, k, n, ctx.num_threads());
     } else if constexpr (std::is_same_v<T, float>) {
       const GemmShape shape{trans_a, trans_b, m, n, k, a.dim(1), b.dim(1), n};
-      sgemm(shape, a.data<float>(), b.data<float>(), yp, ctx.num_threads());
+      sgemm(shape, a.data<float>(), b.data<float>(), yp, ctx.num_threads(), nullptr, ctx.constant_input(1));
     } else {
       gemm_product<T>(am, trans_a, bm, trans_b, ym);
     }
@@ -234,7 +234,9 @@ Status matmul_tensors(KernelContext& ctx, const Tensor& a, const Tensor& b) {
                          shape.m = rows;
                          products.push_back({pa, pb, py});
                        });
-        sgemm_batched(shape, products, ctx.num_threads());
+        // B is the model's constant only when every product reads it whole: one 2-D B.
+        sgemm_batched(shape, products, ctx.num_threads(), nullptr,
+                      b.rank() == 2 && &b == &ctx.input(1) ? ctx.constant_input(1) : nullptr);
         return Status::OK();
       }
       matmul_batches(a.data<T>(), b.data<T>(), y->mutable_data<T>(), batch_a, batch_b, *batch, m, k, n,
