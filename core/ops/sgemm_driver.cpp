@@ -237,10 +237,8 @@ PackedWeights::PackedWeights(size_t max_bytes) : max_bytes_(max_bytes) {}
 
 PackedWeights::~PackedWeights() = default;
 
-std::shared_ptr<const float[]> PackedWeights::panels(const Tensor& owner, const GemmShape& shape, const float* b,
-                                                     int threads) {
-  const std::string key =
-      fmt::format("{}:{}:{}:{}:{}", static_cast<const void*>(b), shape.k, shape.n, shape.ldb, shape.trans_b ? 1 : 0);
+std::shared_ptr<const float[]> PackedWeights::find_or_make(const std::string& key, const Tensor& owner, int64_t floats,
+                                                           const std::function<void(float*)>& fill) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = entries_.find(key); it != entries_.end()) return it->second.panels;
   // Constants whose model is gone (the cache holds their storage alone) make room first.
@@ -252,18 +250,40 @@ std::shared_ptr<const float[]> PackedWeights::panels(const Tensor& owner, const 
       ++it;
     }
   }
-  const int64_t count = ceil_div(shape.n, kPackCols);
-  const auto bytes = static_cast<size_t>(count * shape.k * kPackCols) * sizeof(float);
+  const auto bytes = static_cast<size_t>(floats) * sizeof(float);
   if (bytes > max_bytes_ - bytes_) return nullptr;
-  std::shared_ptr<float[]> out(new float[bytes / sizeof(float)]);
-  parallel_for(std::max(threads, 1), count,
-               [&](int64_t p) { pack_b_panel(shape, b, p, out.get() + p * shape.k * kPackCols); });
+  std::shared_ptr<float[]> out(new float[static_cast<size_t>(floats)]);
+  fill(out.get());
   bytes_ += bytes;
   Entry& e = entries_[key];
   e.owner = owner;
   e.panels = std::move(out);
   e.bytes = bytes;
   return e.panels;
+}
+
+std::shared_ptr<const float[]> PackedWeights::panels(const Tensor& owner, const GemmShape& shape, const float* b,
+                                                     int threads) {
+  const int64_t count = ceil_div(shape.n, kPackCols);
+  return find_or_make(
+      fmt::format("B:{}:{}:{}:{}:{}", static_cast<const void*>(b), shape.k, shape.n, shape.ldb, shape.trans_b ? 1 : 0),
+      owner, count * shape.k * kPackCols, [&](float* out) {
+        parallel_for(std::max(threads, 1), count,
+                     [&](int64_t p) { pack_b_panel(shape, b, p, out + p * shape.k * kPackCols); });
+      });
+}
+
+std::shared_ptr<const float[]> PackedWeights::conv_weights(const Tensor& owner, const float* w, int64_t groups,
+                                                           int64_t rows, int64_t depth, int threads) {
+  const int64_t per_group = packed_a_size(rows, depth);
+  const int64_t blocks = ceil_div(rows, kPackRows);
+  return find_or_make(fmt::format("A:{}:{}:{}:{}", static_cast<const void*>(w), groups, rows, depth), owner,
+                      groups * per_group, [&](float* out) {
+                        parallel_for(std::max(threads, 1), groups * blocks, [&](int64_t job) {
+                          const int64_t gi = job / blocks, blk = job % blocks;
+                          pack_a(rows, depth, w + gi * rows * depth, depth, blk, blk + 1, out + gi * per_group);
+                        });
+                      });
 }
 
 size_t PackedWeights::bytes() const {

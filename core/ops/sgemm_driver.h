@@ -63,11 +63,20 @@ class PackedWeights {
   /// storage of the constant `owner`: packed on up to `threads` threads at the first call for this
   /// B, or null when they do not fit.
   std::shared_ptr<const float[]> panels(const Tensor& owner, const GemmShape& shape, const float* b, int threads);
+  /// A convolution's weights `w` (in the storage of the constant `owner`): `groups` matrices of
+  /// `rows` x `depth`, one after another, each packed as sgemm.h's A (packed_a_size floats per
+  /// group), or null when they do not fit.
+  std::shared_ptr<const float[]> conv_weights(const Tensor& owner, const float* w, int64_t groups, int64_t rows,
+                                              int64_t depth, int threads);
   /// Bytes of panels kept.
   size_t bytes() const;
 
  private:
   struct Entry;
+  /// The entry `key` of `floats` floats for `owner`, filled by `fill(out)` when new; null when it
+  /// does not fit.
+  std::shared_ptr<const float[]> find_or_make(const std::string& key, const Tensor& owner, int64_t floats,
+                                              const std::function<void(float*)>& fill);
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;
   size_t bytes_ = 0;

@@ -346,6 +346,44 @@ TEST(ReferenceBackend, ConstantWeightsKeptPackedGiveTheBitsOfFedOnes) {
   EXPECT_TRUE(run(matmul_model(other, true), {{"X", x}}).same_as(run(fed, {{"X", x}, {"W", other}})));
 }
 
+// The same for a convolution's weights, on the path of one tile of positions (weights read where
+// they lie when not kept) and on the path of several (packed at each call when not kept).
+TEST(ReferenceBackend, ConstantConvWeightsKeptPackedGiveTheBitsOfFedOnes) {
+  for (const int64_t side : {9, 40}) {
+    SCOPED_TRACE(side);
+    const Tensor x = ramp({1, 16, side, side}, 0.29f), w = ramp({24, 16, 3, 3}, 0.07f);
+    const auto model = [&](bool w_initializer) {
+      Model m = opset13_model();
+      Node conv = make_node("conv", "Conv", {"X", "W"}, {"Y"});
+      Attribute pads;
+      pads.name = "pads";
+      pads.type = AttrType::kInts;
+      pads.ints = {1, 1, 1, 1};
+      conv.attributes.push_back(pads);
+      m.graph.nodes = {conv};
+      m.graph.inputs = {float_info("X", {1, 16, side, side})};
+      if (w_initializer) {
+        m.graph.initializers.push_back({"W", w});
+      } else {
+        m.graph.inputs.push_back(float_info("W", {24, 16, 3, 3}));
+      }
+      m.graph.outputs = {float_info("Y", {1, 24, side, side})};
+      return m;
+    };
+    const Model fed_model = model(false), constant_model = model(true);  // backends keep them
+    ReferenceBackend fed, constant;
+    ASSERT_TRUE(fed.prepare(fed_model, {}).ok());
+    ASSERT_TRUE(constant.prepare(constant_model, {}).ok());
+    Result<TensorMap> want = fed.run({{"X", x}, {"W", w}});
+    ASSERT_TRUE(want.ok()) << want.status().to_string();
+    for (int pass = 0; pass < 2; ++pass) {
+      Result<TensorMap> out = constant.run({{"X", x}});
+      ASSERT_TRUE(out.ok()) << out.status().to_string();
+      EXPECT_TRUE(out->find("Y")->same_as(*want->find("Y"))) << "pass " << pass;
+    }
+  }
+}
+
 // ***** Unsupported and malformed nodes *****
 
 TEST(ReferenceBackend, UnsupportedOpIsListedWithItsNode) {

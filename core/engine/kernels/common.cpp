@@ -40,6 +40,18 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
   return values;
 }
 
+void apply_epilogue_segment(const EpilogueRuntime& epilogue, float* v, int64_t length, int64_t channel, bool bias,
+                            const float* residual) {
+  if (bias && !epilogue.bias.empty()) {
+    const float b = epilogue.bias[static_cast<size_t>(channel)];
+    for (int64_t i = 0; i < length; ++i) v[i] += b;
+  }
+  if (residual != nullptr) {
+    for (int64_t i = 0; i < length; ++i) v[i] += residual[i];
+  }
+  activate_values(epilogue.activation, v, length);
+}
+
 void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
                     const float* residual, int threads) {
   const bool bias = !epilogue.bias.empty();
@@ -52,18 +64,12 @@ void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, in
   const auto run = [&](int64_t lo, int64_t hi) {
     for (int64_t s = lo; s < hi; ++s) {
       float* v = y + s * length;
-      if (bias && inner > 1) {
-        const float b = epilogue.bias[static_cast<size_t>(s % channels)];
-        for (int64_t i = 0; i < length; ++i) v[i] += b;
-      } else if (bias) {
+      if (bias && inner == 1) {
         const float* b = epilogue.bias.data();
         for (int64_t i = 0; i < length; ++i) v[i] += b[i];
       }
-      if (residual != nullptr) {
-        const float* r = residual + s * length;
-        for (int64_t i = 0; i < length; ++i) v[i] += r[i];
-      }
-      activate_values(epilogue.activation, v, length);
+      apply_epilogue_segment(epilogue, v, length, s % channels, bias && inner > 1,
+                             residual != nullptr ? residual + s * length : nullptr);
     }
   };
   // Threads pay off from about 32K values each.

@@ -281,7 +281,8 @@ class ConvKernel final : public LayerKernel {
       bool finished = false;  // the epilogue ran with the products
       switch (args_.tactic) {
         case TacticId::kConvDirect:
-          run_direct(px, x.dim(0), g3, weights(), py);
+          run_direct(px, x.dim(0), g3, weights(), py, residual ? residual->data<float>() : nullptr);
+          finished = true;
           break;
         case TacticId::kConvWinograd:
           run_winograd(px, x.dim(0), geo, py);
@@ -387,11 +388,8 @@ class ConvKernel final : public LayerKernel {
       const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
         for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {
           const int64_t at = (img * m + ch) * out_size + col0;
-          float* v = y + at;
-          if (residual) {
-            for (int64_t i = 0; i < width; ++i) v[i] += residual[at + i];
-          }
-          activate_values(epilogue_.activation, v, width);
+          // The bias started the sums (conv_float32).
+          apply_epilogue_segment(epilogue_, y + at, width, ch, false, residual ? residual + at : nullptr);
         }
       };
       const bool needs_finish = residual != nullptr || epilogue_.activation.fn != ActivationFn::kNone;
@@ -403,7 +401,10 @@ class ConvKernel final : public LayerKernel {
         ops::conv_float32(g, batch, group_ * cg, m, group_, x, model_weights_.data<float>(), bias, y, threads, &round,
                           finishing);
       } else {
-        ops::conv_float32(g, batch, group_ * cg, m, group_, x, weights(), bias, y, threads, nullptr, finishing);
+        // The model's own weights (not rounded, not folded) stay packed, shared with a reference
+        // backend running the same model.
+        ops::conv_float32(g, batch, group_ * cg, m, group_, x, weights(), bias, y, threads, nullptr, finishing,
+                          model_weights_.defined() ? &model_weights_ : nullptr);
       }
       return true;
     }
@@ -450,7 +451,9 @@ class ConvKernel final : public LayerKernel {
     }
   }
 
-  void run_direct(const float* x, int64_t batch, const ops::WindowGeometry& g, const float* w, float* y) const {
+  /// The direct sums of each output plane, then its epilogue while the plane is in cache.
+  void run_direct(const float* x, int64_t batch, const ops::WindowGeometry& g, const float* w, float* y,
+                  const float* residual) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
@@ -460,6 +463,8 @@ class ConvKernel final : public LayerKernel {
       const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
       const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
       direct_plane(xg, w + mo * cg * taps, cg, g, y + plane * out_size);
+      apply_epilogue_segment(epilogue_, y + plane * out_size, out_size, mo, true,
+                             residual ? residual + plane * out_size : nullptr);
     });
   }
 

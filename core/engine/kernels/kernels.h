@@ -82,4 +82,10 @@ struct EpilogueRuntime {
 void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
                     const float* residual, int threads);
 
+/// apply_epilogue on one segment of `length` values: channel `channel`'s row (bias[channel], when
+/// `bias` and there is one) plus its `residual` row (or null), then the activation. A kernel
+/// that finishes its output a channel's row at a time applies it while the row is in cache.
+void apply_epilogue_segment(const EpilogueRuntime& epilogue, float* v, int64_t length, int64_t channel, bool bias,
+                            const float* residual);
+
 }  // namespace vn::engine::kernels

@@ -287,7 +287,8 @@ bool single_position(const ConvPlan& p) {
 /// `finish` on each task's block of y once it is done and returns true; the paths without tasks
 /// (direct sums, boxes of live taps, single positions) return false without calling it.
 bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
-                 const std::function<void(std::span<float>)>* transform, const ConvFinish* finish = nullptr) {
+                 const std::function<void(std::span<float>)>* transform, const ConvFinish* finish = nullptr,
+                 const Tensor* w_constant = nullptr) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
   threads = threads_for_work(threads, p.n * p.m * cg * shape_numel(p.kernel) * shape_numel(p.geo.out), kProductGrain);
   if (conv_direct_suits(p.group, cg, mg)) {
@@ -325,12 +326,16 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
   const int64_t group_weights = packed_a_size(mg, rows);
   const int64_t row_blocks = (mg + kPackRows - 1) / kPackRows;
   const int64_t panels = packed_b_size(rows, t.tile);
-  const bool pack_all = p.n * t.tiles > 1;
+  // Constant weights are packed once and kept (packed_weights), else packed here by all threads
+  // when more than one tile reads them.
+  const std::shared_ptr<const float[]> kept =
+      w_constant && !transform ? packed_weights().conv_weights(*w_constant, pw, p.group, mg, rows, threads) : nullptr;
+  const bool pack_all = !kept && p.n * t.tiles > 1;
   std::optional<Scratch<float>> packed_scratch;
   if (pack_all) {
     packed_scratch.emplace(static_cast<size_t>(p.group * group_weights), ScratchSlot::kWeights, kKeptWeightBytes);
   }
-  float* packed = pack_all ? packed_scratch->data() : nullptr;
+  const float* packed = kept ? kept.get() : pack_all ? packed_scratch->data() : nullptr;
   const bool shared = t.blocks > 1;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
   std::optional<Scratch<float>> shared_scratch;
@@ -344,7 +349,7 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
   parallel_for(threads, pack_jobs + panel_jobs, [&](int64_t job) {
     if (job < pack_jobs) {
       const int64_t gi = job / row_blocks, blk = job % row_blocks;
-      float* group_packed = packed + gi * group_weights;
+      float* group_packed = packed_scratch->data() + gi * group_weights;
       pack_a(mg, rows, pw + gi * mg * rows, rows, blk, blk + 1, group_packed);
       if (transform) (*transform)(std::span<float>(group_packed + blk * rows * kPackRows, rows * kPackRows));
       return;
@@ -366,7 +371,7 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
       if (!col_scratch && !shared) {
         col_scratch.emplace(static_cast<size_t>(panels), ScratchSlot::kTile, kKeptPanelBytes);
       }
-      if (!chunk_scratch && transform && !pack_all) {
+      if (!chunk_scratch && transform && !packed) {
         chunk_scratch.emplace(static_cast<size_t>(chunk_rows * rows), ScratchSlot::kWeights, kKeptWeightBytes);
       }
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
@@ -379,7 +384,7 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
       }
       const float* bias = pb ? pb + gi * mg + r0 : nullptr;
       float* y0 = py + (img * p.m + gi * mg + r0) * out_size + c0;
-      if (pack_all) {
+      if (packed) {
         // r0 is a multiple of kPackRows: its block starts r0 * rows floats in.
         sgemm_packed(m_rows, width, rows, packed + gi * group_weights + r0 * rows, 0, b, bias, y0, out_size);
       } else if (transform) {
@@ -404,13 +409,14 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
 
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
-                  const std::function<void(std::span<float>)>* transform, const ConvFinish* finish) {
+                  const std::function<void(std::span<float>)>* transform, const ConvFinish* finish,
+                  const Tensor* w_constant) {
   ConvPlan p;
   p.group = group, p.n = n, p.c = c, p.m = m;
   p.kernel = geo.kernel;
   p.in = geo.in;
   p.geo = geo;
-  if (conv_packed(p, x, w, bias, y, threads, transform, finish) || !finish) return;
+  if (conv_packed(p, x, w, bias, y, threads, transform, finish, w_constant) || !finish) return;
   // The paths without tasks: one block per image and output channel.
   const int64_t out_size = shape_numel(geo.out);
   parallel_for(threads, n * m, [&](int64_t i) { (*finish)(i / m, i % m, 1, 0, out_size); });
@@ -462,7 +468,7 @@ Status conv(KernelContext& ctx) {
       if (y->numel() == 0) return Status::OK();
       if constexpr (std::is_same_v<T, float>) {
         conv_packed(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
-                    ctx.num_threads(), nullptr);
+                    ctx.num_threads(), nullptr, nullptr, ctx.constant_input(1));
       } else {
         conv_compute<T>(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
                         ctx.num_threads());

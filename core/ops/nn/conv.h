@@ -7,6 +7,7 @@
 #include <functional>
 #include <span>
 
+#include "core/ir/tensor.h"
 #include "core/ops/spatial.h"
 
 namespace vn::ops {
@@ -31,9 +32,14 @@ namespace vn::ops {
 /// on each block of y that is final (image img, output channels [channel0, channel0 + channels),
 /// output positions [col0, col0 + width) of each), while it is in that thread's cache: an engine's
 /// residual add and activation. Every element of y is in exactly one block.
+///
+/// With `w_constant` (w lies in that constant of the model) and no transform, the weights' packed
+/// form is kept for the next call (packed_weights in sgemm_driver.h) and read packed on every
+/// path that packs or reads them in place.
 using ConvFinish = std::function<void(int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width)>;
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
-                  const std::function<void(std::span<float>)>* transform = nullptr, const ConvFinish* finish = nullptr);
+                  const std::function<void(std::span<float>)>* transform = nullptr, const ConvFinish* finish = nullptr,
+                  const Tensor* w_constant = nullptr);
 
 }  // namespace vn::ops
