@@ -36,11 +36,13 @@ void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, 
     }
   }
   for (int64_t p = 0; p < depth; ++p) {
-    // One cache line of each of the next block's rows every 16 steps (prefetches never fault: a
-    // last block of fewer rows costs a few useless ones).
-    if (!Packed && next_a != nullptr && p % 16 == 0) {
+    // Every 16 steps, the next block's A for the next 16 steps: a cache line of each of its rows,
+    // or (packed) the 12 lines those steps fill (prefetches never fault: a last block of fewer
+    // rows costs a few useless ones).
+    if (next_a != nullptr && p % 16 == 0) {
       for (int r = 0; r < kPackRows; ++r) {
-        _mm_prefetch(reinterpret_cast<const char*>(next_a + r * lda + p), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(Packed ? next_a + p * kPackRows + r * 16 : next_a + r * lda + p),
+                     _MM_HINT_T0);
       }
     }
     // B's panel comes from L2 (A's slice stays in L1 across a group's panels): its lines eight
@@ -91,7 +93,7 @@ void any_tile(int rows, int64_t depth, const float* a, ALayout layout, const flo
                                                              accumulate, next_a);
   } else {
     (half ? rows_tile<true, true> : rows_tile<true, false>)(rows, depth, a, 0, b, c, ldc, cols, bias, accumulate,
-                                                           nullptr);
+                                                            next_a);
   }
 }
 
