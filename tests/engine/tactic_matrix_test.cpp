@@ -333,6 +333,39 @@ std::string param_name(const ::testing::TestParamInfo<MatrixParam>& info) {
 
 INSTANTIATE_TEST_SUITE_P(AllTactics, TacticMatrix, ::testing::ValuesIn(all_params()), param_name);
 
+// Attention's batch of products (A and B both runtime, 16 pairs) on 4 threads gives the bits of
+// one thread under every float GEMM tactic: the products then run one per thread.
+TEST(GemmBatches, ProductsSpreadOverTheThreadsGiveTheBitsOfOneThread) {
+  const Model model =
+      make_model(kHeader13 + "g (float[2,8,5,70] A, float[2,8,70,9] B) => (float[2,8,5,9] Y) { Y = MatMul(A, B) }");
+  const Tensor a = random_tensor({2, 8, 5, 70}, 11), b = random_tensor({2, 8, 70, 9}, 12);
+  Result<FoldedGraph> folded = fold_constants(model, ops::reference_registry());
+  ASSERT_TRUE(folded.ok());
+  Result<LayerGraph> graph = fuse_layers(model, *folded, {"Y"});
+  ASSERT_TRUE(graph.ok());
+  const LayerSpec& spec = graph->layers[0];
+  const std::vector<const Tensor*> inputs = {&a, &b};
+  for (const TacticId tactic : {TacticId::kGemmBlocked, TacticId::kGemmSplitK}) {
+    std::vector<Tensor> outs;
+    for (const int threads : {1, 4}) {
+      KernelArgs args;
+      args.model = &model;
+      args.spec = &spec;
+      args.constants = &folded->constants;
+      args.registry = &ops::reference_registry();
+      args.tactic = tactic;
+      args.precision = PrecisionId::kFp32;
+      args.num_threads = threads;
+      Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(args);
+      ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+      std::vector<Tensor> out(1);
+      ASSERT_TRUE((*kernel)->run(inputs, out).ok());
+      outs.push_back(std::move(out[0]));
+    }
+    EXPECT_TRUE(outs[0].same_as(outs[1])) << tactic_info(tactic).name;
+  }
+}
+
 // A Gemm's transB weights are read where the model stores them: a one-row product (a classifier)
 // sums each output along a weight row as the reference does, so the fp32 engine's result is the
 // reference's to the bit (a transposed copy summed in scaled rows differed in the last bits).

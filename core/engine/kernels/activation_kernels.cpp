@@ -135,13 +135,25 @@ class ActivationKernel final : public LayerKernel {
   explicit ActivationKernel(const KernelArgs& args) : args_(args) {}
 
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
-    Tensor y = inputs[0]->clone();
-    std::span<float> v = y.mutable_values<float>();
-    if (args_.tactic == TacticId::kActivationFast) {
-      activate_fast(args_.spec->activation, v, args_.num_threads);
-    } else {
-      activate_exact(args_.spec->activation, v, args_.num_threads);
-    }
+    const Tensor& x = *inputs[0];
+    Result<Tensor> created = Tensor::create_for_overwrite(DType::kFloat32, x.shape());
+    if (!created.ok()) return tagged(args_, created.status());
+    Tensor y = std::move(*created);
+    const float* px = x.data<float>();
+    float* py = x.numel() > 0 ? y.mutable_data<float>() : nullptr;
+    const bool fast = args_.tactic == TacticId::kActivationFast;
+    // Each chunk copied and activated on its thread while in cache (a clone first copied all of
+    // the input on one thread: Swin-T's GELU layers at 16 threads 5.5 ms against the reference's
+    // 1.9 for the same ops).
+    ops::parallel_chunks(args_.num_threads, x.numel(), [&](int64_t lo, int64_t hi) {
+      std::copy(px + lo, px + hi, py + lo);
+      const std::span<float> part(py + lo, static_cast<size_t>(hi - lo));
+      if (fast) {
+        activate_fast(args_.spec->activation, part, 1);
+      } else {
+        activate_exact(args_.spec->activation, part, 1);
+      }
+    });
     outputs[0] = std::move(y);
     return Status::OK();
   }
@@ -165,11 +177,16 @@ class EltwiseKernel final : public LayerKernel {
     Tensor y(DType::kFloat32, a.shape());
     const float* pa = a.data<float>();
     const float* pb = b.data<float>();
-    float* py = y.mutable_data<float>();
-    for (int64_t i = 0; i < a.numel(); ++i) {
-      const float s = pa[i] + pb[i];
-      py[i] = s < 0.0f ? 0.0f : s;
-    }
+    float* py = a.numel() > 0 ? y.mutable_data<float>() : nullptr;
+    ops::parallel_chunks(
+        args_.num_threads, a.numel(),
+        [&](int64_t lo, int64_t hi) {
+          for (int64_t i = lo; i < hi; ++i) {
+            const float s = pa[i] + pb[i];
+            py[i] = s < 0.0f ? 0.0f : s;
+          }
+        },
+        ops::kMemoryBoundGrain);
     outputs[0] = std::move(y);
     return Status::OK();
   }
