@@ -225,7 +225,9 @@ TEST(PackedWeights, FewRowsPackNothingAndAConstantsPanelsGoWithItsModel) {
   EXPECT_EQ(y, run(c, 1));
 }
 
-TEST(PackedWeights, ABThatDoesNotFitIsPackedAtEachProduct) {
+// Over the cap nothing is kept (the products then pack B themselves); under it the one entry is
+// returned again, in sgemm.h's panel layout.
+TEST(PackedWeights, PanelsOverTheCapAreNotKeptAndKeptOnesAreReturnedAgain) {
   PackedWeights small(1000);
   const Case c = make(false, false, 40, 64, 50, 23);
   const Tensor owner = constant_b(c);

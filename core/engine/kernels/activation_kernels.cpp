@@ -147,11 +147,10 @@ class ActivationKernel final : public LayerKernel {
     // 1.9 for the same ops).
     ops::parallel_chunks(args_.num_threads, x.numel(), [&](int64_t lo, int64_t hi) {
       std::copy(px + lo, px + hi, py + lo);
-      const std::span<float> part(py + lo, static_cast<size_t>(hi - lo));
       if (fast) {
-        activate_fast(args_.spec->activation, part, 1);
+        activate_fast(args_.spec->activation, std::span<float>(py + lo, static_cast<size_t>(hi - lo)), 1);
       } else {
-        activate_exact(args_.spec->activation, part, 1);
+        activate_values(args_.spec->activation, py + lo, hi - lo);
       }
     });
     outputs[0] = std::move(y);
@@ -174,7 +173,10 @@ class EltwiseKernel final : public LayerKernel {
       return tagged(args_, make_error(StatusCode::kShapeMismatch, "the residual Add's operands differ: {} and {}",
                                       shape_to_string(a.shape()), shape_to_string(b.shape())));
     }
-    Tensor y(DType::kFloat32, a.shape());
+    // Every element is written below.
+    Result<Tensor> created = Tensor::create_for_overwrite(DType::kFloat32, a.shape());
+    if (!created.ok()) return tagged(args_, created.status());
+    Tensor y = std::move(*created);
     const float* pa = a.data<float>();
     const float* pb = b.data<float>();
     float* py = a.numel() > 0 ? y.mutable_data<float>() : nullptr;

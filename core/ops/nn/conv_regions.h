@@ -36,9 +36,9 @@ std::vector<ConvRegion> padding_regions(const WindowGeometry& g);
 /// and each block of output channels gathers its live weights from rows of w it has just read, so
 /// the weights are read once whatever the number of boxes. A dead tap would add w * 0 to each
 /// sum, which leaves the sum as it is (up to the sign of an all-zero sum after a bias of -0) when
-/// w is finite, and the live ones are summed in the
-/// order of the whole convolution (input channel, then tap): the outputs have its bits. With a
-/// non-finite weight the taps all stay (inf * 0 is NaN, as ONNX's zero padding makes it).
+/// w is finite, and the live ones are summed in the order of the whole convolution (input
+/// channel, then tap): the outputs have its bits. With a non-finite weight the taps all stay
+/// (inf * 0 is NaN, as ONNX's zero padding makes it).
 bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group,
                              const float* x, const float* w, const float* bias, float* y, int threads,
                              const std::function<void(std::span<float>)>* transform);

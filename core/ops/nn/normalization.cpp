@@ -25,8 +25,9 @@ namespace {
 /// Mean and biased variance of each of the `count` groups of a tensor, where group g holds the
 /// elements at g's offsets: `blocks` runs of `len` contiguous elements each, the runs `stride`
 /// apart. Computed in double with the two-pass formula, each pass in eight interleaved partial
-/// sums (element i of a run into sum i mod 8): independent additions rather than one chain, 4x
-/// faster, and in double the order moves the result by about an ulp of a double.
+/// sums (element i of a run into sum i mod 8): independent additions rather than one chain
+/// (ConvNeXt-T's LayerNormalizations at one thread 8.9 -> 4.4 ms), and in double the order moves
+/// the result by about an ulp of a double.
 template <typename T>
 void group_stats(const T* x, int64_t len, int64_t blocks, int64_t stride, double& mean, double& var) {
   const int64_t n = len * blocks;
