@@ -89,6 +89,16 @@ Result<std::unique_ptr<CompiledLayer>> compile(KernelArgs args, std::vector<DTyp
                                          std::move(value_faults), std::move(scales));
 }
 
+/// The format in which a layer of `precision` leaves its output `name`: the precision's storage,
+/// except that an int8 layer leaves a tensor the engine returns in float32 (compile gives it no
+/// scale).
+DType output_format(PrecisionId precision, const std::string& name, const std::vector<std::string>& returned) {
+  if (precision == PrecisionId::kInt8 && std::find(returned.begin(), returned.end(), name) != returned.end()) {
+    return DType::kFloat32;
+  }
+  return precision_of(precision).storage;
+}
+
 std::vector<TensorDesc> describe(const std::vector<const Tensor*>& tensors) {
   std::vector<TensorDesc> out;
   for (const Tensor* t : tensors) out.push_back({t->dtype(), t->shape()});
@@ -209,10 +219,9 @@ class Builder {
       engine_.layers.push_back(std::move(compiled));
       plan.layers.push_back(std::move(layer));
 
-      const DType storage = precision_of(choice.precision).storage;
       for (size_t k = 0; k < spec.outputs.size(); ++k) {
         values_[spec.outputs[k]] = std::move(outputs[k]);
-        formats_[spec.outputs[k]] = storage;
+        formats_[spec.outputs[k]] = output_format(choice.precision, spec.outputs[k], engine_.plan.outputs);
       }
       for (const std::string& in : spec.inputs) {
         if (last_use.at(in) == i) values_.erase(in);
@@ -588,7 +597,7 @@ Result<std::unique_ptr<BuiltEngine>> load_engine(const Model& model, const Plan&
     VN_ASSIGN_OR_RETURN(std::unique_ptr<CompiledLayer> compiled, compile(a, std::move(input_formats), faults, outputs));
     engine->layers.push_back(std::move(compiled));
     engine->plan.layers.push_back(recorded);
-    for (const std::string& out : spec.outputs) formats[out] = precision_of(recorded.precision).storage;
+    for (const std::string& out : spec.outputs) formats[out] = output_format(recorded.precision, out, outputs);
   }
   return engine;
 }

@@ -197,7 +197,7 @@ Result<TensorMap> EngineBackend::run_impl(const TensorMap& feeds, const RunOptio
     outputs.assign(step.outputs.size(), Tensor());
     const auto start = options.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     const std::vector<char>& dying = options.stream ? step.dying_streamed : step.dying;
-    if (Status st = layer.run(inputs, outputs, dying); !st.ok()) return st.with_node(node.ref(step.node));
+    if (Status st = layer.run(inputs, outputs, dying, true); !st.ok()) return st.with_node(node.ref(step.node));
     if (options.profile) {
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       const LayerInfo& info = layer_infos_[step.layer];

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/engine/layer.h"
 
+#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
 
 namespace vn::engine {
 
@@ -116,8 +118,25 @@ CompiledLayer::CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId
       faults_(std::move(faults)),
       scales_(std::move(scales)) {}
 
-Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs,
-                          std::span<const char> dying) const {
+namespace {
+
+/// Rounds values to `storage` (float16, bfloat16), or to their int8 grid with `scale` (int8),
+/// on the threads of the running backend for large tensors.
+void to_storage(std::span<float> values, float scale, DType storage) {
+  ops::parallel_chunks(default_threads(), static_cast<int64_t>(values.size()), [&](int64_t i0, int64_t i1) {
+    const std::span<float> chunk = values.subspan(static_cast<size_t>(i0), static_cast<size_t>(i1 - i0));
+    if (storage == DType::kInt8) {
+      fake_quantize_in_place(chunk, scale);
+    } else {
+      round_in_place(chunk, storage);
+    }
+  });
+}
+
+}  // namespace
+
+Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, std::span<const char> dying,
+                          bool from_engine) const {
   const DType storage = this->storage();
   std::vector<const Tensor*> ins(inputs.begin(), inputs.end());
   std::vector<Tensor> reformatted;
@@ -128,13 +147,10 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
   const bool int8 = storage == DType::kInt8;
   for (size_t i = 0; i < ins.size(); ++i) {
     if (ins[i]->dtype() != DType::kFloat32 || format_contains(storage, input_formats_[i])) continue;
+    if (int8 && from_engine && input_formats_[i] == DType::kInt8) continue;
     gone[i] = 1;
     reformatted.push_back(ins[i]->clone());
-    if (int8) {
-      fake_quantize_in_place(reformatted.back().mutable_values<float>(), scales_.inputs[i]);
-    } else {
-      round_in_place(reformatted.back().mutable_values<float>(), storage);
-    }
+    to_storage(reformatted.back().mutable_values<float>(), int8 ? scales_.inputs[i] : 0.0f, storage);
     ins[i] = &reformatted.back();
   }
   VN_RETURN_IF_ERROR(kernel_->run_dying(ins, gone, outputs));
@@ -143,11 +159,7 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
     if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;
     std::span<float> values = out.mutable_values<float>();
     for (const FaultSpec& f : faults_) apply_fault(f, values);
-    if (int8) {
-      if (scales_.outputs[o] > 0) fake_quantize_in_place(values, scales_.outputs[o]);
-    } else {
-      round_in_place(values, storage);
-    }
+    if (!int8 || scales_.outputs[o] > 0) to_storage(values, int8 ? scales_.outputs[o] : 0.0f, storage);
   }
   return Status::OK();
 }

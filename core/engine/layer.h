@@ -166,8 +166,12 @@ class CompiledLayer {
   /// Runs the layer: reformats (or quantizes) inputs, runs the kernel, applies the faults, then
   /// rounds (or requantizes) every float32 output to the storage format. `outputs` has one slot
   /// per spec.outputs. `dying` marks the inputs the caller reads no more (LayerKernel::run_dying).
-  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs,
-             std::span<const char> dying = {}) const;
+  /// `from_engine`: the inputs are what the engine's own layers wrote, in the formats the
+  /// constructor was given, so an int8 input that an int8 layer wrote is on its tensor's grid
+  /// already (requantizing it with the same scale would give it back unchanged) and is read as it
+  /// is; any other caller (a layer run alone on the reference's tensors) has every input quantized.
+  Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, std::span<const char> dying = {},
+             bool from_engine = false) const;
 
  private:
   const LayerSpec* spec_;

@@ -128,7 +128,7 @@ void round_operands_in_place(std::span<float> values, const Precision& precision
 /// kFloat16, kBFloat16, or kInt8 for a tensor on an int8 grid), so a tensor stored in `narrow`
 /// needs no rounding to be read as `wide`. float16 and bfloat16 contain each other in neither
 /// direction; an int8 grid is contained only in float32 (and in itself when the scales match,
-/// which a layer cannot tell from the format, so an int8 layer always requantizes its inputs).
+/// which the format alone does not tell: CompiledLayer::run knows it for the engine's own tensors).
 bool format_contains(DType wide, DType narrow);
 
 /// Compile-time rounding of an accumulator after each addition, chosen from a precision's

@@ -40,6 +40,9 @@ void fake_quantize_in_place(std::span<float> values, float scale);
 
 /// Quantizes values to int8 with one scale.
 void quantize_to_int8(std::span<const float> values, float scale, int8_t* out);
+/// The integers of quantize_to_int8 as floats (exact): the operand of an int8 product summed in
+/// float32 (exact while every partial sum stays within 2^24).
+void quantize_to_float(std::span<const float> values, float scale, float* out);
 
 /// Per-output-channel weight scales of `weights` viewed as `channels` rows of equal length
 /// (row-major): max |w| of each row / 127 (see scale_from_amax for all-zero rows).

@@ -121,7 +121,7 @@ TEST(Quantize, RoundsToNearestEvenAndSaturates) {
 }
 
 TEST(Quantize, WholeSpansGiveEachValueItsOwnQuantization) {
-  // The span functions run eight values at a time where they can: every value, in any position,
+  // The span functions run 32 or eight values at a time where they can: every value, in any position,
   // must come out as quantize_value makes it (ties, saturation, NaN, infinities, signed zeros).
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-200.0f, 200.0f);

@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "core/engine/engine_backend.h"
 #include "core/engine/folding.h"
 #include "core/engine/fusion.h"
+#include "core/engine/kernels/kernels.h"
+#include "core/ops/igemm.h"
 #include "tests/engine/engine_test_util.h"
 
 namespace vn::engine {
@@ -108,6 +111,93 @@ TEST(Int8Kernels, ConvAccumulatesExactlyInInt32) {
   feeds.set("X", x);
   const Tensor ref = *test::run_reference(l.model, feeds).find("Y");
   test::expect_close(y, ref, test::int8_tolerance(1e-3f), "int8 conv vs reference");
+}
+
+TEST(Int8Kernels, DepthwiseConvSumsExactlyWithItsEpilogue) {
+  // A depthwise 5x5 conv (summed in float32 on the integers: 25 products per sum) with a bias and
+  // a Relu: every output is its exact int32 sum rescaled, plus the bias, then the Relu. Scales are
+  // powers of two, so the rescale adds no rounding.
+  constexpr int64_t kChannels = 6, kSize = 9;
+  const float sx = 0x1p-5f, sw = 0x1p-6f;
+  std::mt19937 rng(17);
+  Tensor w(DType::kFloat32, {kChannels, 1, 5, 5});
+  Tensor bias(DType::kFloat32, {kChannels});
+  std::vector<int32_t> qw(static_cast<size_t>(w.numel()));
+  for (size_t i = 0; i < qw.size(); ++i) {
+    qw[i] = i % 25 == 0 ? 127 : static_cast<int32_t>(rng() % 255) - 127;  // one 127 per channel: scale sw
+    w.mutable_values<float>()[i] = static_cast<float>(qw[i]) * sw;
+  }
+  for (int64_t c = 0; c < kChannels; ++c) bias.mutable_values<float>()[c] = static_cast<float>(c) - 2.5f;
+  OneLayer l(make_model(kHeader + "g (float[1,6,9,9] X, float[6,1,5,5] W, float[6] B) => (float[1,6,9,9] Y) {"
+                                  " C = Conv <group: int = 6, pads: ints = [2, 2, 2, 2]> (X, W, B) Y = Relu(C) }",
+                        {{"W", w}, {"B", bias}}));
+  Tensor x(DType::kFloat32, {1, kChannels, kSize, kSize});
+  std::vector<int32_t> qx(static_cast<size_t>(x.numel()));
+  for (size_t i = 0; i < qx.size(); ++i) {
+    qx[i] = static_cast<int32_t>(rng() % 256) - 128;
+    x.mutable_values<float>()[i] = static_cast<float>(qx[i]) * sx;
+  }
+  const ScaleTable scales{{"X", sx}, {"Y", 1.0f}, {"C", 1.0f}};
+  const KernelArgs args = l.args(TacticId::kConvIm2colInt8, scales);
+  ASSERT_TRUE(tactic_applicable(args, {}).supported);
+  Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(args);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+  const Tensor y = run_kernel(**kernel, x);
+  for (int64_t c = 0; c < kChannels; ++c) {
+    for (int64_t oh = 0; oh < kSize; ++oh) {
+      for (int64_t ow = 0; ow < kSize; ++ow) {
+        int64_t exact = 0;
+        for (int64_t kh = 0; kh < 5; ++kh) {
+          for (int64_t kw = 0; kw < 5; ++kw) {
+            const int64_t ih = oh + kh - 2, iw = ow + kw - 2;
+            if (ih < 0 || ih >= kSize || iw < 0 || iw >= kSize) continue;
+            exact += int64_t{qw[static_cast<size_t>(c * 25 + kh * 5 + kw)]} *
+                     qx[static_cast<size_t>((c * kSize + ih) * kSize + iw)];
+          }
+        }
+        const float want = std::max(0.0f, static_cast<float>(exact) * sx * sw + bias.values<float>()[c]);
+        ASSERT_EQ(y.values<float>()[static_cast<size_t>((c * kSize + oh) * kSize + ow)], want)
+            << "channel " << c << " at " << oh << "," << ow;
+      }
+    }
+  }
+}
+
+TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
+  // Sums of 1500 terms reach 2.4e7, past float32's exact integers: each path (VNNI packing B
+  // itself or reading it prepacked, and the sliced float32 one of machines without VNNI) must
+  // give the int64 sums exactly, on partial tiles and several threads.
+  constexpr int64_t m = 20, n = 70, k = 1500;
+  std::mt19937 rng(5);
+  std::vector<int8_t> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = i < k ? int8_t{-128} : static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = i % n == 0 ? int8_t{-128} : static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+  std::vector<int64_t> want(static_cast<size_t>(m * n), 0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t p = 0; p < k; ++p) want[static_cast<size_t>(i * n + j)] += int64_t{a[i * k + p]} * b[p * n + j];
+    }
+  }
+  ASSERT_GT(want[0], int64_t{1} << 24);
+  const auto expect = [&](const std::vector<int32_t>& y, const char* path) {
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], want[i]) << path << " at " << i;
+  };
+  std::vector<int32_t> y(static_cast<size_t>(m * n));
+  kernels::matmul_int8(a.data(), b.data(), y.data(), m, n, k, 2);
+  expect(y, ops::igemm_available() ? "VNNI" : "sliced");
+  kernels::detail::matmul_int8_sliced(a.data(), b.data(), y.data(), m, n, k, 2);
+  expect(y, "sliced");
+  if (ops::igemm_available()) {
+    std::vector<uint8_t> packed(static_cast<size_t>(ops::packed_int8_b_size(k, n)));
+    ops::pack_int8_b(k, n, b.data(), n, packed.data());
+    std::vector<int32_t> offsets(static_cast<size_t>(m));
+    ops::int8_row_offsets(m, k, a.data(), k, offsets.data());
+    std::fill(y.begin(), y.end(), 0);
+    kernels::matmul_int8(a.data(), nullptr, y.data(), m, n, k, 3, packed.data(), offsets.data());
+    expect(y, "VNNI prepacked");
+  }
 }
 
 TEST(Int8Kernels, PerChannelWeightScalesKeepASmallChannel) {
@@ -305,6 +395,38 @@ TEST(Int8Build, LayersWithoutAnInt8TacticStayInFloatAndSayWhy) {
     }
   }
   EXPECT_EQ(plan.calibration, "minmax calibration over 2 feed(s)");
+}
+
+TEST(Int8Build, AnInt8LayerReadsAnInt8ProducersOutputAsItIs) {
+  // In a run, an int8 layer reads what an int8 layer wrote without requantizing it (same tensor,
+  // same scale: requantizing would give it back unchanged). Run alone, each layer requantizes
+  // every input: chaining the layers alone must give the whole run's bits.
+  const Model model = resnet_like();
+  std::unique_ptr<EngineBackend> engine = build(model, int8_options(CalibrationMethod::kEntropy, outlier_feeds(4, 7)));
+  const Plan& plan = *engine->plan();
+  const TensorMap feed = outlier_feeds(1, 8)[0];
+  std::map<std::string, Tensor> values{{"X", *feed.find("X")}};
+  size_t int8_reads_int8 = 0;
+  for (size_t i = 0; i < plan.layers.size(); ++i) {
+    const PlanLayer& layer = plan.layers[i];
+    std::vector<const Tensor*> inputs;
+    for (const std::string& in : layer.inputs) {
+      ASSERT_TRUE(values.count(in)) << in;
+      inputs.push_back(&values.at(in));
+      for (const PlanLayer& producer : plan.layers) {
+        const bool produced = std::find(producer.outputs.begin(), producer.outputs.end(), in) != producer.outputs.end();
+        int8_reads_int8 +=
+            produced && producer.precision == PrecisionId::kInt8 && layer.precision == PrecisionId::kInt8;
+      }
+    }
+    Result<std::vector<Tensor>> out = engine->run_layer_alone(i, inputs);
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    for (size_t o = 0; o < layer.outputs.size(); ++o) values[layer.outputs[o]] = (*out)[o];
+  }
+  EXPECT_GE(int8_reads_int8, 4u) << "the test must chain int8 layers";
+  Result<TensorMap> whole = engine->run(feed);
+  ASSERT_TRUE(whole.ok()) << whole.status().to_string();
+  EXPECT_TRUE(whole->find("Y")->same_as(values.at("Y")));
 }
 
 class Int8Files : public ::testing::Test {

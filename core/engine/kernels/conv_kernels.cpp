@@ -4,10 +4,12 @@
 // in one pass.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "core/common/parallel.h"
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/ops/igemm.h"
 #include "core/ops/kernel_context.h"
 #include "core/ops/kernel_util.h"
 #include "core/ops/nn/conv.h"
@@ -57,7 +59,11 @@ void im2col(const T* x, int64_t channels, const ops::WindowGeometry& g, T* col) 
               }
               const T* src = xc + (id * g.in[1] + ih) * g.in[2];
               std::fill_n(dst, lo, T{0});
-              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * g.strides[2] + off_w];
+              if (g.strides[2] == 1) {
+                std::copy(src + lo + off_w, src + hi + off_w, dst + lo);
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * g.strides[2] + off_w];
+              }
               std::fill(dst + hi, dst + g.out[2], T{0});
             }
           }
@@ -66,6 +72,14 @@ void im2col(const T* x, int64_t channels, const ops::WindowGeometry& g, T* col) 
       }
     }
   }
+}
+
+/// f(r0, r1) on contiguous runs of `count` rows of `per_row` elements each, on up to `threads`
+/// threads when the rows are large enough to share (ops::parallel_chunks' memory-bound grain).
+template <typename F>
+void parallel_chunks_of_rows(int threads, int64_t count, int64_t per_row, F&& f) {
+  const int64_t grain_rows = std::max<int64_t>(1, ops::kMemoryBoundGrain / std::max<int64_t>(per_row, 1));
+  ops::parallel_chunks(threads, count, f, grain_rows);
 }
 
 /// Direct convolution of one output plane: for each input channel and kernel tap in order, the
@@ -212,6 +226,14 @@ class ConvKernel final : public LayerKernel {
       weight_scales_ = per_channel_scales(weights, m);
       weights_int8_ = quantize_per_channel(weights, weight_scales_);
       input_scale_ = args_.scales->at(n.inputs[0]);
+      const int64_t rows = static_cast<int64_t>(weights_int8_.size()) / m;
+      if (group_ > 1 && rows <= kFloatExactDepth) {
+        weights_grid_.assign(weights_int8_.begin(), weights_int8_.end());
+        weights_int8_ = std::vector<int8_t>();
+      } else if (ops::igemm_available()) {
+        weight_offsets_.resize(static_cast<size_t>(m));
+        ops::int8_row_offsets(m, rows, weights_int8_.data(), rows, weight_offsets_.data());
+      }
       return Status::OK();
     }
     if (args_.tactic == TacticId::kConvWinograd) {
@@ -288,7 +310,12 @@ class ConvKernel final : public LayerKernel {
           run_winograd(px, x.dim(0), geo, py);
           break;
         case TacticId::kConvIm2colInt8:
-          run_im2col_int8(px, x.dim(0), g3, py);
+          if (weights_grid_.empty()) {
+            run_im2col_int8(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
+          } else {
+            run_grouped_int8(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
+          }
+          finished = true;
           break;
         default:
           finished = run_im2col(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
@@ -425,30 +452,76 @@ class ConvKernel final : public LayerKernel {
   }
 
   /// x holds values of its int8 grid (CompiledLayer quantized it), so converting it to int8 is
-  /// exact; the products sum in int32 and are rescaled per output channel.
-  void run_im2col_int8(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y) const {
+  /// exact; the products sum in int32, and each block of sums is rescaled per output channel and
+  /// finished with the epilogue while in cache. A pointwise convolution's products read the
+  /// quantized input itself (its im2col matrix).
+  void run_im2col_int8(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y,
+                       const float* residual) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
     const int64_t rows = cg * taps;
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
-    std::vector<int8_t> xq(static_cast<size_t>(batch * group_ * cg * in_size));
-    quantize_to_int8(std::span<const float>(x, xq.size()), input_scale_, xq.data());
-    std::vector<int8_t> col(static_cast<size_t>(rows * out_size));
-    std::vector<int32_t> acc(static_cast<size_t>(mg * out_size));
+    bool pointwise = taps == 1;
+    for (int i = 0; i < 3; ++i) {
+      pointwise = pointwise && g.strides[i] == 1 && g.pads_begin[i] == 0 && g.pads_end[i] == 0;
+    }
+    const int threads = args_.num_threads;
+    // Every byte of these is written before it is read: no zero fill.
+    const int64_t xq_size = batch * group_ * cg * in_size;
+    const auto xq = std::make_unique_for_overwrite<int8_t[]>(static_cast<size_t>(xq_size));
+    ops::parallel_chunks(threads, xq_size, [&](int64_t i0, int64_t i1) {
+      quantize_to_int8(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xq.get() + i0);
+    });
+    const auto col = std::make_unique_for_overwrite<int8_t[]>(pointwise ? 0 : static_cast<size_t>(rows * out_size));
+    const auto acc = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(mg * out_size));
     for (int64_t img = 0; img < batch; ++img) {
       for (int64_t gi = 0; gi < group_; ++gi) {
-        im2col(xq.data() + (img * group_ * cg + gi * cg) * in_size, cg, g, col.data());
-        matmul_int8(weights_int8_.data() + gi * mg * rows, col.data(), acc.data(), mg, out_size, rows,
-                    args_.num_threads);
-        for (int64_t mo = 0; mo < mg; ++mo) {
-          const float scale = input_scale_ * weight_scales_[static_cast<size_t>(gi * mg + mo)];
-          const int32_t* a = acc.data() + mo * out_size;
-          float* dst = y + (img * m + gi * mg + mo) * out_size;
-          for (int64_t i = 0; i < out_size; ++i) dst[i] = static_cast<float>(a[i]) * scale;
+        const int8_t* xg = xq.get() + (img * group_ * cg + gi * cg) * in_size;
+        if (!pointwise) {
+          parallel_chunks_of_rows(threads, cg, rows / cg * out_size, [&](int64_t c0, int64_t c1) {
+            im2col(xg + c0 * in_size, c1 - c0, g, col.get() + c0 * taps * out_size);
+          });
         }
+        const ops::Int8Finish finish = [&](int64_t mo0, int64_t mo1, int64_t j0, int64_t j1) {
+          for (int64_t mo = mo0; mo < mo1; ++mo) {
+            const int64_t ch = gi * mg + mo;
+            const float scale = input_scale_ * weight_scales_[static_cast<size_t>(ch)];
+            const int32_t* a = acc.get() + mo * out_size;
+            const int64_t at = (img * m + ch) * out_size;
+            for (int64_t i = j0; i < j1; ++i) y[at + i] = static_cast<float>(a[i]) * scale;
+            apply_epilogue_segment(epilogue_, y + at + j0, j1 - j0, ch, true, residual ? residual + at + j0 : nullptr);
+          }
+        };
+        matmul_int8(weights_int8_.data() + gi * mg * rows, pointwise ? xg : col.get(), acc.get(), mg, out_size, rows,
+                    threads, nullptr, weight_offsets_.empty() ? nullptr : weight_offsets_.data() + gi * mg, &finish);
       }
     }
+  }
+
+  /// A grouped int8 convolution (depthwise ones) of at most kFloatExactDepth products per sum:
+  /// such sums of int8 products are exact in float32 in any order, so the reference's float32
+  /// convolution (its depthwise kernels) sums the integers as floats, each block then rescaled as
+  /// run_im2col_int8 rescales (the same values) and finished with the epilogue while in cache.
+  void run_grouped_int8(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y,
+                        const float* residual) const {
+    const int64_t m = w_shape_[0], cg = w_shape_[1];
+    const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
+    const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
+    const auto xf = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(size));
+    ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
+      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0);
+    });
+    const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
+      for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {
+        const int64_t at = (img * m + ch) * out_size + col0;
+        const float scale = input_scale_ * weight_scales_[static_cast<size_t>(ch)];
+        for (int64_t i = 0; i < width; ++i) y[at + i] *= scale;
+        apply_epilogue_segment(epilogue_, y + at, width, ch, true, residual ? residual + at : nullptr);
+      }
+    };
+    ops::conv_float32(g, batch, group_ * cg, m, group_, xf.get(), weights_grid_.data(), nullptr, y,
+                      capped_threads(args_.num_threads), nullptr, &finish);
   }
 
   /// The direct sums of each output plane, then its epilogue while the plane is in cache.
@@ -534,6 +607,8 @@ class ConvKernel final : public LayerKernel {
   std::vector<float> winograd_u_;     // [16][M][C] transformed weights, in the operand format
   std::vector<int8_t> weights_int8_;  // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;  // per output channel (int8 only)
+  std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8 with VNNI only)
+  std::vector<float> weights_grid_;      // int8 weights as floats (grouped int8 only, instead of weights_int8_)
   float input_scale_ = 1.0f;          // X's tensor scale (int8 only)
   EpilogueRuntime epilogue_;
 };

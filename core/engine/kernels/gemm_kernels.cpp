@@ -145,6 +145,12 @@ class GemmKernel final : public LayerKernel {
     }
     b_.values = std::vector<float>();
     a_scale_ = args_.scales->at(n.inputs[0]);
+    if (ops::igemm_available()) {
+      // Kept packed for VNNI instead: each weight stored once.
+      b_packed_.resize(static_cast<size_t>(ops::packed_int8_b_size(k, cols)));
+      ops::pack_int8_b(k, cols, b_int8_.data(), cols, b_packed_.data());
+      b_int8_ = std::vector<int8_t>();
+    }
   }
 
   /// y = a · b with the layer's tactic. int8 reads its prepared B: a holds values of A's int8 grid
@@ -162,7 +168,8 @@ class GemmKernel final : public LayerKernel {
     std::vector<int8_t> aq(static_cast<size_t>(m * k));
     quantize_to_int8(std::span<const float>(a, aq.size()), a_scale_, aq.data());
     std::vector<int32_t> acc(static_cast<size_t>(m * n));
-    matmul_int8(aq.data(), b_int8_.data(), acc.data(), m, n, k, threads);
+    matmul_int8(aq.data(), b_int8_.data(), acc.data(), m, n, k, threads,
+                b_packed_.empty() ? nullptr : b_packed_.data());
     for (int64_t r = 0; r < m; ++r) {
       for (int64_t c = 0; c < n; ++c) {
         y[r * n + c] =
@@ -363,7 +370,8 @@ class GemmKernel final : public LayerKernel {
   Shape c_shape_;
   std::vector<std::vector<float>> bias_parts_;  // each of one value or one per column
   EpilogueRuntime epilogue_;
-  std::vector<int8_t> b_int8_;   // B quantized per column, [k, n] (int8 only)
+  std::vector<int8_t> b_int8_;     // B quantized per column, [k, n] (int8 only, without VNNI)
+  std::vector<uint8_t> b_packed_;  // the same packed by ops::pack_int8_b (int8 only, with VNNI)
   std::vector<float> b_scales_;  // per column of B (int8 only)
   float a_scale_ = 1.0f;         // A's tensor scale (int8 only)
 };
@@ -385,14 +393,37 @@ Support gemm_applicable(const KernelArgs& args, std::span<const Tensor* const>) 
   return {};
 }
 
-void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads) {
+void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads,
+                 const uint8_t* packed_b, const int32_t* a_offsets, const ops::Int8Finish* finish) {
+  if (m == 0 || n == 0) return;
+  if (ops::igemm_available()) {
+    std::vector<uint8_t> packed;
+    if (packed_b == nullptr) {
+      packed.resize(static_cast<size_t>(ops::packed_int8_b_size(k, n)));
+      ops::pack_int8_b(k, n, b, n, packed.data(), threads);
+      packed_b = packed.data();
+    }
+    std::vector<int32_t> offsets;
+    if (a_offsets == nullptr) {
+      offsets.resize(static_cast<size_t>(m));
+      ops::int8_row_offsets(m, k, a, k, offsets.data());
+      a_offsets = offsets.data();
+    }
+    ops::igemm_packed(m, n, k, a, k, a_offsets, packed_b, y, n, threads, finish);
+    return;
+  }
+  detail::matmul_int8_sliced(a, b, y, m, n, k, threads);
+  if (finish != nullptr) (*finish)(0, m, 0, n);
+}
+
+void detail::matmul_int8_sliced(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k,
+                                int threads) {
   if (m == 0 || n == 0) return;
   std::fill_n(y, m * n, 0);
   if (k == 0) return;
-  // int8 products (at most 2^14 in magnitude) are exact in float32, and so is every partial sum
-  // of up to 1024 of them (at most 2^24): the product runs on sgemm over slices of k of that
-  // depth, and each slice's exact sums are added in int32.
-  constexpr int64_t kExactDepth = 1024;
+  // The product runs on sgemm over slices of k kFloatExactDepth deep, and each slice's exact sums
+  // are added in int32.
+  constexpr int64_t kExactDepth = kFloatExactDepth;
   std::vector<float> af(static_cast<size_t>(m * k)), bf(static_cast<size_t>(k * n)), part(static_cast<size_t>(m * n));
   std::copy_n(a, af.size(), af.begin());
   std::copy_n(b, bf.size(), bf.begin());

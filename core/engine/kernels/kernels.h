@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/engine/layer.h"
+#include "core/ops/igemm.h"
 #include "core/ops/sgemm_driver.h"
 
 namespace vn::engine::kernels {
@@ -58,9 +59,24 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
             const ops::PanelTransform* transform_b = nullptr, bool b_transposed = false,
             const Tensor* b_constant = nullptr);
 
+/// Sums of up to this many int8 products are exact in float32 in any order: each product is at
+/// most 2^14 in magnitude, every partial sum at most 2^24.
+inline constexpr int64_t kFloatExactDepth = 1024;
+
 /// y (m x n, int32) = a (m x k) · b (k x n), int8 operands, all row-major, summed exactly in int32
-/// (k up to 2^17), on up to `threads` threads.
-void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads = 1);
+/// (k up to 2^17), on up to `threads` threads. Where ops::igemm_available(), the product runs on
+/// VNNI: `packed_b`, when not null, is b already packed by ops::pack_int8_b (b is then not read),
+/// and `a_offsets` ops::int8_row_offsets of a (computed here when null). Elsewhere b is read and
+/// those two are ignored. `finish`, when given, runs on blocks of y covering it once each, as
+/// ops::igemm_packed says (one block, all of y, where VNNI is not available).
+void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads = 1,
+                 const uint8_t* packed_b = nullptr, const int32_t* a_offsets = nullptr,
+                 const ops::Int8Finish* finish = nullptr);
+namespace detail {
+/// matmul_int8 where VNNI is not: float32 products of 1024-deep slices (their sums are exact
+/// integers below 2^24) added in int32. Callable anywhere (for tests).
+void matmul_int8_sliced(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads);
+}  // namespace detail
 
 /// Applies `activation` to every value exactly (library functions, float32), on up to `threads`
 /// threads for large spans.
