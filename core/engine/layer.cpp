@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/engine/layer.h"
 
+#include <algorithm>
+
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
@@ -109,22 +111,25 @@ Result<std::unique_ptr<LayerKernel>> make_layer_kernel(const KernelArgs& args) {
 
 CompiledLayer::CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId precision,
                              std::unique_ptr<LayerKernel> kernel, std::vector<DType> input_formats,
-                             std::vector<FaultSpec> faults, LayerScales scales)
+                             std::vector<FaultSpec> faults, LayerScales scales, bool keeps_format)
     : spec_(&spec),
       tactic_(tactic),
       precision_(precision),
       kernel_(std::move(kernel)),
       input_formats_(std::move(input_formats)),
       faults_(std::move(faults)),
-      scales_(std::move(scales)) {}
+      scales_(std::move(scales)),
+      keeps_format_(keeps_format) {}
 
 namespace {
 
-/// Rounds values to `storage` (float16, bfloat16), or to their int8 grid with `scale` (int8),
-/// on the threads of the running backend for large tensors.
-void to_storage(std::span<float> values, float scale, DType storage) {
+/// Rounds `from` into `values` (the same span to round in place) to `storage` (float16,
+/// bfloat16), or to their int8 grid with `scale` (int8), on the threads of the running backend
+/// for large tensors: each chunk copied, then rounded while in cache.
+void to_storage(std::span<const float> from, std::span<float> values, float scale, DType storage) {
   ops::parallel_chunks(default_threads(), static_cast<int64_t>(values.size()), [&](int64_t i0, int64_t i1) {
     const std::span<float> chunk = values.subspan(static_cast<size_t>(i0), static_cast<size_t>(i1 - i0));
+    if (from.data() != values.data()) std::copy(from.begin() + i0, from.begin() + i1, chunk.begin());
     if (storage == DType::kInt8) {
       fake_quantize_in_place(chunk, scale);
     } else {
@@ -149,17 +154,21 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
     if (ins[i]->dtype() != DType::kFloat32 || format_contains(storage, input_formats_[i])) continue;
     if (int8 && from_engine && input_formats_[i] == DType::kInt8) continue;
     gone[i] = 1;
-    reformatted.push_back(ins[i]->clone());
-    to_storage(reformatted.back().mutable_values<float>(), int8 ? scales_.inputs[i] : 0.0f, storage);
+    Result<Tensor> copy = Tensor::create_for_overwrite(DType::kFloat32, ins[i]->shape());
+    if (!copy.ok()) return copy.status();
+    reformatted.push_back(std::move(*copy));
+    to_storage(ins[i]->values<float>(), reformatted.back().mutable_values<float>(), int8 ? scales_.inputs[i] : 0.0f,
+               storage);
     ins[i] = &reformatted.back();
   }
   VN_RETURN_IF_ERROR(kernel_->run_dying(ins, gone, outputs));
   for (size_t o = 0; o < outputs.size(); ++o) {
     Tensor& out = outputs[o];
     if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;
+    if (keeps_format_ && faults_.empty()) continue;
     std::span<float> values = out.mutable_values<float>();
     for (const FaultSpec& f : faults_) apply_fault(f, values);
-    if (!int8 || scales_.outputs[o] > 0) to_storage(values, int8 ? scales_.outputs[o] : 0.0f, storage);
+    if (!int8 || scales_.outputs[o] > 0) to_storage(values, values, int8 ? scales_.outputs[o] : 0.0f, storage);
   }
   return Status::OK();
 }

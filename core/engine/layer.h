@@ -153,9 +153,12 @@ class CompiledLayer {
   /// producer of spec.inputs[i]; float32 inputs stored wider than this layer's storage format are
   /// rounded on entry, as a reformatting layer would. `faults` are the value faults that apply to
   /// this layer. An int8 layer needs `scales`: its float32 inputs are quantized to their tensor's
-  /// int8 grid on entry and its outputs to theirs on exit.
+  /// int8 grid on entry and its outputs to theirs on exit. `keeps_format`: the kernel's outputs
+  /// are in the storage format already (float16 or bfloat16 layers of keeps_values ops), so that
+  /// they are rounded only after a fault.
   CompiledLayer(const LayerSpec& spec, TacticId tactic, PrecisionId precision, std::unique_ptr<LayerKernel> kernel,
-                std::vector<DType> input_formats, std::vector<FaultSpec> faults, LayerScales scales = {});
+                std::vector<DType> input_formats, std::vector<FaultSpec> faults, LayerScales scales = {},
+                bool keeps_format = false);
 
   const LayerSpec& spec() const { return *spec_; }
   TacticId tactic() const { return tactic_; }
@@ -181,6 +184,7 @@ class CompiledLayer {
   std::vector<DType> input_formats_;
   std::vector<FaultSpec> faults_;
   LayerScales scales_;
+  bool keeps_format_;
 };
 
 }  // namespace vn::engine

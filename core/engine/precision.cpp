@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/engine/precision.h"
 
+#include <algorithm>
 #include <array>
 
 #ifdef __F16C__
@@ -130,6 +131,17 @@ void round_operands_in_place(std::span<float> values, const Precision& precision
   } else {
     round_in_place(values, float_storage(precision));
   }
+}
+
+bool keeps_values(std::string_view domain, std::string_view op_type) {
+  // Pad, Clip and Resize are not here: an attribute (a pad value, bounds before opset 11) or an
+  // interpolation can bring in a value no input has.
+  static constexpr std::array<std::string_view, 24> kKeepers = {
+      "Abs",           "Concat",   "DepthToSpace", "Expand",       "Flatten", "Gather",  "GatherElements", "GatherND",
+      "GlobalMaxPool", "Identity", "Max",          "MaxPool",      "Min",     "Neg",     "ReduceMax",      "ReduceMin",
+      "Relu",          "Reshape",  "Slice",        "SpaceToDepth", "Split",   "Squeeze", "Transpose",      "Unsqueeze"};
+  if (!domain.empty() && domain != "ai.onnx") return false;
+  return std::find(kKeepers.begin(), kKeepers.end(), op_type) != kKeepers.end();
 }
 
 bool format_contains(DType wide, DType narrow) {

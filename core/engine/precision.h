@@ -124,6 +124,11 @@ inline DType float_storage(const Precision& precision) {
 /// tf32, else the storage format (float32 for int8, whose kernels quantize their own operands).
 void round_operands_in_place(std::span<float> values, const Precision& precision);
 
+/// Whether the ONNX operator `op_type` of `domain` makes its float outputs only of its inputs'
+/// values (moved, selected, compared, their sign changed) and zeros: from inputs in float16 or
+/// bfloat16 it gives values of that format, which rounding again would leave as they are.
+bool keeps_values(std::string_view domain, std::string_view op_type);
+
 /// True when every value of format `narrow` is exactly representable in format `wide` (kFloat32,
 /// kFloat16, kBFloat16, or kInt8 for a tensor on an int8 grid), so a tensor stored in `narrow`
 /// needs no rounding to be read as `wide`. float16 and bfloat16 contain each other in neither

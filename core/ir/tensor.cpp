@@ -265,6 +265,10 @@ bool Tensor::writable() const { return storage_ && storage_->writable; }
 
 bool Tensor::sole_owner() const { return storage_ && storage_.use_count() == 1; }
 
+bool Tensor::shares_storage_only_with(const Tensor& other) const {
+  return storage_ && storage_ == other.storage_ && storage_.use_count() == 2;
+}
+
 bool Tensor::mapped() const { return storage_ && storage_->mapped_bytes != 0; }
 
 const void* Tensor::raw() const {

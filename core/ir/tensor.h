@@ -102,6 +102,9 @@ class Tensor {
   bool writable() const;
   /// Whether this Tensor is the only holder of its storage (no copy, view or reshape shares it).
   bool sole_owner() const;
+  /// Whether this Tensor and `other` hold one storage that nothing else holds (a kernel's output
+  /// written over its dying input, KernelContext::allocate_output_elementwise).
+  bool shares_storage_only_with(const Tensor& other) const;
 
   const void* raw() const;
   /// Aborts on a read-only view: kernels write only into tensors they allocated.

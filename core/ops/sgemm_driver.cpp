@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -29,6 +32,9 @@ constexpr int64_t kTaskWork = int64_t{1} << 18;
 // small products would otherwise fault in fresh pages each time); larger ones are freed after it
 // (scratch.h).
 constexpr size_t kKeptBytes = size_t{4} << 20;
+// Kept rounded panels are widened this many floats at a time (at least one panel): 256 KiB, in L2
+// while the task's row blocks pass.
+constexpr int64_t kWidenFloats = int64_t{1} << 16;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -142,7 +148,7 @@ Tasks plan_tasks(int64_t m, int64_t panels, int64_t k, int threads) {
 
 /// The product on the calling thread and up to `threads` more (1: the calling thread only).
 void product(const GemmShape& s, const float* a, const float* b, float* c, int threads,
-             const PanelTransform* transform_b, const Tensor* b_constant) {
+             const PanelTransform* transform_b, const Tensor* b_constant, Narrow kept_as) {
   if (s.m <= 0 || s.n <= 0) return;
   if (s.k <= 0) {
     for (int64_t i = 0; i < s.m; ++i) std::fill_n(c + i * s.ldc, s.n, 0.0f);
@@ -169,15 +175,44 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
   const std::shared_ptr<const float[]> kept_panels =
       b_constant && !transform_b ? packed_weights().panels(*b_constant, s, b, team) : nullptr;
   const float* kept = kept_panels.get();
+  // Rounded constants are kept in 16 bits and widened by each task, its panels a few at a time:
+  // the same float32 panels as packing and rounding B here, for half the kept bytes.
+  const std::shared_ptr<const uint16_t[]> kept_rounded =
+      b_constant && transform_b && kept_as != Narrow::kNone
+          ? packed_weights().rounded_panels(*b_constant, s, b, kept_as, *transform_b, team)
+          : nullptr;
   const int64_t chunk_panels =
       kept ? panels
            : std::clamp<int64_t>(static_cast<int64_t>(kKeptBytes / 2 / sizeof(float)) / (s.k * kPackCols), 1, panels);
   std::optional<Scratch<float>> packed_b;
-  if (!kept) packed_b.emplace(static_cast<size_t>(chunk_panels * s.k * kPackCols), ScratchSlot::kGemmB, kKeptBytes);
+  if (!kept && !kept_rounded)
+    packed_b.emplace(static_cast<size_t>(chunk_panels * s.k * kPackCols), ScratchSlot::kGemmB, kKeptBytes);
   std::optional<Scratch<float>> packed_a;
   if (s.trans_a) packed_a.emplace(static_cast<size_t>(packed_a_size(s.m, s.k)), ScratchSlot::kGemmA, kKeptBytes);
   float* pa = s.trans_a ? packed_a->data() : nullptr;
   if (pa) parallel_for(team, blocks, [&](int64_t blk) { pack_a_transposed_block(s, a, blk, pa); });
+  if (kept_rounded) {
+    const Tasks t = plan_tasks(s.m, panels, s.k, team);
+    const int64_t panel_floats = s.k * kPackCols;
+    const int64_t widen_panels = std::max<int64_t>(1, kWidenFloats / panel_floats);
+    parallel_for(team, t.count(), [&](int64_t task) {
+      const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
+      const int64_t p0 = task / t.row_tasks() * t.col_chunk, p1 = std::min(panels, p0 + t.col_chunk);
+      const int64_t rows = std::min(t.row_chunk * kPackRows, s.m - i0);
+      Scratch<float> widened(static_cast<size_t>(std::min(widen_panels, p1 - p0) * panel_floats), ScratchSlot::kGemmB,
+                             kKeptBytes);
+      for (int64_t p = p0; p < p1; p += widen_panels) {
+        const int64_t count = std::min(widen_panels, p1 - p);
+        widen(kept_as, kept_rounded.get() + p * panel_floats, count * panel_floats, widened.data());
+        const int64_t j0 = p * kPackCols;
+        // Packed A's block i0 / kPackRows starts i0 * k floats in.
+        const float* ta = pa ? pa + i0 * s.k : a + i0 * s.lda;
+        sgemm_packed(rows, std::min(count * kPackCols, s.n - j0), s.k, ta, pa ? 0 : s.lda, widened.data(), nullptr,
+                     c + i0 * s.ldc + j0, s.ldc);
+      }
+    });
+    return;
+  }
   for (int64_t first = 0; first < panels; first += chunk_panels) {
     const int64_t count = std::min(chunk_panels, panels - first);
     const Tasks t = plan_tasks(s.m, count, s.k, team);
@@ -206,30 +241,33 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
 }  // namespace
 
 void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
-           const PanelTransform* transform_b, const Tensor* b_constant) {
-  product(shape, a, b, c, capped_threads(threads), transform_b, b_constant);
+           const PanelTransform* transform_b, const Tensor* b_constant, Narrow kept_as) {
+  product(shape, a, b, c, capped_threads(threads), transform_b, b_constant, kept_as);
 }
 
 void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads,
-                   const PanelTransform* transform_b, const Tensor* b_constant) {
+                   const PanelTransform* transform_b, const Tensor* b_constant, Narrow kept_as) {
   const int cap = capped_threads(threads);
   const auto count = static_cast<int64_t>(batch.size());
   if (count == 1 || cap == 1 || count < cap) {
-    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap, transform_b, b_constant);
+    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap, transform_b, b_constant, kept_as);
     return;
   }
   // One product per thread at a time: each runs whole on its thread, in the same order as alone.
   // A constant B is packed first, on all the threads, rather than by whichever product comes first.
   if (b_constant && !transform_b && shape.m > kFewRows) packed_weights().panels(*b_constant, shape, batch[0].b, cap);
+  if (b_constant && transform_b && kept_as != Narrow::kNone) {
+    packed_weights().rounded_panels(*b_constant, shape, batch[0].b, kept_as, *transform_b, cap);
+  }
   parallel_for(cap, count, [&](int64_t i) {
     const GemmOperands& op = batch[static_cast<size_t>(i)];
-    product(shape, op.a, op.b, op.c, 1, transform_b, b_constant);
+    product(shape, op.a, op.b, op.c, 1, transform_b, b_constant, kept_as);
   });
 }
 
 struct PackedWeights::Entry {
   Tensor owner;  // holds the constant's storage, so that its address stays its own
-  std::shared_ptr<const float[]> panels;
+  std::shared_ptr<const void> panels;  // null: make() refused (a transform that is not a rounding)
   size_t bytes = 0;
 };
 
@@ -237,8 +275,8 @@ PackedWeights::PackedWeights(size_t max_bytes) : max_bytes_(max_bytes) {}
 
 PackedWeights::~PackedWeights() = default;
 
-std::shared_ptr<const float[]> PackedWeights::find_or_make(const std::string& key, const Tensor& owner, int64_t floats,
-                                                           const std::function<void(float*)>& fill) {
+std::shared_ptr<const void> PackedWeights::find_or_make(const std::string& key, const Tensor& owner, size_t bytes,
+                                                        const std::function<std::shared_ptr<const void>()>& make) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = entries_.find(key); it != entries_.end()) return it->second.panels;
   // Constants whose model is gone (the cache holds their storage alone) make room first.
@@ -250,40 +288,103 @@ std::shared_ptr<const float[]> PackedWeights::find_or_make(const std::string& ke
       ++it;
     }
   }
-  const auto bytes = static_cast<size_t>(floats) * sizeof(float);
   if (bytes > max_bytes_ - bytes_) return nullptr;
-  std::shared_ptr<float[]> out(new float[static_cast<size_t>(floats)]);
-  fill(out.get());
-  bytes_ += bytes;
+  std::shared_ptr<const void> made = make();
   Entry& e = entries_[key];
   e.owner = owner;
-  e.panels = std::move(out);
-  e.bytes = bytes;
+  e.bytes = made ? bytes : 0;
+  e.panels = std::move(made);
+  bytes_ += e.bytes;
   return e.panels;
+}
+
+std::shared_ptr<const void> PackedWeights::rounded(int64_t count, Narrow format, const PanelTransform& round,
+                                                   int threads, int64_t jobs,
+                                                   const std::function<void(int64_t job, float*)>& fill,
+                                                   int64_t job_size) {
+  std::shared_ptr<uint16_t[]> out(new uint16_t[static_cast<size_t>(count)]);
+  std::atomic<bool> exact{true};
+  parallel_for(std::max(threads, 1), jobs, [&](int64_t job) {
+    // Made once per constant: fresh memory, not a scratch slot that a caller may hold.
+    const auto values = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(2 * job_size));
+    float* rounded_values = values.get();
+    float* widened = values.get() + job_size;
+    fill(job, rounded_values);
+    uint16_t* bits = out.get() + job * job_size;
+    narrow(format, rounded_values, job_size, bits);
+    round(std::span<float>(rounded_values, static_cast<size_t>(job_size)));
+    widen(format, bits, job_size, widened);
+    // `round` must have rounded each value as narrow() did, bit for bit (NaNs included).
+    if (std::memcmp(rounded_values, widened, static_cast<size_t>(job_size) * sizeof(float)) != 0) exact = false;
+  });
+  return exact ? std::shared_ptr<const void>(std::move(out)) : nullptr;
 }
 
 std::shared_ptr<const float[]> PackedWeights::panels(const Tensor& owner, const GemmShape& shape, const float* b,
                                                      int threads) {
   const int64_t count = ceil_div(shape.n, kPackCols);
-  return find_or_make(
+  const int64_t floats = count * shape.k * kPackCols;
+  return std::static_pointer_cast<const float[]>(find_or_make(
       fmt::format("B:{}:{}:{}:{}:{}", static_cast<const void*>(b), shape.k, shape.n, shape.ldb, shape.trans_b ? 1 : 0),
-      owner, count * shape.k * kPackCols, [&](float* out) {
+      owner, static_cast<size_t>(floats) * sizeof(float), [&]() -> std::shared_ptr<const void> {
+        std::shared_ptr<float[]> out(new float[static_cast<size_t>(floats)]);
         parallel_for(std::max(threads, 1), count,
-                     [&](int64_t p) { pack_b_panel(shape, b, p, out + p * shape.k * kPackCols); });
-      });
+                     [&](int64_t p) { pack_b_panel(shape, b, p, out.get() + p * shape.k * kPackCols); });
+        return out;
+      }));
+}
+
+std::shared_ptr<const uint16_t[]> PackedWeights::rounded_panels(const Tensor& owner, const GemmShape& shape,
+                                                                const float* b, Narrow format,
+                                                                const PanelTransform& round, int threads) {
+  const int64_t count = ceil_div(shape.n, kPackCols);
+  const int64_t panel = shape.k * kPackCols;
+  return std::static_pointer_cast<const uint16_t[]>(
+      find_or_make(fmt::format("B{}:{}:{}:{}:{}:{}", narrow_name(format), static_cast<const void*>(b), shape.k, shape.n,
+                               shape.ldb, shape.trans_b ? 1 : 0),
+                   owner, static_cast<size_t>(count * panel) * sizeof(uint16_t), [&] {
+                     return rounded(
+                         count * panel, format, round, threads, count,
+                         [&](int64_t p, float* out) { pack_b_panel(shape, b, p, out); }, panel);
+                   }));
 }
 
 std::shared_ptr<const float[]> PackedWeights::conv_weights(const Tensor& owner, const float* w, int64_t groups,
                                                            int64_t rows, int64_t depth, int threads) {
   const int64_t per_group = packed_a_size(rows, depth);
   const int64_t blocks = ceil_div(rows, kPackRows);
-  return find_or_make(fmt::format("A:{}:{}:{}:{}", static_cast<const void*>(w), groups, rows, depth), owner,
-                      groups * per_group, [&](float* out) {
-                        parallel_for(std::max(threads, 1), groups * blocks, [&](int64_t job) {
-                          const int64_t gi = job / blocks, blk = job % blocks;
-                          pack_a(rows, depth, w + gi * rows * depth, depth, blk, blk + 1, out + gi * per_group);
-                        });
-                      });
+  const int64_t floats = groups * per_group;
+  return std::static_pointer_cast<const float[]>(
+      find_or_make(fmt::format("A:{}:{}:{}:{}", static_cast<const void*>(w), groups, rows, depth), owner,
+                   static_cast<size_t>(floats) * sizeof(float), [&]() -> std::shared_ptr<const void> {
+                     std::shared_ptr<float[]> out(new float[static_cast<size_t>(floats)]);
+                     parallel_for(std::max(threads, 1), groups * blocks, [&](int64_t job) {
+                       const int64_t gi = job / blocks, blk = job % blocks;
+                       pack_a(rows, depth, w + gi * rows * depth, depth, blk, blk + 1, out.get() + gi * per_group);
+                     });
+                     return out;
+                   }));
+}
+
+std::shared_ptr<const uint16_t[]> PackedWeights::rounded_conv_weights(const Tensor& owner, const float* w,
+                                                                      int64_t groups, int64_t rows, int64_t depth,
+                                                                      Narrow format, const PanelTransform& round,
+                                                                      int threads) {
+  const int64_t per_group = packed_a_size(rows, depth);
+  const int64_t blocks = ceil_div(rows, kPackRows);
+  const int64_t block = depth * kPackRows;
+  // Block b of group g sits at g * per_group + b * block: the jobs' blocks, one after another.
+  return std::static_pointer_cast<const uint16_t[]>(find_or_make(
+      fmt::format("A{}:{}:{}:{}:{}", narrow_name(format), static_cast<const void*>(w), groups, rows, depth), owner,
+      static_cast<size_t>(groups * per_group) * sizeof(uint16_t), [&] {
+        return rounded(
+            groups * per_group, format, round, threads, groups * blocks,
+            [&](int64_t job, float* out) {
+              const int64_t gi = job / blocks, r0 = job % blocks * kPackRows;
+              pack_a(std::min(kPackRows, rows - r0), depth, w + (gi * rows + r0) * depth, depth, 0, 1, out);
+            },
+            block);
+      }));
 }
 
 size_t PackedWeights::bytes() const {

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "core/ir/tensor.h"
+#include "core/ops/narrow.h"
 
 namespace vn::ops {
 
@@ -69,15 +70,30 @@ class PackedWeights {
   /// group), or null when they do not fit.
   std::shared_ptr<const float[]> conv_weights(const Tensor& owner, const float* w, int64_t groups, int64_t rows,
                                               int64_t depth, int threads);
+  /// panels() passed through `round`, kept in `format` (half the bytes). `round` must be the
+  /// rounding to `format` (to nearest even, as ops::narrow): this is checked on every value as
+  /// the panels are made, and a transform that gives anything else keeps nothing (null, at this
+  /// call and the next ones), as does a B that does not fit.
+  std::shared_ptr<const uint16_t[]> rounded_panels(const Tensor& owner, const GemmShape& shape, const float* b,
+                                                   Narrow format, const PanelTransform& round, int threads);
+  /// conv_weights() passed through `round`, kept in `format`, as rounded_panels().
+  std::shared_ptr<const uint16_t[]> rounded_conv_weights(const Tensor& owner, const float* w, int64_t groups,
+                                                         int64_t rows, int64_t depth, Narrow format,
+                                                         const PanelTransform& round, int threads);
   /// Bytes of panels kept.
   size_t bytes() const;
 
  private:
   struct Entry;
-  /// The entry `key` of `floats` floats for `owner`, filled by `fill(out)` when new; null when it
-  /// does not fit.
-  std::shared_ptr<const float[]> find_or_make(const std::string& key, const Tensor& owner, int64_t floats,
-                                              const std::function<void(float*)>& fill);
+  /// The entry `key` of `bytes` bytes for `owner`, made by `make()` when new; null when it does
+  /// not fit, or when make() gave null (remembered: make is not called again for the key).
+  std::shared_ptr<const void> find_or_make(const std::string& key, const Tensor& owner, size_t bytes,
+                                           const std::function<std::shared_ptr<const void>()>& make);
+  /// The `count` 16-bit values of `format` that `fill(out)` writes as float32 and `round` rounds,
+  /// or null when `round` did not round as narrow() does.
+  static std::shared_ptr<const void> rounded(int64_t count, Narrow format, const PanelTransform& round, int threads,
+                                             int64_t jobs, const std::function<void(int64_t job, float*)>& fill,
+                                             int64_t job_size);
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;
   size_t bytes_ = 0;
@@ -88,15 +104,19 @@ class PackedWeights {
 PackedWeights& packed_weights();
 
 /// C = op(A) · op(B) on up to `threads` threads, B's values passed through `transform_b` when
-/// given. When B lies in the constant tensor `b_constant` (and has no transform), the product
-/// reads B's kept panels (packed_weights()) where it would pack B. C is overwritten, never read
-/// (zero when k is 0).
+/// given. When B lies in the constant tensor `b_constant` and has no transform, the product reads
+/// B's kept panels (packed_weights()) where it would pack B; with a transform that rounds to the
+/// 16-bit format `kept_as`, it reads B's kept rounded panels (PackedWeights::rounded_panels),
+/// widened a few at a time, where it would pack and round B. C is overwritten, never read (zero
+/// when k is 0); it is the same with or without kept panels.
 void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
-           const PanelTransform* transform_b = nullptr, const Tensor* b_constant = nullptr);
+           const PanelTransform* transform_b = nullptr, const Tensor* b_constant = nullptr,
+           Narrow kept_as = Narrow::kNone);
 
 /// sgemm for each product of `batch`, the products spread over the threads when there are enough
 /// of them, else each product's work. `b_constant` only where every product reads that one B.
 void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads,
-                   const PanelTransform* transform_b = nullptr, const Tensor* b_constant = nullptr);
+                   const PanelTransform* transform_b = nullptr, const Tensor* b_constant = nullptr,
+                   Narrow kept_as = Narrow::kNone);
 
 }  // namespace vn::ops

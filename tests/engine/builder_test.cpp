@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/engine/engine_backend.h"
+#include "core/engine/fault.h"
 #include "core/engine/tactic_replay.h"
 #include "tests/engine/engine_test_util.h"
 #include "tests/util/process.h"
@@ -230,6 +231,69 @@ TEST(Builder, Fp16LayersRoundTheModelsWeightsAtEveryRunOnEveryThread) {
   EXPECT_NE(std::vector<float>(w.values<float>().begin(), w.values<float>().end()),
             std::vector<float>(w_half.values<float>().begin(), w_half.values<float>().end()))
       << "the random weights must need rounding for the test to mean anything";
+}
+
+TEST(Builder, Fp16LayersThatOnlyMoveValuesKeepThemAndRoundAfterAFault) {
+  // Relu, MaxPool, Neg, Concat and Transpose give float16 inputs' values back (keeps_values): the
+  // engine does not round their outputs again, and they are still the reference's on the rounded
+  // input, bit for bit. A fault on such a layer brings in other values: those are rounded.
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (float[2,3,8,8] X) => (float[2,4,6,4] Y) {\n"
+      "  r = Relu(X)\n  p = MaxPool<kernel_shape=[2,2], strides=[2,2]>(r)\n  n = Neg(p)\n"
+      "  c = Concat<axis=1>(p, n)\n  Y = Transpose<perm=[0,2,1,3]>(c)\n}";
+  const Model model = make_model(text);
+  const Tensor x = random_tensor({2, 3, 8, 8}, 21);
+  Tensor x_half = x.clone();
+  round_in_place(x_half.mutable_values<float>(), DType::kFloat16);
+  const TensorMap want = test::run_reference(model, {{"X", x_half}});
+  Prepared p = prepare(model, deterministic(kFp16));
+  ASSERT_TRUE(p.status.ok()) << p.status.to_string();
+  const TensorMap got = run(*p.engine, {{"X", x}});
+  ASSERT_NE(got.find("Y"), nullptr);
+  EXPECT_TRUE(got.find("Y")->same_as(*want.find("Y")));
+  EXPECT_FALSE(x.same_as(x_half)) << "the input must need rounding for the test to mean anything";
+
+  EngineOptions faulty = deterministic(kFp16);
+  Result<FaultSpec> noise = parse_fault("layer=Relu_0,kind=noise,magnitude=0.01");
+  ASSERT_TRUE(noise.ok()) << noise.status().to_string();
+  faulty.build.faults.push_back(*noise);
+  Prepared f = prepare(model, faulty);
+  ASSERT_TRUE(f.status.ok()) << f.status.to_string();
+  const TensorMap noisy = run(*f.engine, {{"X", x}});
+  ASSERT_NE(noisy.find("Y"), nullptr);
+  EXPECT_FALSE(noisy.find("Y")->same_as(*want.find("Y")));
+  for (float v : noisy.find("Y")->values<float>()) ASSERT_EQ(v, round_to_half(v));
+}
+
+TEST(Builder, Fp16LayersWrittenOverTheirDyingInputAreRoundedWithoutTouchingTheFeeds) {
+  // BatchNormalization writes over Relu's output, which nothing reads after it, and is rounded
+  // there; over the caller's X (BatchNormalization first) it must write a copy. Parameters that
+  // are float16 values, so that the reference computes with what the engine reads.
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 15]>\n"
+      "g (float[2,3,4,4] X, float[3] s, float[3] b, float[3] m, float[3] v) => (float[2,3,4,4] Y, float[2,3,4,4] Z) "
+      "{\n  r = Relu(X)\n  Y = BatchNormalization(r, s, b, m, v)\n  Z = BatchNormalization(X, s, b, m, v)\n}";
+  const auto vec = [](std::vector<float> v) { return Tensor::from_vector<float>({3}, std::move(v)); };
+  const Model model = make_model(text, {{"s", vec({0.5f, 1.5f, -2.0f})},
+                                        {"b", vec({0.25f, -1.0f, 3.0f})},
+                                        {"m", vec({0.125f, 0.0f, -0.5f})},
+                                        {"v", vec({1.0f, 4.0f, 0.25f})}});
+  const Tensor x = random_tensor({2, 3, 4, 4}, 31);
+  const Tensor x_before = x.clone();
+  Tensor x_half = x.clone();
+  round_in_place(x_half.mutable_values<float>(), DType::kFloat16);
+  const TensorMap want = test::run_reference(model, {{"X", x_half}});
+  Prepared p = prepare(model, deterministic(kFp16));
+  ASSERT_TRUE(p.status.ok()) << p.status.to_string();
+  const TensorMap got = run(*p.engine, {{"X", x}});
+  for (const char* name : {"Y", "Z"}) {
+    ASSERT_NE(got.find(name), nullptr) << name;
+    Tensor rounded = want.find(name)->clone();
+    round_in_place(rounded.mutable_values<float>(), DType::kFloat16);
+    EXPECT_TRUE(got.find(name)->same_as(rounded)) << name;
+  }
+  EXPECT_TRUE(x.same_as(x_before)) << "the caller's input was written over";
 }
 
 TEST(Builder, StreamedRunsReportFoldedOutputsFirstAndOnlyOnce) {

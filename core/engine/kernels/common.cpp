@@ -40,6 +40,18 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
   return values;
 }
 
+ops::Narrow kept_format(const Precision& precision) {
+  if (precision.tf32_products) return ops::Narrow::kNone;
+  switch (float_storage(precision)) {
+    case DType::kFloat16:
+      return ops::Narrow::kFloat16;
+    case DType::kBFloat16:
+      return ops::Narrow::kBFloat16;
+    default:
+      return ops::Narrow::kNone;
+  }
+}
+
 void apply_epilogue_segment(const EpilogueRuntime& epilogue, float* v, int64_t length, int64_t channel, bool bias,
                             const float* residual) {
   if (bias && !epilogue.bias.empty()) {

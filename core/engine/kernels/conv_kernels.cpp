@@ -425,8 +425,9 @@ class ConvKernel final : public LayerKernel {
         const std::function<void(std::span<float>)> round = [this](std::span<float> w) {
           round_operands_in_place(w, precision_);
         };
+        // Kept packed in 16 bits where the rounding is to float16 or bfloat16 (kept_format).
         ops::conv_float32(g, batch, group_ * cg, m, group_, x, model_weights_.data<float>(), bias, y, threads, &round,
-                          finishing);
+                          finishing, &model_weights_, kept_format(precision_));
       } else {
         // The model's own weights (not rounded, not folded) stay packed, shared with a reference
         // backend running the same model.
@@ -471,7 +472,7 @@ class ConvKernel final : public LayerKernel {
     const int64_t xq_size = batch * group_ * cg * in_size;
     const auto xq = std::make_unique_for_overwrite<int8_t[]>(static_cast<size_t>(xq_size));
     ops::parallel_chunks(threads, xq_size, [&](int64_t i0, int64_t i1) {
-      quantize_to_int8(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xq.get() + i0);
+      quantize_to_int8(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xq.get() + i0, true);
     });
     const auto col = std::make_unique_for_overwrite<int8_t[]>(pointwise ? 0 : static_cast<size_t>(rows * out_size));
     const auto acc = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(mg * out_size));
@@ -510,7 +511,8 @@ class ConvKernel final : public LayerKernel {
     const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
     const auto xf = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(size));
     ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
-      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0);
+      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0,
+                        true);
     });
     const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
       for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {

@@ -4,6 +4,7 @@
 // share.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/broadcast.h"
@@ -159,23 +160,30 @@ class GemmKernel final : public LayerKernel {
   void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads = 0) const {
     if (threads == 0) threads = args_.num_threads;
     if (args_.tactic != TacticId::kGemmInt8) {
-      // B is the model's own tensor when it is a constant not rounded at run time (fetch).
-      const bool model_b = b_.input < 0 && b_.model_values.defined() && !b_.round_at_run;
+      // B is the model's own tensor when it is a constant (fetch): kept packed as it is, or kept
+      // rounded in 16 bits when the layer rounds its panels to float16 or bfloat16.
+      const bool model_b = b_.input < 0 && b_.model_values.defined();
       matmul(args_.tactic, a, b, y, m, n, k, threads, round_b_panels_ ? &round_panels_ : nullptr, b_.transposed,
-             model_b ? &b_.model_values : nullptr);
+             model_b ? &b_.model_values : nullptr, round_b_panels_ ? kept_format(precision_) : ops::Narrow::kNone);
       return;
     }
-    std::vector<int8_t> aq(static_cast<size_t>(m * k));
-    quantize_to_int8(std::span<const float>(a, aq.size()), a_scale_, aq.data());
-    std::vector<int32_t> acc(static_cast<size_t>(m * n));
-    matmul_int8(aq.data(), b_int8_.data(), acc.data(), m, n, k, threads,
-                b_packed_.empty() ? nullptr : b_packed_.data());
-    for (int64_t r = 0; r < m; ++r) {
-      for (int64_t c = 0; c < n; ++c) {
-        y[r * n + c] =
-            static_cast<float>(acc[static_cast<size_t>(r * n + c)]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
+    // Every element of these is written before it is read: no zero fill.
+    const auto aq = std::make_unique_for_overwrite<int8_t[]>(static_cast<size_t>(m * k));
+    ops::parallel_chunks(threads, m * k, [&](int64_t i0, int64_t i1) {
+      quantize_to_int8(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, aq.get() + i0, true);
+    });
+    const auto acc = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(m * n));
+    // Each block of sums rescaled per column while in cache.
+    const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t c = c0; c < c1; ++c) {
+          y[r * n + c] =
+              static_cast<float>(acc[static_cast<size_t>(r * n + c)]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
+        }
       }
-    }
+    };
+    matmul_int8(aq.get(), b_int8_.data(), acc.get(), m, n, k, threads, b_packed_.empty() ? nullptr : b_packed_.data(),
+                nullptr, &finish);
   }
 
   /// Points `data` at the operand's values: constants as prepared (rounded into `tmp` when they
@@ -436,7 +444,7 @@ void detail::matmul_int8_sliced(const int8_t* a, const int8_t* b, int32_t* y, in
 }
 
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads,
-            const ops::PanelTransform* transform_b, bool b_transposed, const Tensor* b_constant) {
+            const ops::PanelTransform* transform_b, bool b_transposed, const Tensor* b_constant, ops::Narrow kept_as) {
   MatrixMap<float> ym(y, m, n);
   if (m == 0 || n == 0) return;
   if (k == 0) {
@@ -446,7 +454,7 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
   // Slice [k0, k0 + kc) of the inner dimension: A's columns and B's rows, strides unchanged.
   const auto slice = [&](int64_t k0, int64_t kc, float* out) {
     ops::sgemm(ops::GemmShape{false, b_transposed, m, n, kc, k, b_transposed ? k : n, n}, a + k0,
-               b_transposed ? b + k0 : b + k0 * n, out, threads, transform_b, b_constant);
+               b_transposed ? b + k0 : b + k0 * n, out, threads, transform_b, b_constant, kept_as);
   };
   switch (tactic) {
     case TacticId::kGemmSplitK: {

@@ -156,17 +156,22 @@ class ReferenceKernel final : public LayerKernel {
     for (size_t i = 0; i < output_slots_.size(); ++i) {
       Tensor& t = values[static_cast<size_t>(output_slots_[i])];
       // Reshape, Identity and friends return views; the caller is about to round in place.
-      if (args_.outputs_modified && aliases_operand(t, inputs)) t = t.clone();
+      if (args_.outputs_modified && aliases_operand(t, inputs, dying)) t = t.clone();
       outputs[i] = std::move(t);
     }
     return Status::OK();
   }
 
  private:
-  bool aliases_operand(const Tensor& t, std::span<const Tensor* const> inputs) const {
+  /// Whether `t` shares memory with an operand that rounding `t` in place would change: an input
+  /// or a constant, except a `dying` input that the kernel wrote `t` over, the two alone holding
+  /// its storage (BatchNormalization in place: a copy of it cost more than the layer).
+  bool aliases_operand(const Tensor& t, std::span<const Tensor* const> inputs, std::span<const char> dying) const {
     if (!t.writable()) return true;
-    for (const Tensor* in : inputs) {
-      if (overlaps(t, *in)) return true;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor* in = inputs[i];
+      const bool written_over = i < dying.size() && dying[i] && t.shares_storage_only_with(*in);
+      if (!written_over && overlaps(t, *in)) return true;
     }
     for (const Tensor& c : constants_) {
       if (overlaps(t, c)) return true;

@@ -289,7 +289,7 @@ bool single_position(const ConvPlan& p) {
 /// (direct sums, boxes of live taps, single positions) return false without calling it.
 bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform, const ConvFinish* finish = nullptr,
-                 const Tensor* w_constant = nullptr) {
+                 const Tensor* w_constant = nullptr, Narrow kept_as = Narrow::kNone) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
   threads = threads_for_work(threads, p.n * p.m * cg * shape_numel(p.kernel) * shape_numel(p.geo.out), kProductGrain);
   if (conv_direct_suits(p.group, cg, mg)) {
@@ -310,7 +310,7 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     // sgemm takes as dot products when there are few images, rather than as one position padded
     // to a panel of 32. The bias comes after the sums.
     const GemmShape shape{false, true, p.n, p.m, p.c, p.c, p.c, p.m};
-    sgemm(shape, px, pw, py, threads, transform);
+    sgemm(shape, px, pw, py, threads, transform, w_constant, kept_as);
     if (pb) {
       for (int64_t img = 0; img < p.n; ++img) {
         for (int64_t j = 0; j < p.m; ++j) py[img * p.m + j] += pb[j];
@@ -331,6 +331,13 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
   // when more than one tile reads them.
   const std::shared_ptr<const float[]> kept =
       w_constant && !transform ? packed_weights().conv_weights(*w_constant, pw, p.group, mg, rows, threads) : nullptr;
+  // Rounded constant weights are kept in 16 bits (kept_as) and widened where they were packed and
+  // rounded at every call: all at once when several tiles read them, else a task's chunk of rows
+  // at a time.
+  const std::shared_ptr<const uint16_t[]> kept_rounded =
+      w_constant && transform && kept_as != Narrow::kNone
+          ? packed_weights().rounded_conv_weights(*w_constant, pw, p.group, mg, rows, kept_as, *transform, threads)
+          : nullptr;
   const bool pack_all = !kept && p.n * t.tiles > 1;
   std::optional<Scratch<float>> packed_scratch;
   if (pack_all) {
@@ -351,6 +358,11 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     if (job < pack_jobs) {
       const int64_t gi = job / row_blocks, blk = job % row_blocks;
       float* group_packed = packed_scratch->data() + gi * group_weights;
+      if (kept_rounded) {
+        const int64_t at = gi * group_weights + blk * rows * kPackRows;
+        widen(kept_as, kept_rounded.get() + at, rows * kPackRows, packed_scratch->data() + at);
+        return;
+      }
       pack_a(mg, rows, pw + gi * mg * rows, rows, blk, blk + 1, group_packed);
       if (transform) (*transform)(std::span<float>(group_packed + blk * rows * kPackRows, rows * kPackRows));
       return;
@@ -392,8 +404,15 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
         for (int64_t i = 0; i < m_rows; i += chunk_rows) {
           const int64_t n_rows = std::min(chunk_rows, m_rows - i);
           const int64_t blocks = (n_rows + kPackRows - 1) / kPackRows;
-          pack_a(n_rows, rows, pw + (gi * mg + r0 + i) * rows, rows, 0, blocks, chunk_scratch->data());
-          (*transform)(std::span<float>(chunk_scratch->data(), blocks * kPackRows * rows));
+          if (kept_rounded) {
+            // Rows r0 + i on start a whole block (chunk_rows is a multiple of kPackRows or all of
+            // the task's rows): packed, they are the next blocks * kPackRows * rows values.
+            widen(kept_as, kept_rounded.get() + gi * group_weights + (r0 + i) * rows, blocks * kPackRows * rows,
+                  chunk_scratch->data());
+          } else {
+            pack_a(n_rows, rows, pw + (gi * mg + r0 + i) * rows, rows, 0, blocks, chunk_scratch->data());
+            (*transform)(std::span<float>(chunk_scratch->data(), blocks * kPackRows * rows));
+          }
           sgemm_packed(n_rows, width, rows, chunk_scratch->data(), 0, b, bias ? bias + i : nullptr,
                        y0 + i * out_size, out_size);
         }
@@ -411,13 +430,13 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
                   const std::function<void(std::span<float>)>* transform, const ConvFinish* finish,
-                  const Tensor* w_constant) {
+                  const Tensor* w_constant, Narrow kept_as) {
   ConvPlan p;
   p.group = group, p.n = n, p.c = c, p.m = m;
   p.kernel = geo.kernel;
   p.in = geo.in;
   p.geo = geo;
-  if (conv_packed(p, x, w, bias, y, threads, transform, finish, w_constant) || !finish) return;
+  if (conv_packed(p, x, w, bias, y, threads, transform, finish, w_constant, kept_as) || !finish) return;
   // The paths without tasks: one block per image and output channel.
   const int64_t out_size = shape_numel(geo.out);
   parallel_for(threads, n * m, [&](int64_t i) { (*finish)(i / m, i % m, 1, 0, out_size); });

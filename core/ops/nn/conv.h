@@ -8,6 +8,7 @@
 #include <span>
 
 #include "core/ir/tensor.h"
+#include "core/ops/narrow.h"
 #include "core/ops/spatial.h"
 
 namespace vn::ops {
@@ -35,11 +36,14 @@ namespace vn::ops {
 ///
 /// With `w_constant` (w lies in that constant of the model) and no transform, the weights' packed
 /// form is kept for the next call (packed_weights in sgemm_driver.h) and read packed on every
-/// path that packs or reads them in place.
+/// path that packs or reads them in place. With a transform that rounds to the 16-bit format
+/// `kept_as` (the engine's fp16 and bf16 layers), the rounded packed weights are kept in that
+/// format (PackedWeights::rounded_conv_weights) and widened a chunk of output channels at a time
+/// where the tiles' paths would pack and round them; y is the same either way.
 using ConvFinish = std::function<void(int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width)>;
 void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                   const float* w, const float* bias, float* y, int threads,
                   const std::function<void(std::span<float>)>* transform = nullptr, const ConvFinish* finish = nullptr,
-                  const Tensor* w_constant = nullptr);
+                  const Tensor* w_constant = nullptr, Narrow kept_as = Narrow::kNone);
 
 }  // namespace vn::ops
