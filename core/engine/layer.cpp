@@ -153,6 +153,7 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
   for (size_t i = 0; i < ins.size(); ++i) {
     if (ins[i]->dtype() != DType::kFloat32 || format_contains(storage, input_formats_[i])) continue;
     if (int8 && from_engine && input_formats_[i] == DType::kInt8) continue;
+    if (int8 && kernel_->quantizes_input(i)) continue;
     gone[i] = 1;
     Result<Tensor> copy = Tensor::create_for_overwrite(DType::kFloat32, ins[i]->shape());
     if (!copy.ok()) return copy.status();

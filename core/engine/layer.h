@@ -102,6 +102,13 @@ class LayerKernel {
     (void)dying;
     return run(inputs, outputs);
   }
+  /// Whether an int8 kernel quantizes input `input` itself from any float32 values, to the
+  /// integers quantize_value gives with the input's scale: CompiledLayer then hands that input
+  /// over as it is, where it would write a copy on the int8 grid (whose integers are the same).
+  virtual bool quantizes_input(size_t input) const {
+    (void)input;
+    return false;
+  }
 };
 
 /// Everything a kernel factory needs.

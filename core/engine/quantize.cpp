@@ -19,23 +19,13 @@ namespace {
 #if defined(__AVX2__)
 /// quantize_value of eight values, as floats: the same division, rounding to nearest even
 /// (nearbyint's default mode), NaN to 0, saturation, and -0 as 0 (the integer has no sign).
-/// With `inverse` (1 / scale, for values on the grid: on_grid in quantize.h), a multiplication
-/// stands for the division: it gives those values' integers exactly.
-inline __m256 quantize8(const float* x, __m256 scale, bool inverse = false) {
-  const __m256 v = _mm256_loadu_ps(x);
-  __m256 q = _mm256_round_ps(inverse ? _mm256_mul_ps(v, scale) : _mm256_div_ps(v, scale),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+inline __m256 quantize8(const float* x, __m256 scale) {
+  __m256 q = _mm256_round_ps(_mm256_div_ps(_mm256_loadu_ps(x), scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   q = _mm256_and_ps(q, _mm256_cmp_ps(q, q, _CMP_ORD_Q));
   q = _mm256_min_ps(_mm256_max_ps(q, _mm256_set1_ps(kInt8Min)), _mm256_set1_ps(kInt8Max));
   return _mm256_add_ps(q, _mm256_setzero_ps());
 }
 #endif
-
-/// Whether values on the grid of `scale` may be quantized by multiplying by its inverse: both are
-/// normal floats far from the ends of the range, so that the products err by a few ulps at most.
-[[maybe_unused]] bool multiply_by_inverse(float scale, bool on_grid) {
-  return on_grid && scale >= 0x1p-100f && scale <= 0x1p100f;
-}
 
 }  // namespace
 
@@ -48,37 +38,35 @@ void fake_quantize_in_place(std::span<float> values, float scale) {
   for (; i < values.size(); ++i) values[i] = scale * static_cast<float>(quantize_value(values[i], scale));
 }
 
-void quantize_to_int8(std::span<const float> values, float scale, int8_t* out, bool on_grid) {
+void quantize_to_int8(std::span<const float> values, float scale, int8_t* out) {
   size_t i = 0;
 #if defined(__AVX2__)
-  const bool inverse = multiply_by_inverse(scale, on_grid);
-  const __m256 s = _mm256_set1_ps(inverse ? 1.0f / scale : scale);
+  const __m256 s = _mm256_set1_ps(scale);
   // 32 at a time: the four vectors of integers (already within int8) narrowed by two saturating
   // packs, which interleave 128-bit lanes; the permutation puts the bytes back in order.
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   for (; i + 32 <= values.size(); i += 32) {
-    const __m256i q0 = _mm256_cvtps_epi32(quantize8(&values[i], s, inverse));
-    const __m256i q1 = _mm256_cvtps_epi32(quantize8(&values[i + 8], s, inverse));
-    const __m256i q2 = _mm256_cvtps_epi32(quantize8(&values[i + 16], s, inverse));
-    const __m256i q3 = _mm256_cvtps_epi32(quantize8(&values[i + 24], s, inverse));
+    const __m256i q0 = _mm256_cvtps_epi32(quantize8(&values[i], s));
+    const __m256i q1 = _mm256_cvtps_epi32(quantize8(&values[i + 8], s));
+    const __m256i q2 = _mm256_cvtps_epi32(quantize8(&values[i + 16], s));
+    const __m256i q3 = _mm256_cvtps_epi32(quantize8(&values[i + 24], s));
     const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permutevar8x32_epi32(bytes, order));
   }
   alignas(32) int32_t q[8];
   for (; i + 8 <= values.size(); i += 8) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(q), _mm256_cvtps_epi32(quantize8(&values[i], s, inverse)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(q), _mm256_cvtps_epi32(quantize8(&values[i], s)));
     for (int l = 0; l < 8; ++l) out[i + static_cast<size_t>(l)] = static_cast<int8_t>(q[l]);
   }
 #endif
   for (; i < values.size(); ++i) out[i] = static_cast<int8_t>(quantize_value(values[i], scale));
 }
 
-void quantize_to_float(std::span<const float> values, float scale, float* out, bool on_grid) {
+void quantize_to_float(std::span<const float> values, float scale, float* out) {
   size_t i = 0;
 #if defined(__AVX2__)
-  const bool inverse = multiply_by_inverse(scale, on_grid);
-  const __m256 s = _mm256_set1_ps(inverse ? 1.0f / scale : scale);
-  for (; i + 8 <= values.size(); i += 8) _mm256_storeu_ps(out + i, quantize8(&values[i], s, inverse));
+  const __m256 s = _mm256_set1_ps(scale);
+  for (; i + 8 <= values.size(); i += 8) _mm256_storeu_ps(out + i, quantize8(&values[i], s));
 #endif
   for (; i < values.size(); ++i) out[i] = static_cast<float>(quantize_value(values[i], scale));
 }

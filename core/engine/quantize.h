@@ -38,14 +38,11 @@ inline int32_t quantize_value(float x, float scale) {
 /// stored in int8 reads back as.
 void fake_quantize_in_place(std::span<float> values, float scale);
 
-/// Quantizes values to int8 with one scale. `on_grid` promises that every value is on the int8
-/// grid of `scale` already (as fake_quantize_in_place leaves values): their integers then come
-/// from a multiplication by 1 / scale instead of a division, which gives them exactly (the
-/// products' relative error, 3 * 2^-24, moves an integer of at most 128 by less than 2^-15).
-void quantize_to_int8(std::span<const float> values, float scale, int8_t* out, bool on_grid = false);
+/// Quantizes values to int8 with one scale.
+void quantize_to_int8(std::span<const float> values, float scale, int8_t* out);
 /// The integers of quantize_to_int8 as floats (exact): the operand of an int8 product summed in
 /// float32 (exact while every partial sum stays within 2^24).
-void quantize_to_float(std::span<const float> values, float scale, float* out, bool on_grid = false);
+void quantize_to_float(std::span<const float> values, float scale, float* out);
 
 /// Per-output-channel weight scales of `weights` viewed as `channels` rows of equal length
 /// (row-major): max |w| of each row / 127 (see scale_from_amax for all-zero rows).

@@ -15,6 +15,7 @@
 #include "core/engine/folding.h"
 #include "core/engine/fusion.h"
 #include "core/engine/kernels/kernels.h"
+#include "core/engine/quantize.h"
 #include "core/ops/igemm.h"
 #include "tests/engine/engine_test_util.h"
 
@@ -160,6 +161,47 @@ TEST(Int8Kernels, DepthwiseConvSumsExactlyWithItsEpilogue) {
             << "channel " << c << " at " << oh << "," << ow;
       }
     }
+  }
+}
+
+TEST(Int8Kernels, ConvAndGemmQuantizeTheirInputThemselves) {
+  // CompiledLayer hands an int8 Conv its X and an int8 MatMul its A as they are (quantizes_input):
+  // the kernels' own quantization must give the bits of an input already on its int8 grid (ties,
+  // saturation past the scale's range included), on the dense, depthwise and product paths.
+  struct Case {
+    std::string text;
+    TacticId tactic;
+    Shape x;
+    std::map<std::string, Tensor> weights;
+  };
+  const std::vector<Case> cases = {
+      {"g (float[2,5,7,7] X, float[6,5,3,3] W) => (float[2,6,7,7] Y) { Y = Conv<pads=[1,1,1,1]>(X, W) }",
+       TacticId::kConvIm2colInt8,
+       {2, 5, 7, 7},
+       {{"W", random_tensor({6, 5, 3, 3}, 41)}}},
+      {"g (float[1,4,9,9] X, float[4,1,3,3] W) => (float[1,4,9,9] Y) { Y = Conv<group=4, pads=[1,1,1,1]>(X, W) }",
+       TacticId::kConvIm2colInt8,
+       {1, 4, 9, 9},
+       {{"W", random_tensor({4, 1, 3, 3}, 42)}}},
+      {"g (float[20,37] X, float[37,40] W) => (float[20,40] Y) { Y = MatMul(X, W) }",
+       TacticId::kGemmInt8,
+       {20, 37},
+       {{"W", random_tensor({37, 40}, 43)}}},
+  };
+  const float scale = 0.01f;  // inputs in [-1.6, 1.6): past 127 steps they saturate
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    OneLayer l(make_model(kHeader + c.text, c.weights));
+    const ScaleTable scales{{"X", scale}, {"Y", 1.0f}};
+    Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(l.args(c.tactic, scales));
+    ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+    EXPECT_TRUE((*kernel)->quantizes_input(0));
+    Tensor x = random_tensor(c.x, 44, -1.6f, 1.6f);
+    x.mutable_values<float>()[0] = 2.5f * scale;  // a tie, to the even integer
+    Tensor on_grid = x.clone();
+    fake_quantize_in_place(on_grid.mutable_values<float>(), scale);
+    EXPECT_FALSE(on_grid.same_as(x));
+    EXPECT_TRUE(run_kernel(**kernel, x).same_as(run_kernel(**kernel, on_grid)));
   }
 }
 

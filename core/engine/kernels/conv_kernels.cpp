@@ -259,6 +259,12 @@ class ConvKernel final : public LayerKernel {
     return Status::OK();
   }
 
+  /// int8 quantizes X itself (run_im2col_int8, run_grouped_int8), unless it is the residual too.
+  bool quantizes_input(size_t input) const override {
+    return args_.tactic == TacticId::kConvIm2colInt8 && static_cast<int>(input) == x_input_ &&
+           x_input_ != epilogue_.residual;
+  }
+
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
     const Tensor& x = *inputs[static_cast<size_t>(x_input_)];
     const Node& n = anchor_node(args_);
@@ -472,7 +478,7 @@ class ConvKernel final : public LayerKernel {
     const int64_t xq_size = batch * group_ * cg * in_size;
     const auto xq = std::make_unique_for_overwrite<int8_t[]>(static_cast<size_t>(xq_size));
     ops::parallel_chunks(threads, xq_size, [&](int64_t i0, int64_t i1) {
-      quantize_to_int8(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xq.get() + i0, true);
+      quantize_to_int8(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xq.get() + i0);
     });
     const auto col = std::make_unique_for_overwrite<int8_t[]>(pointwise ? 0 : static_cast<size_t>(rows * out_size));
     const auto acc = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(mg * out_size));
@@ -511,8 +517,7 @@ class ConvKernel final : public LayerKernel {
     const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
     const auto xf = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(size));
     ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
-      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0,
-                        true);
+      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0);
     });
     const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
       for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {

@@ -80,6 +80,12 @@ class GemmKernel final : public LayerKernel {
     return Status::OK();
   }
 
+  /// int8 quantizes A itself (product), unless it is the residual too.
+  bool quantizes_input(size_t input) const override {
+    return args_.tactic == TacticId::kGemmInt8 && a_.input >= 0 && static_cast<int>(input) == a_.input &&
+           a_.input != epilogue_.residual;
+  }
+
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
     // Kept across runs: rounded constants and transposed inputs would otherwise fault in fresh
     // pages at every layer.
@@ -154,8 +160,8 @@ class GemmKernel final : public LayerKernel {
     }
   }
 
-  /// y = a · b with the layer's tactic. int8 reads its prepared B: a holds values of A's int8 grid
-  /// (CompiledLayer quantized it), so converting them to int8 is exact; the sums are int32.
+  /// y = a · b with the layer's tactic. int8 reads its prepared B and quantizes a itself with A's
+  /// scale (quantizes_input); the sums are int32.
   /// On `threads` threads (the layer's when 0).
   void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads = 0) const {
     if (threads == 0) threads = args_.num_threads;
@@ -170,7 +176,7 @@ class GemmKernel final : public LayerKernel {
     // Every element of these is written before it is read: no zero fill.
     const auto aq = std::make_unique_for_overwrite<int8_t[]>(static_cast<size_t>(m * k));
     ops::parallel_chunks(threads, m * k, [&](int64_t i0, int64_t i1) {
-      quantize_to_int8(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, aq.get() + i0, true);
+      quantize_to_int8(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, aq.get() + i0);
     });
     const auto acc = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(m * n));
     // Each block of sums rescaled per column while in cache.
