@@ -10,23 +10,27 @@
 #include "core/ops/sgemm_impl.h"
 
 #ifdef VN_HAVE_SGEMM_AVX512
-extern "C" void vn_sgemm_packed_avx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                       const float* packed_b, const float* bias, float* c, int64_t ldc);
+extern "C" void vn_sgemm_packed_avx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                                       int64_t ldb, const float* bias, float* c, int64_t ldc);
 #endif
 
 namespace vn::ops {
 namespace {
 
 using sgemm_detail::ALayout;
+using sgemm_detail::BLayout;
 
 #if defined(__AVX2__) && defined(__FMA__)
 
-/// R (<= 4) rows x `cols` (<= 16) columns of C over `depth` steps; b points into a panel (rows
-/// kPackCols apart). Eight-float vectors: 2R accumulators leave room for B and a broadcast in the
-/// sixteen registers.
+/// R (<= 4) rows x `cols` (<= 16) columns of C over `depth` steps; b's rows are lb.step apart,
+/// only `cols` of them read when lb.direct. Eight-float vectors: 2R accumulators leave room for B
+/// and a broadcast in the sixteen registers.
 template <int R>
-void sub_tile(int64_t depth, const float* a, ALayout la, const float* b, float* c, int64_t ldc, int cols,
+void sub_tile(int64_t depth, const float* a, ALayout la, const float* b, BLayout lb, float* c, int64_t ldc, int cols,
               const float* bias, bool accumulate) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i lo_mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), lanes);
+  const __m256i hi_mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols - 8), lanes);
   __m256 lo[R], hi[R];
   alignas(32) float row[16];
   for (int r = 0; r < R; ++r) {
@@ -40,14 +44,15 @@ void sub_tile(int64_t depth, const float* a, ALayout la, const float* b, float* 
     }
   }
   for (int64_t p = 0; p < depth; ++p) {
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    const __m256 b0 = lb.direct ? _mm256_maskload_ps(b, lo_mask) : _mm256_loadu_ps(b);
+    const __m256 b1 = lb.direct ? _mm256_maskload_ps(b + 8, hi_mask) : _mm256_loadu_ps(b + 8);
     for (int r = 0; r < R; ++r) {
       const __m256 ar = _mm256_broadcast_ss(a + r * la.row);
       lo[r] = _mm256_fmadd_ps(ar, b0, lo[r]);
       hi[r] = _mm256_fmadd_ps(ar, b1, hi[r]);
     }
     a += la.step;
-    b += kPackCols;
+    b += lb.step;
   }
   for (int r = 0; r < R; ++r) {
     _mm256_store_ps(row, lo[r]);
@@ -56,8 +61,9 @@ void sub_tile(int64_t depth, const float* a, ALayout la, const float* b, float* 
   }
 }
 
-void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const float* b, float* c, int64_t ldc,
-                   int cols, const float* bias, bool accumulate, const float* /*next_a: no prefetch here*/) {
+void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const float* b, BLayout lb, float* c,
+                   int64_t ldc, int cols, const float* bias, bool accumulate,
+                   const float* /*next_a: no prefetch here*/) {
   for (int r0 = 0; r0 < rows; r0 += 4) {
     const float* ar = a + r0 * la.row;
     const float* br = bias ? bias + r0 : nullptr;
@@ -65,10 +71,18 @@ void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const fl
       float* cr = c + r0 * ldc + c0;
       const int w = std::min(16, cols - c0);
       switch (std::min(4, rows - r0)) {
-        case 4: sub_tile<4>(depth, ar, la, b + c0, cr, ldc, w, br, accumulate); break;
-        case 3: sub_tile<3>(depth, ar, la, b + c0, cr, ldc, w, br, accumulate); break;
-        case 2: sub_tile<2>(depth, ar, la, b + c0, cr, ldc, w, br, accumulate); break;
-        default: sub_tile<1>(depth, ar, la, b + c0, cr, ldc, w, br, accumulate); break;
+        case 4:
+          sub_tile<4>(depth, ar, la, b + c0, lb, cr, ldc, w, br, accumulate);
+          break;
+        case 3:
+          sub_tile<3>(depth, ar, la, b + c0, lb, cr, ldc, w, br, accumulate);
+          break;
+        case 2:
+          sub_tile<2>(depth, ar, la, b + c0, lb, cr, ldc, w, br, accumulate);
+          break;
+        default:
+          sub_tile<1>(depth, ar, la, b + c0, lb, cr, ldc, w, br, accumulate);
+          break;
       }
     }
   }
@@ -76,9 +90,11 @@ void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const fl
 
 #else
 
-/// Without AVX2 and FMA: plain loops the compiler vectorizes over the panel's columns.
-void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const float* b, float* c, int64_t ldc,
-                   int cols, const float* bias, bool accumulate, const float* /*next_a: no prefetch here*/) {
+/// Without AVX2 and FMA: plain loops the compiler vectorizes over the panel's columns (B's columns
+/// past `cols` taken as zero: they are not there to read when B is read where it lies).
+void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const float* b, BLayout lb, float* c,
+                   int64_t ldc, int cols, const float* bias, bool accumulate,
+                   const float* /*next_a: no prefetch here*/) {
   float acc[kPackRows][kPackCols];
   for (int r = 0; r < rows; ++r) {
     for (int j = 0; j < kPackCols; ++j) {
@@ -88,7 +104,7 @@ void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const fl
   for (int64_t p = 0; p < depth; ++p) {
     for (int r = 0; r < rows; ++r) {
       const float ar = a[r * la.row + p * la.step];
-      for (int j = 0; j < kPackCols; ++j) acc[r][j] += ar * b[p * kPackCols + j];
+      for (int j = 0; j < kPackCols; ++j) acc[r][j] += ar * (j < cols ? b[p * lb.step + j] : 0.0f);
     }
   }
   for (int r = 0; r < rows; ++r) std::copy_n(acc[r], cols, c + r * ldc);
@@ -125,19 +141,39 @@ bool sgemm_uses_avx512() {
 
 void detail::sgemm_packed_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                                    const float* packed_b, const float* bias, float* c, int64_t ldc) {
-  sgemm_detail::sgemm_blocked(m, n, k, a, lda, packed_b, bias, c, ldc, portable_tile);
+  sgemm_detail::sgemm_blocked(m, n, k, a, lda, packed_b, 0, bias, c, ldc, portable_tile);
 }
 
-void sgemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
-                  const float* bias, float* c, int64_t ldc) {
+void detail::sgemm_direct_b_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                                     int64_t ldb, const float* bias, float* c, int64_t ldc) {
+  sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, portable_tile);
+}
+
+namespace {
+
+/// sgemm_packed (ldb 0) or sgemm_direct_b on the kernel this machine runs.
+void sgemm_any_b(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                 const float* bias, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
 #ifdef VN_HAVE_SGEMM_AVX512
   if (sgemm_uses_avx512()) {
-    vn_sgemm_packed_avx512(m, n, k, a, lda, packed_b, bias, c, ldc);
+    vn_sgemm_packed_avx512(m, n, k, a, lda, b, ldb, bias, c, ldc);
     return;
   }
 #endif
-  detail::sgemm_packed_portable(m, n, k, a, lda, packed_b, bias, c, ldc);
+  sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, portable_tile);
+}
+
+}  // namespace
+
+void sgemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
+                  const float* bias, float* c, int64_t ldc) {
+  sgemm_any_b(m, n, k, a, lda, packed_b, 0, bias, c, ldc);
+}
+
+void sgemm_direct_b(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                    const float* bias, float* c, int64_t ldc) {
+  sgemm_any_b(m, n, k, a, lda, b, ldb, bias, c, ldc);
 }
 
 }  // namespace vn::ops

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The float32 matrix product under the reference backend's convolutions, on one thread (callers
 // share the work among theirs). B, the im2col matrix, is written straight into its packed layout
-// by the convolution; A, the weights, is packed once per convolution when several tiles of output
-// positions read it, and read where it lies when one tile does (the deep layers, whose weights
-// are large and each used once), so that no operand is copied again for each product.
+// by the convolution (a 1x1 convolution's, its input planes, is read where it lies); A, the weights, is packed once per
+// convolution when several tiles of output positions read it, and read where it lies when one tile does (the deep
+// layers, whose weights are large and each used once), so that no operand is copied again for each product.
 //
 // On machines with AVX-512 the product runs a kernel compiled for AVX-512 in a shared library of
 // its own (sgemm_avx512.cpp): g++ 12 miscompiles ordinary code with AVX-512 on, so only this
@@ -37,6 +37,12 @@ void pack_a(int64_t m, int64_t k, const float* a, int64_t lda, int64_t block0, i
 void sgemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
                   const float* bias, float* c, int64_t ldc);
 
+/// sgemm_packed with B (k x n) read where it lies, rows `ldb` apart (a 1x1 convolution's input
+/// planes, which need no im2col), instead of packed: each element of C is the same sum in the same
+/// order, so the same bits. Reads no element of B outside its k rows of n columns.
+void sgemm_direct_b(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                    const float* bias, float* c, int64_t ldc);
+
 /// Whether sgemm_packed runs the AVX-512 kernel here (the library was built and the CPU has it).
 bool sgemm_uses_avx512();
 
@@ -44,6 +50,9 @@ namespace detail {
 /// The kernel sgemm_packed runs where AVX-512 is not available, callable anywhere (for tests).
 void sgemm_packed_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
                            const float* bias, float* c, int64_t ldc);
+/// The same for sgemm_direct_b.
+void sgemm_direct_b_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                             const float* bias, float* c, int64_t ldc);
 }  // namespace detail
 
 }  // namespace vn::ops

@@ -13,6 +13,7 @@ namespace {
 using vn::ops::kPackCols;
 using vn::ops::kPackRows;
 using vn::ops::sgemm_detail::ALayout;
+using vn::ops::sgemm_detail::BLayout;
 
 static_assert(kPackCols == 32, "a tile row is two 16-float vectors");
 static_assert(kPackRows == 12, "any_tile covers one to twelve rows");
@@ -20,9 +21,10 @@ static_assert(kPackRows == 12, "any_tile covers one to twelve rows");
 /// R rows x `cols` (<= 32) columns of C over `depth` steps: 2R accumulators (24 of the 32
 /// registers at R = 12), two loads of B and R broadcasts of A per step for 2R fused multiply-adds
 /// (R of each when Half: `cols` <= 16, the last panel of a plane whose width leaves it half
-/// empty). A is packed, or rows `lda` apart.
-template <int R, bool Packed, bool Half>
-void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int cols,
+/// empty). A is packed, or rows `lda` apart; B's rows are `ldb` apart, and when Direct (B read
+/// where it lies) only its `cols` columns are loaded.
+template <int R, bool Packed, bool Half, bool Direct>
+void tile(int64_t depth, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, int cols,
           const float* bias, bool accumulate, const float* next_a) {
   const auto mask = [](int n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : n <= 0 ? 0 : (1u << n) - 1); };
   const __mmask16 lo_mask = mask(cols), hi_mask = mask(cols - 16);
@@ -48,17 +50,18 @@ void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, 
     // B's panel comes from L2 (A's slice stays in L1 across a group's panels): its lines eight
     // steps ahead are asked for now (+5-8% on ResNet's and BERT's shapes, 1 KiB ahead as good
     // as 512 B or 2 KiB).
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * kPackCols), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * kPackCols + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(b);
-    const __m512 b1 = Half ? b0 : _mm512_loadu_ps(b + 16);
+    const int64_t b_step = Direct ? ldb : kPackCols;
+    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * b_step), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * b_step + 16), _MM_HINT_T0);
+    const __m512 b0 = Direct ? _mm512_maskz_loadu_ps(lo_mask, b) : _mm512_loadu_ps(b);
+    const __m512 b1 = Half ? b0 : Direct ? _mm512_maskz_loadu_ps(hi_mask, b + 16) : _mm512_loadu_ps(b + 16);
     for (int r = 0; r < R; ++r) {
       const __m512 ar = _mm512_set1_ps(Packed ? a[r] : a[r * lda]);
       lo[r] = _mm512_fmadd_ps(ar, b0, lo[r]);
       if (!Half) hi[r] = _mm512_fmadd_ps(ar, b1, hi[r]);
     }
     a += Packed ? kPackRows : 1;
-    b += kPackCols;
+    b += b_step;
   }
   for (int r = 0; r < R; ++r) {
     _mm512_mask_storeu_ps(c + r * ldc, lo_mask, lo[r]);
@@ -66,43 +69,63 @@ void tile(int64_t depth, const float* a, int64_t lda, const float* b, float* c, 
   }
 }
 
-template <bool Packed, bool Half>
-void rows_tile(int rows, int64_t depth, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int cols,
-               const float* bias, bool accumulate, const float* next_a) {
+template <bool Packed, bool Half, bool Direct>
+void rows_tile(int rows, int64_t depth, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
+               int cols, const float* bias, bool accumulate, const float* next_a) {
   switch (rows) {
-    case 12: return tile<12, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 11: return tile<11, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 10: return tile<10, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 9: return tile<9, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 8: return tile<8, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 7: return tile<7, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 6: return tile<6, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 5: return tile<5, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 4: return tile<4, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 3: return tile<3, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    case 2: return tile<2, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
-    default: return tile<1, Packed, Half>(depth, a, lda, b, c, ldc, cols, bias, accumulate, next_a);
+    case 12:
+      return tile<12, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 11:
+      return tile<11, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 10:
+      return tile<10, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 9:
+      return tile<9, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 8:
+      return tile<8, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 7:
+      return tile<7, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 6:
+      return tile<6, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 5:
+      return tile<5, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 4:
+      return tile<4, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 3:
+      return tile<3, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    case 2:
+      return tile<2, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
+    default:
+      return tile<1, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
   }
 }
 
-void any_tile(int rows, int64_t depth, const float* a, ALayout layout, const float* b, float* c, int64_t ldc,
-              int cols, const float* bias, bool accumulate, const float* next_a) {
+template <bool Direct>
+void layout_tile(int rows, int64_t depth, const float* a, ALayout layout, const float* b, int64_t ldb, float* c,
+                 int64_t ldc, int cols, const float* bias, bool accumulate, const float* next_a) {
   const bool half = cols <= 16;
   if (layout.step == 1) {
-    (half ? rows_tile<false, true> : rows_tile<false, false>)(rows, depth, a, layout.row, b, c, ldc, cols, bias,
-                                                             accumulate, next_a);
+    (half ? rows_tile<false, true, Direct> : rows_tile<false, false, Direct>)(rows, depth, a, layout.row, b, ldb, c,
+                                                                              ldc, cols, bias, accumulate, next_a);
   } else {
-    (half ? rows_tile<true, true> : rows_tile<true, false>)(rows, depth, a, 0, b, c, ldc, cols, bias, accumulate,
-                                                            next_a);
+    (half ? rows_tile<true, true, Direct> : rows_tile<true, false, Direct>)(rows, depth, a, 0, b, ldb, c, ldc, cols,
+                                                                            bias, accumulate, next_a);
   }
+}
+
+void any_tile(int rows, int64_t depth, const float* a, ALayout layout, const float* b, BLayout b_layout, float* c,
+              int64_t ldc, int cols, const float* bias, bool accumulate, const float* next_a) {
+  (b_layout.direct ? layout_tile<true> : layout_tile<false>)(rows, depth, a, layout, b, b_layout.step, c, ldc, cols,
+                                                             bias, accumulate, next_a);
 }
 
 }  // namespace
 
+/// sgemm_packed (ldb 0) and sgemm_direct_b (B's rows ldb apart), sgemm.h.
 extern "C" __attribute__((visibility("default"))) void vn_sgemm_packed_avx512(int64_t m, int64_t n, int64_t k,
                                                                               const float* a, int64_t lda,
-                                                                              const float* packed_b,
+                                                                              const float* b, int64_t ldb,
                                                                               const float* bias, float* c,
                                                                               int64_t ldc) {
-  vn::ops::sgemm_detail::sgemm_blocked(m, n, k, a, lda, packed_b, bias, c, ldc, any_tile);
+  vn::ops::sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, any_tile);
 }

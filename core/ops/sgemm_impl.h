@@ -28,19 +28,29 @@ struct ALayout {
   int64_t row, step;
 };
 
-/// C = A * B (+ bias) with B packed, one micro-tile (up to kPackRows x kPackCols) at a time:
-/// `tile(rows, depth, a, layout, b, c, ldc, cols, bias, accumulate, next_a)` computes a rows x
-/// cols tile of C over `depth` steps of k, starting from C itself when `accumulate`, else from the
-/// bias (or zero). The first tile of each row block gets in next_a the same slice of the next
+/// B's element (p, j) of a micro-tile is b[p * step + j]: step kPackCols in a packed panel (whose
+/// columns past n are zero), or ldb when B is read where it lies (`direct`: its columns past the
+/// tile's are not there to read).
+struct BLayout {
+  int64_t step;
+  bool direct;
+};
+
+/// C = A * B (+ bias) with B packed (ldb 0) or rows ldb apart, one micro-tile (up to kPackRows x
+/// kPackCols) at a time: `tile(rows, depth, a, a_layout, b, b_layout, c, ldc, cols, bias,
+/// accumulate, next_a)` computes a rows x cols tile of C over `depth` steps of k, starting from C
+/// itself when `accumulate`, else from the bias (or zero). Each element's sum is the same, in the
+/// same order, whichever layout B has. The first tile of each row block gets in next_a the same slice of the next
 /// block's rows (else null; rows lda apart, or packed), for the tile to prefetch while it works:
 /// weights used for few columns (a 7 x 7 map's 49) come from memory in a block's short strided runs,
 /// which the hardware prefetcher barely starts on (EfficientNetV2-S's 1536 x 256 1x1 convolution:
 /// 0.39 ms with its weights in cache, 0.6 in the network); packed weights kept from run to run
 /// come from memory too (ResNet-50's deep layers: 4% of its run without the prefetch).
 template <typename Tile>
-void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
+void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                    const float* bias, float* c, int64_t ldc, Tile tile) {
   const ALayout layout = lda == 0 ? ALayout{1, kPackRows} : ALayout{lda, 1};
+  const BLayout b_layout = ldb == 0 ? BLayout{kPackCols, false} : BLayout{ldb, true};
   // Passes of even depth: 576 = 3 x 192 rather than 256 + 256 + 64.
   const int64_t passes = std::max<int64_t>((k + kMaxDepth - 1) / kMaxDepth, 1);
   const int64_t depth = (k + passes - 1) / passes;
@@ -59,8 +69,9 @@ void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
         const float* next_a = i + kPackRows >= m ? nullptr : lda != 0 ? a0 + kPackRows * lda : a0 + kPackRows * k;
         for (int64_t j = g0; j < g1; j += kPackCols) {
           const int cols = static_cast<int>(std::min(kPackCols, n - j));
-          tile(rows, d, a0, layout, packed_b + j * k + p0 * kPackCols, c + i * ldc + j, ldc, cols,
-               bias && !accumulate ? bias + i : nullptr, accumulate, j == g0 ? next_a : nullptr);
+          const float* b0 = ldb == 0 ? b + j * k + p0 * kPackCols : b + p0 * ldb + j;
+          tile(rows, d, a0, layout, b0, b_layout, c + i * ldc + j, ldc, cols, bias && !accumulate ? bias + i : nullptr,
+               accumulate, j == g0 ? next_a : nullptr);
         }
       }
     }

@@ -39,30 +39,15 @@
 #ifdef VN_HAVE_SGEMM_AVX512
 extern "C" int64_t vn_exp_array_avx512(const float* x, float shift, float* y, int64_t n, const float* q, double d,
                                        float* z);
+extern "C" int64_t vn_sigmoid_array_avx512(const float* x, float* y, int64_t n);
+extern "C" int64_t vn_erf_array_avx512(const float* x, float* y, int64_t n);
+extern "C" int64_t vn_gelu_array_avx512(const float* x, float* y, int64_t n);
 #endif
 
 namespace vn::ops::vmath {
 namespace {
 
 using namespace exp_detail;
-
-constexpr double kTwoOverSqrtPiHi = 0x1.20dd750429b6dp+0;
-constexpr double kTwoOverSqrtPiLo = 0x1.1ae3a914fed80p-56;
-/// Q(u) ~ (erf(sqrt u) / sqrt u - 2/sqrt(pi)) / u on [0, 2.25], highest degree first.
-constexpr double kErfQ[] = {-0x1.50eb1e5ede979p-39, 0x1.2fc27767987dbp-34,  -0x1.37c56564237a4p-30,
-                            0x1.f46982dce9144p-27,  -0x1.5e83ca06a9d4fp-23, 0x1.b9c076965d04bp-20,
-                            -0x1.f4ce0747483a4p-17, 0x1.f9a2cf56ab133p-14,  -0x1.c02daf4c468ddp-11,
-                            0x1.565bcce4b1a1ap-8,   -0x1.b82ce310d1efbp-6,  0x1.ce2f21a0399d9p-4,
-                            -0x1.812746b0378d5p-2};
-constexpr double kErfSplit = 1.5;
-constexpr double kErfMax = 6.0;
-constexpr double kErfcCenter = 3.75;
-/// L(v) ~ log(erfc(x)) + x^2 for v = x - 3.75, x in [1.5, 6], highest degree first.
-constexpr double kErfcL[] = {
-    0x1.10a797e8ab844p-30, 0x1.93d1413489e11p-27,  0x1.19c14a8a14c4dp-24, 0x1.f441405f0fca4p-23,  0x1.d6a342e0d0007p-22,
-    0x1.35ba7fea9b086p-20, -0x1.29734a320ef37p-19, 0x1.3bc43ae4349dcp-16, -0x1.e3f07b124d19ep-14, 0x1.74687380810f8p-11,
-    -0x1.22c85bcdb3198p-8, 0x1.e5848e6e89587p-6,   -0x1.0069ec23882a9p-2, -0x1.ed4d6e21a10c9p+0};
-constexpr double kInvSqrt2 = 0x1.6a09e667f3bcdp-1;
 
 // ---- Scalar definitions ---------------------------------------------------------------------------
 
@@ -238,6 +223,10 @@ float erf(float x) {
 
 void erf(const float* x, float* y, int64_t n) {
   int64_t i = 0;
+#ifdef VN_HAVE_SGEMM_AVX512
+  // Twice the lanes where the machine has AVX-512 (vector_math_avx512.cpp), the same bits.
+  if (sgemm_uses_avx512()) i = vn_erf_array_avx512(x, y, n);
+#endif
 #ifdef VN_VMATH_AVX2
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256 split = _mm256_set1_ps(static_cast<float>(kErfSplit));
@@ -259,8 +248,31 @@ void erf(const float* x, float* y, int64_t n) {
   for (; i < n; ++i) y[i] = erf(x[i]);
 }
 
+void sigmoid(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+#ifdef VN_HAVE_SGEMM_AVX512
+  // In one pass of sixteen lanes where the machine has AVX-512 (vector_math_avx512.cpp).
+  if (sgemm_uses_avx512()) i = vn_sigmoid_array_avx512(x, y, n);
+#endif
+  // Elsewhere in three passes over blocks that stay in L1 (EfficientNetV2-S: 14.8 -> 12.3 ms
+  // against one element at a time). y is written before x is read again: a block goes through a
+  // buffer of its own when the two may overlap.
+  constexpr int64_t kBlock = 1024;
+  alignas(32) float e[kBlock];
+  for (; i < n; i += kBlock) {
+    const int64_t m = std::min(kBlock, n - i);
+    const float* xb = x + i;
+    for (int64_t j = 0; j < m; ++j) e[j] = -std::fabs(xb[j]);
+    exp(e, e, m);
+    for (int64_t j = 0; j < m; ++j) y[i + j] = (xb[j] >= 0.0f ? 1.0f : e[j]) / (1.0f + e[j]);
+  }
+}
+
 void gelu_erf(const float* x, float* y, int64_t n) {
   int64_t i = 0;
+#ifdef VN_HAVE_SGEMM_AVX512
+  if (sgemm_uses_avx512()) i = vn_gelu_array_avx512(x, y, n);
+#endif
 #ifdef VN_VMATH_AVX2
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   // Below 2.1, x / sqrt 2 is below 1.5: erf_core would take erf_small for every lane.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// vector_math.cpp's exp formula and its constants (see there), written once for every width of
-// lanes it runs on: scalars and AVX2 there, AVX-512 in vector_math_avx512.cpp. Internal to
-// core/ops.
+// vector_math.cpp's exp formula and its constants, and erf's constants (see there), written once
+// for every width of lanes they run on: scalars and AVX2 there, AVX-512 in vector_math_avx512.cpp.
+// Internal to core/ops.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,25 @@ constexpr double kExpP[] = {0x1.af389eeb9e5e9p-26, 0x1.28917ca046b86p-22, 0x1.71
 /// exp of a float beyond these rounds to +inf (above 88.7228...) or +0 (below -103.97...).
 constexpr double kExpMin = -104.0;
 constexpr double kExpMax = 89.0;
+
+// erf's (vector_math.cpp says how they are used).
+constexpr double kTwoOverSqrtPiHi = 0x1.20dd750429b6dp+0;
+constexpr double kTwoOverSqrtPiLo = 0x1.1ae3a914fed80p-56;
+/// Q(u) ~ (erf(sqrt u) / sqrt u - 2/sqrt(pi)) / u on [0, 2.25], highest degree first.
+constexpr double kErfQ[] = {-0x1.50eb1e5ede979p-39, 0x1.2fc27767987dbp-34,  -0x1.37c56564237a4p-30,
+                            0x1.f46982dce9144p-27,  -0x1.5e83ca06a9d4fp-23, 0x1.b9c076965d04bp-20,
+                            -0x1.f4ce0747483a4p-17, 0x1.f9a2cf56ab133p-14,  -0x1.c02daf4c468ddp-11,
+                            0x1.565bcce4b1a1ap-8,   -0x1.b82ce310d1efbp-6,  0x1.ce2f21a0399d9p-4,
+                            -0x1.812746b0378d5p-2};
+constexpr double kErfSplit = 1.5;
+constexpr double kErfMax = 6.0;
+constexpr double kErfcCenter = 3.75;
+/// L(v) ~ log(erfc(x)) + x^2 for v = x - 3.75, x in [1.5, 6], highest degree first.
+constexpr double kErfcL[] = {
+    0x1.10a797e8ab844p-30, 0x1.93d1413489e11p-27,  0x1.19c14a8a14c4dp-24, 0x1.f441405f0fca4p-23,  0x1.d6a342e0d0007p-22,
+    0x1.35ba7fea9b086p-20, -0x1.29734a320ef37p-19, 0x1.3bc43ae4349dcp-16, -0x1.e3f07b124d19ep-14, 0x1.74687380810f8p-11,
+    -0x1.22c85bcdb3198p-8, 0x1.e5848e6e89587p-6,   -0x1.0069ec23882a9p-2, -0x1.ed4d6e21a10c9p+0};
+constexpr double kInvSqrt2 = 0x1.6a09e667f3bcdp-1;
 
 // The formulas take the lanes as `V`: its type `D` (a double or a vector of them) and set1, add,
 // sub, mul, fmadd (an explicit fused multiply-add: the files that use them are compiled with

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // sgemm_packed (the AVX-512 kernel where the machine has it) and the portable kernel against a
 // product in double, on packed operands written here from the layout sgemm.h documents: partial
-// row blocks and panels, half-empty last panels, several passes over k, A packed or read in place.
+// row blocks and panels, half-empty last panels, several passes over k, A packed or read in place;
+// and B read where it lies (sgemm_direct_b) against B packed, bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,6 +95,46 @@ void check_all(Kernel kernel) {
 TEST(SgemmPacked, MatchesTheProductWhereverItRuns) { check_all(sgemm_packed); }
 
 TEST(SgemmPacked, PortableKernelMatchesTheProduct) { check_all(detail::sgemm_packed_portable); }
+
+using DirectKernel = void (*)(int64_t, int64_t, int64_t, const float*, int64_t, const float*, int64_t, const float*,
+                              float*, int64_t);
+
+/// B read where it lies (rows ldb apart, its last row ending the buffer) gives C bit for bit as B
+/// packed does, on the same kernel.
+void check_direct(Kernel packed_kernel, DirectKernel direct_kernel) {
+  for (int64_t m : {1, 7, 13}) {
+    for (int64_t n : {1, 15, 17, 32, 45, 70}) {
+      for (int64_t k : {0, 3, 300}) {
+        for (bool packed : {true, false}) {
+          SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                       (packed ? " packed" : " in place"));
+          const Operands o = make(m, n, k, true, static_cast<uint32_t>(m * 7 + n * 3 + k));
+          // B from its panels into rows ldb apart, holding only what the product may read.
+          const int64_t ldb = n + 5;
+          std::vector<float> b(static_cast<size_t>(k == 0 ? 1 : (k - 1) * ldb + n), 0.0f);
+          for (int64_t p = 0; p < k; ++p) {
+            for (int64_t j = 0; j < n; ++j) {
+              b[static_cast<size_t>(p * ldb + j)] =
+                  o.packed_b[static_cast<size_t>(j / kPackCols * k * kPackCols + p * kPackCols + j % kPackCols)];
+            }
+          }
+          const float* a = packed ? o.packed_a.data() : o.a.data();
+          const int64_t lda = packed ? 0 : k;
+          std::vector<float> want(static_cast<size_t>(m * n)), got(static_cast<size_t>(m * n));
+          packed_kernel(m, n, k, a, lda, o.packed_b.data(), o.bias.data(), want.data(), n);
+          direct_kernel(m, n, k, a, lda, b.data(), ldb, o.bias.data(), got.data(), n);
+          ASSERT_EQ(got, want);
+        }
+      }
+    }
+  }
+}
+
+TEST(SgemmDirectB, GivesTheBitsOfPackedBWhereverItRuns) { check_direct(sgemm_packed, sgemm_direct_b); }
+
+TEST(SgemmDirectB, PortableKernelGivesTheBitsOfPackedB) {
+  check_direct(detail::sgemm_packed_portable, detail::sgemm_direct_b_portable);
+}
 
 TEST(SgemmPacked, PackAWritesBlocksOfRowsDepthFirstAndZeroPadsTheLast) {
   // A is 3 x 2 with rows 4 apart: one block, its rows past 3 zero.

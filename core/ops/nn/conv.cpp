@@ -3,8 +3,8 @@
 // included), strides, dilations, explicit pads and auto_pad. For Conv each (image, group) is one
 // GEMM: W_g (M/g × C/g·K) times the im2col matrix (C/g·K × output positions), computed tile by
 // tile of output positions. In float32 the tiles are written straight into the packed layout of
-// sgemm.h's kernel; in the other types Eigen multiplies them, and 1×1 convolutions without stride
-// or padding skip im2col and multiply the input directly. Convolutions with one input channel per
+// sgemm.h's kernel; in the other types Eigen multiplies them. 1×1 convolutions without stride or
+// padding skip im2col and multiply the input directly. Convolutions with one input channel per
 // group (depthwise) sum their windows directly: in float32 also those with few channels per group
 // (conv_direct.h).
 #include "core/ops/nn/conv.h"
@@ -281,12 +281,13 @@ bool single_position(const ConvPlan& p) {
 
 /// conv_compute for float32: the same tasks, on packed operands (sgemm.h). Each task writes its
 /// tile's im2col straight into packed panels (or reads the panels all threads made, when the
-/// tile's output channels are cut into blocks). Weights in a constant of the model (`w_constant`,
-/// no transform) are read packed from packed_weights; others are packed once, by all threads, when
-/// more than one tile reads them, and with one tile per group read where they lie, or, under a
-/// transform, packed a task's block at a time. The bias comes in with the products. Calls
-/// `finish` on each task's block of y once it is done and returns true; the paths without tasks
-/// (direct sums, boxes of live taps, single positions) return false without calling it.
+/// tile's output channels are cut into blocks); a 1x1 convolution without stride or padding reads
+/// its input planes where they lie instead (sgemm_direct_b, the same bits). Weights in a constant of the model
+/// (`w_constant`, no transform) are read packed from packed_weights; others are packed once, by all threads, when more
+/// than one tile reads them, and with one tile per group read where they lie, or, under a transform, packed a task's
+/// block at a time. The bias comes in with the products. Calls `finish` on each task's block of y once it is done and
+/// returns true; the paths without tasks (direct sums, boxes of live taps, single positions) return false without
+/// calling it.
 bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform, const ConvFinish* finish = nullptr,
                  const Tensor* w_constant = nullptr, Narrow kept_as = Narrow::kNone) {
@@ -339,12 +340,18 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
           ? packed_weights().rounded_conv_weights(*w_constant, pw, p.group, mg, rows, kept_as, *transform, threads)
           : nullptr;
   const bool pack_all = !kept && p.n * t.tiles > 1;
+  // A 1x1 convolution without stride or padding multiplies its input planes as they lie: its
+  // im2col would be a copy of them.
+  bool pointwise = k_size == 1;
+  for (size_t i = 0; i < p.geo.rank(); ++i) {
+    pointwise = pointwise && p.geo.strides[i] == 1 && p.geo.pads_begin[i] == 0 && p.geo.pads_end[i] == 0;
+  }
   std::optional<Scratch<float>> packed_scratch;
   if (pack_all) {
     packed_scratch.emplace(static_cast<size_t>(p.group * group_weights), ScratchSlot::kWeights, kKeptWeightBytes);
   }
   const float* packed = kept ? kept.get() : pack_all ? packed_scratch->data() : nullptr;
-  const bool shared = t.blocks > 1;
+  const bool shared = t.blocks > 1 && !pointwise;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
   std::optional<Scratch<float>> shared_scratch;
   if (shared) {
@@ -381,7 +388,7 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     std::optional<Scratch<float>> chunk_scratch;
     const int64_t chunk_rows = std::min(t.block, kTransformRows);
     for (int64_t task; tasks.next(task);) {
-      if (!col_scratch && !shared) {
+      if (!col_scratch && !shared && !pointwise) {
         col_scratch.emplace(static_cast<size_t>(panels), ScratchSlot::kTile, kKeptPanelBytes);
       }
       if (!chunk_scratch && transform && !packed) {
@@ -390,16 +397,25 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
       const int64_t plane = task / t.blocks, r0 = task % t.blocks * t.block, m_rows = std::min(t.block, mg - r0);
       const auto [img, gi, c0, c1, width] = t.plane(plane, p.group, out_size);
       if (m_rows <= 0) continue;
-      const float* b = shared_panels + plane * panels;
-      if (!shared) {
-        im2col_panels(px + (img * p.c + gi * cg) * in_size, cg, g3, c0, c0 + width, 0, rows, col_scratch->data());
+      const float* xg = px + (img * p.c + gi * cg) * in_size;
+      const float* b = pointwise ? xg + c0 : shared_panels + plane * panels;
+      if (!shared && !pointwise) {
+        im2col_panels(xg, cg, g3, c0, c0 + width, 0, rows, col_scratch->data());
         b = col_scratch->data();
       }
+      // rows_ of C from A (packed when lda is 0), B packed, or the input's planes as they lie.
+      const auto product = [&](int64_t rows_, const float* a, int64_t lda, const float* bias_, float* c) {
+        if (pointwise) {
+          sgemm_direct_b(rows_, width, rows, a, lda, b, in_size, bias_, c, out_size);
+        } else {
+          sgemm_packed(rows_, width, rows, a, lda, b, bias_, c, out_size);
+        }
+      };
       const float* bias = pb ? pb + gi * mg + r0 : nullptr;
       float* y0 = py + (img * p.m + gi * mg + r0) * out_size + c0;
       if (packed) {
         // r0 is a multiple of kPackRows: its block starts r0 * rows floats in.
-        sgemm_packed(m_rows, width, rows, packed + gi * group_weights + r0 * rows, 0, b, bias, y0, out_size);
+        product(m_rows, packed + gi * group_weights + r0 * rows, 0, bias, y0);
       } else if (transform) {
         for (int64_t i = 0; i < m_rows; i += chunk_rows) {
           const int64_t n_rows = std::min(chunk_rows, m_rows - i);
@@ -413,11 +429,10 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
             pack_a(n_rows, rows, pw + (gi * mg + r0 + i) * rows, rows, 0, blocks, chunk_scratch->data());
             (*transform)(std::span<float>(chunk_scratch->data(), blocks * kPackRows * rows));
           }
-          sgemm_packed(n_rows, width, rows, chunk_scratch->data(), 0, b, bias ? bias + i : nullptr,
-                       y0 + i * out_size, out_size);
+          product(n_rows, chunk_scratch->data(), 0, bias ? bias + i : nullptr, y0 + i * out_size);
         }
       } else {
-        sgemm_packed(m_rows, width, rows, pw + (gi * mg + r0) * rows, rows, b, bias, y0, out_size);
+        product(m_rows, pw + (gi * mg + r0) * rows, rows, bias, y0);
       }
       if (finish) (*finish)(img, gi * mg + r0, m_rows, c0, width);
     }

@@ -296,10 +296,12 @@ class Recurrence {
   }
 
   /// y (rows x g) = a (rows x cols) times the transpose of m (g x cols), all row-major: float32
-  /// through sgemm (the same sums at any thread count), the other types through Eigen.
-  void times_transposed(const T* a, int64_t rows, int64_t cols, const T* m, int64_t g, T* y) const {
+  /// through sgemm (the same sums at any thread count; m's packed panels kept from run to run when
+  /// it lies in the model's constant `constant`), the other types through Eigen.
+  void times_transposed(const T* a, int64_t rows, int64_t cols, const T* m, int64_t g, T* y,
+                        const Tensor* constant) const {
     if constexpr (std::is_same_v<T, float>) {
-      sgemm(GemmShape{false, true, rows, g, cols, cols, cols, g}, a, m, y, ctx_.num_threads());
+      sgemm(GemmShape{false, true, rows, g, cols, cols, cols, g}, a, m, y, ctx_.num_threads(), nullptr, constant);
     } else {
       Eigen::Map<Mat<T>>(y, rows, g).noalias() =
           Eigen::Map<const Mat<T>>(a, rows, cols) * Eigen::Map<const Mat<T>>(m, g, cols).transpose();
@@ -345,7 +347,8 @@ class Recurrence {
     // The input's share of every step's gates, X W^T + Wb, in one product before the recurrence:
     // row i belongs to X's row i (x_offset / input), whatever the layout.
     Mat<T> xw(c_.seq * c_.batch, G);
-    times_transposed(ctx_.input(0).template data<T>(), c_.seq * c_.batch, c_.input, w.data(), G, xw.data());
+    times_transposed(ctx_.input(0).template data<T>(), c_.seq * c_.batch, c_.input, w.data(), G, xw.data(),
+                     ctx_.constant_input(1));
     xw.rowwise() += wb;
     Mat<T> gates(c_.batch, G);
     Mat<T> hr(c_.batch, G);
@@ -359,7 +362,7 @@ class Recurrence {
       Mat<T> next_h;
       Mat<T> next_c;
       if (c_.cell == Cell::kRnn) {
-        times_transposed(h.data(), c_.batch, H, r.data(), G, hr.data());
+        times_transposed(h.data(), c_.batch, H, r.data(), G, hr.data(), ctx_.constant_input(2));
         gates += hr;
         gates.rowwise() += rb;
         apply(gates, acts[0]);
@@ -367,7 +370,7 @@ class Recurrence {
       } else if (c_.cell == Cell::kGru) {
         next_h = gru_step(gates, h, r, rb, acts);
       } else {
-        times_transposed(h.data(), c_.batch, H, r.data(), G, hr.data());
+        times_transposed(h.data(), c_.batch, H, r.data(), G, hr.data(), ctx_.constant_input(2));
         gates += hr;
         gates.rowwise() += rb;
         lstm_step(gates, cs, p, acts, next_h, next_c);

@@ -272,5 +272,33 @@ TEST(VectorMath, GeluMatchesItsDoubleFormula) {
   EXPECT_TRUE(std::isnan(y[y.size() - 4]));  // -inf * (1 + erf(-inf)) = -inf * 0
 }
 
+/// The split form step by step, one element at a time: exp(-|x|), then the float quotient.
+float sigmoid_steps(float x) {
+  const float e = exp(-std::fabs(x));
+  return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+}
+
+TEST(VectorMath, SigmoidIsTheSplitFormStepByStep) {
+  // Every pattern of the sample (NaNs, infinities, subnormal results below -87), in arrays whose
+  // length leaves a tail after the vectors, and in place.
+  std::vector<float> x = sample_patterns();
+  x.push_back(-0.0f);
+  x.push_back(0.0f);
+  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { sigmoid(a, b, n); });
+  for (size_t i = 0; i < x.size(); ++i) {
+    // A NaN stays that NaN, quieted, through exp and the division.
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(y[i]));
+      continue;
+    }
+    ASSERT_EQ(bits(y[i]), bits(sigmoid_steps(x[i]))) << "x = " << x[i];
+  }
+  std::vector<float> in_place = x;
+  sigmoid(in_place.data(), in_place.data(), static_cast<int64_t>(in_place.size()));
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits(in_place[i]), bits(y[i])) << "x = " << x[i];
+  EXPECT_EQ(y[y.size() - 1], 0.5f);
+  EXPECT_EQ(y[y.size() - 2], 0.5f);
+}
+
 }  // namespace
 }  // namespace vn::ops::vmath
