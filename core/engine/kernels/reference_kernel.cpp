@@ -118,7 +118,7 @@ class ReferenceKernel final : public LayerKernel {
   Status run_dying(std::span<const Tensor* const> inputs, std::span<const char> dying,
                    std::span<Tensor> outputs) const override {
     std::vector<Tensor> values(static_cast<size_t>(slots_));
-    std::vector<char> step_dying;
+    std::vector<char> step_dying, step_constant;
     std::vector<const Tensor*> ins;
     std::vector<Tensor> outs;
     for (const Step& step : steps_) {
@@ -139,8 +139,15 @@ class ReferenceKernel final : public LayerKernel {
                            dying[static_cast<size_t>(s.index)]);
         step_dying[i] = static_cast<char>(gone && step.last_read[i]);
       }
+      // The layer's constants (the model's tensors, or its own rounded copies) are never written:
+      // products keep their packed panels (an LSTM's input weights).
+      step_constant.assign(step.inputs.size(), 0);
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        step_constant[i] = static_cast<char>(step.inputs[i].kind == Source::Kind::kConstant);
+      }
       ops::KernelContext ctx(n, step.node, step.opset, ins, outs, args_.num_threads);
       ctx.set_dying_inputs(step_dying);
+      ctx.set_constant_inputs(step_constant);
       Status st = step.fn(ctx);
       if (st.ok()) st = ctx.attr_error();
       if (st.ok()) st = ops::check_all_read(ctx, step.version);
