@@ -39,6 +39,8 @@
 #ifdef VN_HAVE_SGEMM_AVX512
 extern "C" int64_t vn_exp_array_avx512(const float* x, float shift, float* y, int64_t n, const float* q, double d,
                                        float* z);
+extern "C" int64_t vn_exp_array_float_avx512(const float* x, float shift, float* y, int64_t n, const float* q, float d,
+                                             float* z);
 extern "C" int64_t vn_sigmoid_array_avx512(const float* x, float* y, int64_t n);
 extern "C" int64_t vn_erf_array_avx512(const float* x, float* y, int64_t n);
 extern "C" int64_t vn_gelu_array_avx512(const float* x, float* y, int64_t n);
@@ -170,8 +172,12 @@ void exp_array(const float* x, float shift, float* y, int64_t n, const float* q,
 #ifdef VN_HAVE_SGEMM_AVX512
   // The same formula on sixteen lanes where the machine has AVX-512 (vector_math_avx512.cpp):
   // twice the lanes of the polynomial's multiply-adds, the same bits.
-  if constexpr (std::is_same_v<D, double>) {
-    if (sgemm_uses_avx512()) i = vn_exp_array_avx512(x, kShifted ? shift : 0.0f, y, n, q, d, z);
+  if (sgemm_uses_avx512()) {
+    if constexpr (std::is_same_v<D, double>) {
+      i = vn_exp_array_avx512(x, kShifted ? shift : 0.0f, y, n, q, d, z);
+    } else {
+      i = vn_exp_array_float_avx512(x, kShifted ? shift : 0.0f, y, n, q, d, z);
+    }
   }
 #endif
 #ifdef VN_VMATH_AVX2

@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/ops/vector_math_exp.h"
 
@@ -69,6 +70,26 @@ __m512d erf_core(__m512d x) {
 /// The eight floats of `r` (lanes 0-7) and `s` (lanes 8-15) as one vector.
 __m512 join(__m256 r, __m256 s) { return _mm512_insertf32x8(_mm512_castps256_ps512(r), s, 1); }
 
+/// y[i] = exp(x[i] - shift) and, when q is not null, z[i] = q[i] / d (D double: float(double(q[i])
+/// / d); D float: in float), for the i below n in whole sixteens; returns how many it did.
+template <typename D>
+int64_t exp_array(const float* x, float shift, float* y, int64_t n, const float* q, D d, float* z) {
+  const __m512 s = _mm512_set1_ps(shift);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_sub_ps(_mm512_loadu_ps(x + i), s);
+    _mm512_storeu_ps(y + i, exp_of_floats(v));
+    if (q != nullptr) {
+      if constexpr (std::is_same_v<D, double>) {
+        _mm512_storeu_ps(z + i, quotients(q + i, d));
+      } else {
+        _mm512_storeu_ps(z + i, _mm512_div_ps(_mm512_loadu_ps(q + i), _mm512_set1_ps(d)));
+      }
+    }
+  }
+  return i;
+}
+
 }  // namespace
 
 /// y[i] = exp(x[i] - shift) (the subtraction in float; shift 0 subtracts nothing an exp would see)
@@ -77,14 +98,14 @@ __m512 join(__m256 r, __m256 s) { return _mm512_insertf32x8(_mm512_castps256_ps5
 extern "C" __attribute__((visibility("default"))) int64_t vn_exp_array_avx512(const float* x, float shift, float* y,
                                                                              int64_t n, const float* q, double d,
                                                                              float* z) {
-  const __m512 s = _mm512_set1_ps(shift);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 v = _mm512_sub_ps(_mm512_loadu_ps(x + i), s);
-    _mm512_storeu_ps(y + i, exp_of_floats(v));
-    if (q != nullptr) _mm512_storeu_ps(z + i, quotients(q + i, d));
-  }
-  return i;
+  return exp_array(x, shift, y, n, q, d, z);
+}
+
+/// vn_exp_array_avx512 with z[i] = q[i] / d in float.
+extern "C" __attribute__((visibility("default"))) int64_t vn_exp_array_float_avx512(const float* x, float shift,
+                                                                                    float* y, int64_t n, const float* q,
+                                                                                    float d, float* z) {
+  return exp_array(x, shift, y, n, q, d, z);
 }
 
 /// y[i] = vmath::sigmoid(x[i]) for the i below n in whole sixteens, in one pass: e = exp(-|x|) as

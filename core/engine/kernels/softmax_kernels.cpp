@@ -95,7 +95,11 @@ class SoftmaxKernel final : public LayerKernel {
     // Every path reads a row of x before it writes that row, so y may take a dying x's buffer (a
     // fresh 54 MB output took 20-25 ms of the Whisper encoder's attention Softmax).
     const bool reuse = !dying.empty() && dying[0] && x.writable() && x.sole_owner();
-    Tensor y = reuse ? x : Tensor(DType::kFloat32, s);
+    Tensor y = x;
+    if (!reuse) {
+      // Every element is written: no zero fill first.
+      VN_ASSIGN_OR_RETURN(y, Tensor::create_for_overwrite(DType::kFloat32, s));
+    }
     const bool shifted = args_.tactic == TacticId::kSoftmaxMaxShifted;
     const float* px = x.data<float>();
     float* py = y.mutable_data<float>();
