@@ -2,6 +2,7 @@
 // LayerNorm layers: layernorm__two_pass, layernorm__welford and layernorm__one_pass. Running sums
 // are rounded to the precision's accumulate format after every addition and the statistics to its
 // compute format, so fp16_strict shows what a float16 kernel loses.
+#include <algorithm>
 #include <cmath>
 
 #include "core/common/parallel.h"
@@ -47,54 +48,72 @@ class LayerNormKernel final : public LayerKernel {
                                       "element ({})",
                                       scale_.size(), bias_.size(), d));
     }
-    Tensor y(DType::kFloat32, s);
+    // Every element is written: no zero fill first.
+    VN_ASSIGN_OR_RETURN(Tensor y, Tensor::create_for_overwrite(DType::kFloat32, s));
     const float* px = x.data<float>();
     float* py = y.mutable_data<float>();
     const float epsilon = args_.spec->norm.epsilon;
     const TacticId tactic = args_.tactic;
     dispatch_accumulate(precision_.compute, [&]<typename C>() {
       dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
+        // Rows four at a time: each row's running sums are one chain of additions in its own
+        // order, and four chains side by side do not wait on each other's latency.
+        constexpr int64_t kRows = 4;
         const int threads = threads_for_work(args_.num_threads, rows * d, ops::kMemoryBoundGrain);
-        parallel_for(threads, rows, [&](int64_t r) {
-          const float* xr = px + r * d;
-          float* yr = py + r * d;
+        parallel_for(threads, (rows + kRows - 1) / kRows, [&](int64_t block) {
+          const int64_t r0 = block * kRows, n = std::min(kRows, rows - r0);
+          const float* xr[kRows];
+          for (int64_t k = 0; k < kRows; ++k) xr[k] = px + (r0 + std::min(k, n - 1)) * d;
           const float count = static_cast<float>(d);
-          float mean = 0.0f, var = 0.0f;
+          float mean[kRows] = {}, var[kRows] = {};
           if (tactic == TacticId::kLayerNormWelford) {
-            float m2 = 0.0f;
+            float m2[kRows] = {};
             for (int64_t i = 0; i < d; ++i) {
-              const float delta = xr[i] - mean;
-              mean = A::round(mean + delta / static_cast<float>(i + 1));
-              m2 = A::round(m2 + delta * (xr[i] - mean));
+              for (int64_t k = 0; k < kRows; ++k) {
+                const float delta = xr[k][i] - mean[k];
+                mean[k] = A::round(mean[k] + delta / static_cast<float>(i + 1));
+                m2[k] = A::round(m2[k] + delta * (xr[k][i] - mean[k]));
+              }
             }
-            var = C::round(m2 / count);
+            for (int64_t k = 0; k < kRows; ++k) var[k] = C::round(m2[k] / count);
           } else if (tactic == TacticId::kLayerNormOnePass) {
             // E[x^2] - E[x]^2, unclamped as naive kernels compute it: cancellation can even make
             // the variance negative.
-            float s1 = 0.0f, s2 = 0.0f;
+            float s1[kRows] = {}, s2[kRows] = {};
             for (int64_t i = 0; i < d; ++i) {
-              s1 = A::round(s1 + xr[i]);
-              s2 = A::round(s2 + C::round(xr[i] * xr[i]));
+              for (int64_t k = 0; k < kRows; ++k) {
+                s1[k] = A::round(s1[k] + xr[k][i]);
+                s2[k] = A::round(s2[k] + C::round(xr[k][i] * xr[k][i]));
+              }
             }
-            mean = C::round(s1 / count);
-            var = C::round(C::round(s2 / count) - C::round(mean * mean));
+            for (int64_t k = 0; k < kRows; ++k) {
+              mean[k] = C::round(s1[k] / count);
+              var[k] = C::round(C::round(s2[k] / count) - C::round(mean[k] * mean[k]));
+            }
           } else {
-            float s1 = 0.0f;
-            for (int64_t i = 0; i < d; ++i) s1 = A::round(s1 + xr[i]);
-            mean = C::round(s1 / count);
-            float s2 = 0.0f;
+            float s1[kRows] = {};
             for (int64_t i = 0; i < d; ++i) {
-              const float dev = C::round(xr[i] - mean);
-              s2 = A::round(s2 + C::round(dev * dev));
+              for (int64_t k = 0; k < kRows; ++k) s1[k] = A::round(s1[k] + xr[k][i]);
             }
-            var = C::round(s2 / count);
+            for (int64_t k = 0; k < kRows; ++k) mean[k] = C::round(s1[k] / count);
+            float s2[kRows] = {};
+            for (int64_t i = 0; i < d; ++i) {
+              for (int64_t k = 0; k < kRows; ++k) {
+                const float dev = C::round(xr[k][i] - mean[k]);
+                s2[k] = A::round(s2[k] + C::round(dev * dev));
+              }
+            }
+            for (int64_t k = 0; k < kRows; ++k) var[k] = C::round(s2[k] / count);
           }
-          const float inv_std = C::round(1.0f / std::sqrt(var + epsilon));
-          for (int64_t i = 0; i < d; ++i) {
-            float v = (xr[i] - mean) * inv_std;
-            if (!scale_.empty()) v *= scale_[scale_.size() == 1 ? 0 : static_cast<size_t>(i)];
-            if (!bias_.empty()) v += bias_[bias_.size() == 1 ? 0 : static_cast<size_t>(i)];
-            yr[i] = v;
+          for (int64_t k = 0; k < n; ++k) {
+            const float inv_std = C::round(1.0f / std::sqrt(var[k] + epsilon));
+            float* yr = py + (r0 + k) * d;
+            for (int64_t i = 0; i < d; ++i) {
+              float v = (xr[k][i] - mean[k]) * inv_std;
+              if (!scale_.empty()) v *= scale_[scale_.size() == 1 ? 0 : static_cast<size_t>(i)];
+              if (!bias_.empty()) v += bias_[bias_.size() == 1 ? 0 : static_cast<size_t>(i)];
+              yr[i] = v;
+            }
           }
         });
       });
