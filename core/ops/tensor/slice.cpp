@@ -3,7 +3,9 @@
 // inputs (opset 10+). A strided view of the input is copied out.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "core/ops/broadcast.h"
@@ -70,10 +72,23 @@ Status slice_with(KernelContext& ctx, const std::vector<int64_t>& starts, const 
     U* py = raw_mutable_data<U>(*y);
     const int64_t len = loop.row_size();
     const int64_t s = loop.inner_stride(0);
-    loop.for_each_row([&](int64_t dense, const int64_t* off) {
-      const U* src = px + off[0];
-      for (int64_t i = 0; i < len; ++i) py[dense + i] = src[i * s];
-    });
+    // Rows shared among the threads when there are many elements; a row that reads consecutive
+    // elements is copied whole (attention's query, key and value cut from one projection).
+    parallel_chunks(
+        ctx.num_threads(), loop.rows(),
+        [&](int64_t first, int64_t last) {
+          loop.for_rows(first, last, [&](int64_t dense, const int64_t* off) {
+            const U* src = px + off[0];
+            if constexpr (std::is_trivially_copyable_v<U>) {
+              if (s == 1) {
+                std::memcpy(py + dense, src, static_cast<size_t>(len) * sizeof(U));
+                return;
+              }
+            }
+            for (int64_t i = 0; i < len; ++i) py[dense + i] = src[i * s];
+          });
+        },
+        std::max<int64_t>(1, kMemoryBoundGrain / std::max<int64_t>(len, 1)));
     return Status::OK();
   });
 }
