@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The float32 matrix product under the reference backend's convolutions, on one thread (callers
 // share the work among theirs). B, the im2col matrix, is written straight into its packed layout
-// by the convolution (a 1x1 convolution's, its input planes, is read where it lies); A, the weights, is packed once per
-// convolution when several tiles of output positions read it, and read where it lies when one tile does (the deep
-// layers, whose weights are large and each used once), so that no operand is copied again for each product.
+// by the convolution (a 1x1 convolution's, its input planes, is read where it lies); A, the
+// weights, is packed once per convolution when several tiles of output positions read it, and
+// read where it lies when one tile does (the deep layers, whose weights are large and each used
+// once), so that no operand is copied again for each product.
 //
 // On machines with AVX-512 the product runs a kernel compiled for AVX-512 in a shared library of
 // its own (sgemm_avx512.cpp): g++ 12 miscompiles ordinary code with AVX-512 on, so only this

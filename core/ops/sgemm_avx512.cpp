@@ -4,7 +4,9 @@
 // inline functions it shares with the rest of the program keep their AVX-512 instances to it.
 #include <immintrin.h>
 
+#include <array>
 #include <cstdint>
+#include <utility>
 
 #include "core/ops/sgemm_impl.h"
 
@@ -69,35 +71,21 @@ void tile(int64_t depth, const float* a, int64_t lda, const float* b, int64_t ld
   }
 }
 
+using TileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, int, const float*, bool,
+                        const float*);
+
+/// tile<R> for R = 1 to kPackRows, at index R - 1.
+template <bool Packed, bool Half, bool Direct, int... Rm1>
+constexpr std::array<TileFn, sizeof...(Rm1)> tiles_by_rows(std::integer_sequence<int, Rm1...>) {
+  return {&tile<Rm1 + 1, Packed, Half, Direct>...};
+}
+
+/// tile<rows> (rows from 1 to kPackRows).
 template <bool Packed, bool Half, bool Direct>
 void rows_tile(int rows, int64_t depth, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
                int cols, const float* bias, bool accumulate, const float* next_a) {
-  switch (rows) {
-    case 12:
-      return tile<12, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 11:
-      return tile<11, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 10:
-      return tile<10, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 9:
-      return tile<9, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 8:
-      return tile<8, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 7:
-      return tile<7, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 6:
-      return tile<6, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 5:
-      return tile<5, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 4:
-      return tile<4, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 3:
-      return tile<3, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    case 2:
-      return tile<2, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-    default:
-      return tile<1, Packed, Half, Direct>(depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
-  }
+  static constexpr auto kTiles = tiles_by_rows<Packed, Half, Direct>(std::make_integer_sequence<int, kPackRows>());
+  kTiles[static_cast<size_t>(rows - 1)](depth, a, lda, b, ldb, c, ldc, cols, bias, accumulate, next_a);
 }
 
 template <bool Direct>

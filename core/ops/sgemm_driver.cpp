@@ -84,6 +84,11 @@ inline float a_at(const GemmShape& s, const float* a, int64_t i, int64_t kk) {
   return s.trans_a ? a[kk * s.lda + i] : a[i * s.lda + kk];
 }
 
+/// The eight lanes of a few-rows dot product added pairwise, in the one order both loops use.
+inline float lane_tree(const float* acc) {
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
 /// Columns [j0, j1) of C's rows for the products with few rows. Each element is summed in k
 /// order from zero: row i of C accumulates A(i, kk) times row kk of op(B); with trans_b a row of
 /// op(B) is a column of B, so each element is a dot product of two contiguous rows, summed in
@@ -130,8 +135,7 @@ void few_rows(const GemmShape& s, const float* a, const float* b, float* c, int6
         _mm256_store_ps(acc[3], v3);
         for (int q = 0; q < 4; ++q) {
           for (int64_t t = kk; t < s.k; ++t) acc[q][t % 8] += ar[t] * br[q * s.ldb + t];
-          cr[j + q] =
-              ((acc[q][0] + acc[q][1]) + (acc[q][2] + acc[q][3])) + ((acc[q][4] + acc[q][5]) + (acc[q][6] + acc[q][7]));
+          cr[j + q] = lane_tree(acc[q]);
         }
       }
     }
@@ -147,7 +151,7 @@ void few_rows(const GemmShape& s, const float* a, const float* b, float* c, int6
         }
       }
       for (; kk < s.k; ++kk) acc[kk % 8] += a_at(s, a, i, kk) * br[kk];
-      cr[j] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+      cr[j] = lane_tree(acc);
     }
   }
 }

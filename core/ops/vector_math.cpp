@@ -73,9 +73,9 @@ double erf_core(double x) {
   const double a = std::min(std::fabs(x), kErfMax);
   const double u = a * a;
   if (a < kErfSplit) {
-    return std::fma(x, kTwoOverSqrtPiHi, x * std::fma(u, horner_lanes<ScalarLanes>(kErfQ, u), kTwoOverSqrtPiLo));
+    return erf_small_lanes<ScalarLanes>(x, u);
   }
-  const double e = exp_core(horner_lanes<ScalarLanes>(kErfcL, a - kErfcCenter) - u);
+  const double e = erfc_lanes<ScalarLanes>(a, u);
   return std::copysign(1.0 - e, x);
 }
 
@@ -108,10 +108,7 @@ struct Avx2Lanes {
 __m256d exp_core(__m256d x) { return exp_lanes<Avx2Lanes>(x); }
 
 /// erf_core's formula for |x| < 1.5 on four lanes (u = x^2).
-__m256d erf_small(__m256d x, __m256d u) {
-  const __m256d q = _mm256_fmadd_pd(u, horner_lanes<Avx2Lanes>(kErfQ, u), _mm256_set1_pd(kTwoOverSqrtPiLo));
-  return _mm256_fmadd_pd(x, _mm256_set1_pd(kTwoOverSqrtPiHi), _mm256_mul_pd(x, q));
-}
+__m256d erf_small(__m256d x, __m256d u) { return erf_small_lanes<Avx2Lanes>(x, u); }
 
 /// erf_core on four lanes; a NaN lane gives ±1 (callers replace it).
 __m256d erf_core(__m256d x) {
@@ -122,8 +119,7 @@ __m256d erf_core(__m256d x) {
   const int mask = _mm256_movemask_pd(large);
   // Only the formulas some lane needs are evaluated: most activations are below 1.5.
   if (mask == 0) return erf_small(x, u);
-  const __m256d l = horner_lanes<Avx2Lanes>(kErfcL, _mm256_sub_pd(a, _mm256_set1_pd(kErfcCenter)));
-  const __m256d e = exp_core(_mm256_sub_pd(l, u));
+  const __m256d e = erfc_lanes<Avx2Lanes>(a, u);
   const __m256d big = _mm256_or_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), e), _mm256_and_pd(sign, x));
   return mask == 0xF ? big : _mm256_blendv_pd(erf_small(x, u), big, large);
 }

@@ -49,10 +49,7 @@ __m512 quotients(const float* q, double d) {
 }
 
 /// vector_math.cpp's erf_small (|x| < 1.5, u = x^2) on eight lanes.
-__m512d erf_small(__m512d x, __m512d u) {
-  const __m512d q = _mm512_fmadd_pd(u, horner_lanes<Avx512Lanes>(kErfQ, u), _mm512_set1_pd(kTwoOverSqrtPiLo));
-  return _mm512_fmadd_pd(x, _mm512_set1_pd(kTwoOverSqrtPiHi), _mm512_mul_pd(x, q));
-}
+__m512d erf_small(__m512d x, __m512d u) { return erf_small_lanes<Avx512Lanes>(x, u); }
 
 /// vector_math.cpp's erf_core on eight lanes; a NaN lane gives ±1 (callers replace it).
 __m512d erf_core(__m512d x) {
@@ -61,8 +58,7 @@ __m512d erf_core(__m512d x) {
   const __m512d u = _mm512_mul_pd(a, a);
   const __mmask8 large = _mm512_cmp_pd_mask(a, _mm512_set1_pd(kErfSplit), _CMP_GE_OQ);
   if (large == 0) return erf_small(x, u);
-  const __m512d l = horner_lanes<Avx512Lanes>(kErfcL, _mm512_sub_pd(a, _mm512_set1_pd(kErfcCenter)));
-  const __m512d e = exp_core(_mm512_sub_pd(l, u));
+  const __m512d e = erfc_lanes<Avx512Lanes>(a, u);
   const __m512d big = _mm512_or_pd(_mm512_sub_pd(_mm512_set1_pd(1.0), e), _mm512_and_pd(sign, x));
   return large == 0xFF ? big : _mm512_mask_blend_pd(large, erf_small(x, u), big);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// vector_math.cpp's exp formula and its constants, and erf's constants (see there), written once
-// for every width of lanes they run on: scalars and AVX2 there, AVX-512 in vector_math_avx512.cpp.
+// vector_math.cpp's exp formula and erf's two formulas, with their constants (see there), written
+// once for every width of lanes they run on: scalars and AVX2 there, AVX-512 in vector_math_avx512.cpp.
 // Internal to core/ops.
 #pragma once
 
@@ -65,6 +65,19 @@ typename V::D exp_lanes(typename V::D x) {
   r = V::fmadd(k, V::set1(-kLn2Lo), r);
   const D y = V::add(V::set1(1.0), V::fmadd(V::mul(r, r), horner_lanes<V>(kExpP, r), r));
   return V::scale(y, t);
+}
+
+/// erf(x) for |x| < kErfSplit, u = x^2: x (2/sqrt(pi) + u Q(u)), 2/sqrt(pi) in two parts.
+template <typename V>
+typename V::D erf_small_lanes(typename V::D x, typename V::D u) {
+  const typename V::D q = V::fmadd(u, horner_lanes<V>(kErfQ, u), V::set1(kTwoOverSqrtPiLo));
+  return V::fmadd(x, V::set1(kTwoOverSqrtPiHi), V::mul(x, q));
+}
+
+/// erfc(a) for a = |x| in [kErfSplit, kErfMax], u = a^2: exp(L(a - 3.75) - u).
+template <typename V>
+typename V::D erfc_lanes(typename V::D a, typename V::D u) {
+  return exp_lanes<V>(V::sub(horner_lanes<V>(kErfcL, V::sub(a, V::set1(kErfcCenter))), u));
 }
 
 }  // namespace vn::ops::vmath::exp_detail

@@ -282,12 +282,13 @@ bool single_position(const ConvPlan& p) {
 /// conv_compute for float32: the same tasks, on packed operands (sgemm.h). Each task writes its
 /// tile's im2col straight into packed panels (or reads the panels all threads made, when the
 /// tile's output channels are cut into blocks); a 1x1 convolution without stride or padding reads
-/// its input planes where they lie instead (sgemm_direct_b, the same bits). Weights in a constant of the model
-/// (`w_constant`, no transform) are read packed from packed_weights; others are packed once, by all threads, when more
-/// than one tile reads them, and with one tile per group read where they lie, or, under a transform, packed a task's
-/// block at a time. The bias comes in with the products. Calls `finish` on each task's block of y once it is done and
-/// returns true; the paths without tasks (direct sums, boxes of live taps, single positions) return false without
-/// calling it.
+/// its input planes where they lie instead (sgemm_direct_b, the same bits). Weights in a constant
+/// of the model (`w_constant`, no transform) are read packed from packed_weights; others are
+/// packed once, by all threads, when more than one tile reads them, and with one tile per group
+/// read where they lie, or, under a transform, packed a task's block at a time. The bias comes in
+/// with the products. Calls `finish` on each task's block of y once it is done and returns true;
+/// the paths without tasks (direct sums, boxes of live taps, single positions) return false
+/// without calling it.
 bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const float* pb, float* py, int threads,
                  const std::function<void(std::span<float>)>* transform, const ConvFinish* finish = nullptr,
                  const Tensor* w_constant = nullptr, Narrow kept_as = Narrow::kNone) {
