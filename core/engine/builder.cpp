@@ -93,6 +93,8 @@ Result<std::unique_ptr<CompiledLayer>> compile(KernelArgs args, std::vector<DTyp
       if (std::find(returned.begin(), returned.end(), args.spec->outputs[o]) != returned.end()) scales.outputs[o] = 0;
     }
   }
+  args.round_outputs = storage != DType::kFloat32 && value_faults.empty() && args.spec->outputs.size() == 1;
+  args.output_scale = args.precision == PrecisionId::kInt8 && !scales.outputs.empty() ? scales.outputs[0] : 0.0f;
   VN_ASSIGN_OR_RETURN(std::unique_ptr<LayerKernel> kernel, make_layer_kernel(args));
   return std::make_unique<CompiledLayer>(*args.spec, args.tactic, args.precision, std::move(kernel), std::move(formats),
                                          std::move(value_faults), std::move(scales), keeps_format);

@@ -166,7 +166,7 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
   for (size_t o = 0; o < outputs.size(); ++o) {
     Tensor& out = outputs[o];
     if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;
-    if (keeps_format_ && faults_.empty()) continue;
+    if ((keeps_format_ || kernel_->rounds_outputs()) && faults_.empty()) continue;
     std::span<float> values = out.mutable_values<float>();
     for (const FaultSpec& f : faults_) apply_fault(f, values);
     if (!int8 || scales_.outputs[o] > 0) to_storage(values, values, int8 ? scales_.outputs[o] : 0.0f, storage);

@@ -109,6 +109,8 @@ class LayerKernel {
     (void)input;
     return false;
   }
+  /// Whether the kernel's outputs leave it in the storage format (KernelArgs::round_outputs).
+  virtual bool rounds_outputs() const { return false; }
 };
 
 /// Everything a kernel factory needs.
@@ -128,6 +130,13 @@ struct KernelArgs {
   /// owns; when false, a kernel may return a view of an input or weight (Reshape's output is its
   /// input).
   bool outputs_modified = true;
+  /// The kernel may leave its output in the layer's storage format itself, rounded to float16 or
+  /// bfloat16 or, in int8, to the grid of `output_scale` (0: left in float32), as the last step
+  /// of its epilogue while each block is in cache; CompiledLayer then makes no pass of its own
+  /// over it. Set when no value fault comes between the two; a kernel that does it says so
+  /// (LayerKernel::rounds_outputs).
+  bool round_outputs = false;
+  float output_scale = 0.0f;
   int num_threads = 1;
 };
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <ostream>
 #include <string>
@@ -315,6 +316,19 @@ TEST_P(TacticMatrix, MatchesTheReference) {
   ASSERT_TRUE(layer.run(inputs, again).ok());
   EXPECT_TRUE(out[0].same_as(again[0])) << config << ": two runs differ";
 
+  // The same layer asked to round its own output (KernelArgs::round_outputs, as the builder asks
+  // when no fault intervenes) gives the bits of CompiledLayer's rounding pass.
+  KernelArgs rounding = args;
+  rounding.round_outputs = true;
+  rounding.output_scale = param.precision == PrecisionId::kInt8 ? layer_scale_set.outputs[0] : 0.0f;
+  Result<std::unique_ptr<LayerKernel>> rounding_kernel = make_layer_kernel(rounding);
+  ASSERT_TRUE(rounding_kernel.ok()) << config << ": " << rounding_kernel.status().to_string();
+  const CompiledLayer rounding_layer(spec, param.tactic, param.precision, std::move(*rounding_kernel),
+                                     std::vector<DType>(inputs.size(), DType::kFloat32), {}, layer_scale_set);
+  std::vector<Tensor> rounded(spec.outputs.size());
+  ASSERT_TRUE(rounding_layer.run(inputs, rounded).ok());
+  EXPECT_TRUE(out[0].same_as(rounded[0])) << config << ": rounding in the epilogue changed the output";
+
   ASSERT_EQ(out[0].shape(), ref->shape()) << config;
   const Tolerance tolerance = param.precision == PrecisionId::kInt8
                                   ? test::int8_tolerance(scales.at(spec.outputs[0]))
@@ -363,6 +377,69 @@ TEST(GemmBatches, ProductsSpreadOverTheThreadsGiveTheBitsOfOneThread) {
       outs.push_back(std::move(out[0]));
     }
     EXPECT_TRUE(outs[0].same_as(outs[1])) << tactic_info(tactic).name;
+  }
+}
+
+// conv__direct on depthwise and few-channel groups sums in registers (ops::conv_direct) where
+// other shapes sum plane by plane: both give the bits of its definition, each output summed from
+// 0 over (channel, kh, kw) with one fused multiply-add per tap inside the input, the bias after.
+TEST(ConvDirect, SumsInRegistersGiveTheBitsOfThePlaneOrder) {
+  struct Shape4 {
+    int64_t c, m, group, k, stride, pad, h, w;
+  };
+  for (const Shape4 s : {Shape4{6, 6, 6, 3, 1, 1, 9, 11}, Shape4{8, 8, 8, 5, 2, 2, 11, 13},
+                         Shape4{16, 16, 2, 3, 1, 1, 7, 9}, Shape4{3, 4, 1, 3, 1, 1, 6, 7}}) {
+    const int64_t cg = s.c / s.group, oh = (s.h + 2 * s.pad - s.k) / s.stride + 1,
+                  ow = (s.w + 2 * s.pad - s.k) / s.stride + 1;
+    const std::string text = fmt::format(
+        "{}g (float[1,{},{},{}] X, float[{},{},{},{}] W, float[{}] B) => (float[1,{},{},{}] Y) "
+        "{{ Y = Conv<pads=[{},{},{},{}], strides=[{},{}], group={}>(X, W, B) }}",
+        kHeader13, s.c, s.h, s.w, s.m, cg, s.k, s.k, s.m, s.m, oh, ow, s.pad, s.pad, s.pad, s.pad, s.stride, s.stride,
+        s.group);
+    const Tensor w = random_tensor({s.m, cg, s.k, s.k}, 21), b = random_tensor({s.m}, 22);
+    const Tensor x = random_tensor({1, s.c, s.h, s.w}, 23);
+    const Model model = make_model(text, {{"W", w}, {"B", b}});
+    Result<FoldedGraph> folded = fold_constants(model, ops::reference_registry());
+    ASSERT_TRUE(folded.ok());
+    Result<LayerGraph> graph = fuse_layers(model, *folded, {"Y"});
+    ASSERT_TRUE(graph.ok());
+    KernelArgs args;
+    args.model = &model;
+    args.spec = &graph->layers[0];
+    args.constants = &folded->constants;
+    args.registry = &ops::reference_registry();
+    args.tactic = TacticId::kConvDirect;
+    args.precision = PrecisionId::kFp32;
+    args.num_threads = 2;
+    Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(args);
+    ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+    std::vector<Tensor> out(1);
+    const std::vector<const Tensor*> inputs = {&x};
+    ASSERT_TRUE((*kernel)->run(inputs, out).ok());
+
+    Tensor expected(DType::kFloat32, {1, s.m, oh, ow});
+    const std::span<const float> xv = x.values<float>(), wv = w.values<float>(), bv = b.values<float>();
+    const std::span<float> ev = expected.mutable_values<float>();
+    for (int64_t o = 0; o < s.m; ++o) {
+      const int64_t c0 = o / (s.m / s.group) * cg;
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          float acc = 0.0f;
+          for (int64_t c = 0; c < cg; ++c) {
+            for (int64_t kh = 0; kh < s.k; ++kh) {
+              for (int64_t kw = 0; kw < s.k; ++kw) {
+                const int64_t y = i * s.stride - s.pad + kh, xx = j * s.stride - s.pad + kw;
+                if (y < 0 || y >= s.h || xx < 0 || xx >= s.w) continue;
+                acc = std::fma(wv[static_cast<size_t>(((o * cg + c) * s.k + kh) * s.k + kw)],
+                               xv[static_cast<size_t>(((c0 + c) * s.h + y) * s.w + xx)], acc);
+              }
+            }
+          }
+          ev[static_cast<size_t>((o * oh + i) * ow + j)] = acc + bv[static_cast<size_t>(o)];
+        }
+      }
+    }
+    EXPECT_TRUE(out[0].same_as(expected)) << "c=" << s.c << " group=" << s.group << " k=" << s.k;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/engine/kernels/kernels.h"
+#include "core/engine/quantize.h"
 #include "core/ops/kernel_util.h"
 
 namespace vn::engine::kernels {
@@ -62,12 +63,27 @@ void apply_epilogue_segment(const EpilogueRuntime& epilogue, float* v, int64_t l
     for (int64_t i = 0; i < length; ++i) v[i] += residual[i];
   }
   activate_values(epilogue.activation, v, length);
+  if (epilogue.round == DType::kInt8) {
+    if (epilogue.round_scale > 0) fake_quantize_in_place(std::span<float>(v, static_cast<size_t>(length)), epilogue.round_scale);
+  } else if (epilogue.round != DType::kFloat32) {
+    round_in_place(std::span<float>(v, static_cast<size_t>(length)), epilogue.round);
+  }
+}
+
+bool EpilogueRuntime::round_as(const KernelArgs& args) {
+  if (!args.round_outputs) return false;
+  round = precision_of(args.precision).storage;
+  round_scale = args.output_scale;
+  return round != DType::kFloat32;
 }
 
 void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
                     const float* residual, int threads) {
   const bool bias = !epilogue.bias.empty();
-  if (!bias && residual == nullptr && epilogue.activation.fn == ActivationFn::kNone) return;
+  if (!bias && residual == nullptr && epilogue.activation.fn == ActivationFn::kNone &&
+      epilogue.round == DType::kFloat32) {
+    return;
+  }
   // One pass over segments, each finished while in cache: (y + bias) + residual, then the
   // activation. With inner > 1 a segment is one channel's row of `inner` values; with inner == 1
   // (a GEMM's [rows, channels]) it is one row of all channels.

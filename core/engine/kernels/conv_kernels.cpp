@@ -13,6 +13,7 @@
 #include "core/ops/kernel_context.h"
 #include "core/ops/kernel_util.h"
 #include "core/ops/nn/conv.h"
+#include "core/ops/nn/conv_direct.h"
 #include "core/ops/spatial.h"
 
 namespace vn::engine::kernels {
@@ -220,6 +221,7 @@ class ConvKernel final : public LayerKernel {
     }
     epilogue_.residual = spec.epilogue.residual.empty() ? -1 : input_index(spec, spec.epilogue.residual);
     epilogue_.activation = spec.epilogue.activation;
+    rounds_ = epilogue_.round_as(args_);
 
     if (args_.tactic == TacticId::kConvIm2colInt8) {
       // int8 reads only the quantized weights, one scale per output channel.
@@ -227,7 +229,13 @@ class ConvKernel final : public LayerKernel {
       weights_int8_ = quantize_per_channel(weights, weight_scales_);
       input_scale_ = args_.scales->at(n.inputs[0]);
       const int64_t rows = static_cast<int64_t>(weights_int8_.size()) / m;
-      if (group_ > 1 && rows <= kFloatExactDepth) {
+      const int64_t taps = rows / w_shape_[1];
+      // Sums of few products are exact in float32 (kFloatExactDepth), so the float32 convolution
+      // of the integers gives the int32 sums' values: grouped layers (depthwise) have no int8
+      // kernel of their own, and a shallow sum (a 1x1 layer of few channels) or a wide window (a
+      // stem's 7x7) leaves the int8 product little work per packed byte, where the float32 path
+      // packs nothing and forms its windows in place.
+      if (rows <= kFloatExactDepth && (group_ > 1 || rows < 64 || taps > 9)) {
         weights_grid_.assign(weights_int8_.begin(), weights_int8_.end());
         weights_int8_ = std::vector<int8_t>();
       } else if (ops::igemm_available()) {
@@ -259,7 +267,9 @@ class ConvKernel final : public LayerKernel {
     return Status::OK();
   }
 
-  /// int8 quantizes X itself (run_im2col_int8, run_grouped_int8), unless it is the residual too.
+  /// int8 quantizes X itself (run_im2col_int8, run_int8_as_float), unless it is the residual too.
+  bool rounds_outputs() const override { return rounds_; }
+
   bool quantizes_input(size_t input) const override {
     return args_.tactic == TacticId::kConvIm2colInt8 && static_cast<int>(input) == x_input_ &&
            x_input_ != epilogue_.residual;
@@ -289,9 +299,9 @@ class ConvKernel final : public LayerKernel {
                                 shape_to_string(out_shape)),
                     n.ref(node_index));
     }
-    // conv__direct adds each tap into its output; the other tactics write every element, so their
-    // output is not zeroed first (a pass over it as long as the epilogue's).
-    Result<Tensor> created = args_.tactic == TacticId::kConvDirect
+    // conv__direct's plane sums add each tap into their output; the other paths write every
+    // element, so their output is not zeroed first (a pass over it as long as the epilogue's).
+    Result<Tensor> created = args_.tactic == TacticId::kConvDirect && !direct_in_registers()
                                  ? Tensor::create(DType::kFloat32, out_shape)
                                  : Tensor::create_for_overwrite(DType::kFloat32, out_shape);
     if (!created.ok()) return created.status().with_node(n.ref(node_index));
@@ -319,7 +329,7 @@ class ConvKernel final : public LayerKernel {
           if (weights_grid_.empty()) {
             run_im2col_int8(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
           } else {
-            run_grouped_int8(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
+            run_int8_as_float(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
           }
           finished = true;
           break;
@@ -425,7 +435,8 @@ class ConvKernel final : public LayerKernel {
           apply_epilogue_segment(epilogue_, y + at, width, ch, false, residual ? residual + at : nullptr);
         }
       };
-      const bool needs_finish = residual != nullptr || epilogue_.activation.fn != ActivationFn::kNone;
+      const bool needs_finish =
+          residual != nullptr || epilogue_.activation.fn != ActivationFn::kNone || epilogue_.round != DType::kFloat32;
       const ops::ConvFinish* finishing = needs_finish ? &finish : nullptr;
       if (model_weights_.defined() && round_at_run_) {
         const std::function<void(std::span<float>)> round = [this](std::span<float> w) {
@@ -506,11 +517,11 @@ class ConvKernel final : public LayerKernel {
     }
   }
 
-  /// A grouped int8 convolution (depthwise ones) of at most kFloatExactDepth products per sum:
-  /// such sums of int8 products are exact in float32 in any order, so the reference's float32
-  /// convolution (its depthwise kernels) sums the integers as floats, each block then rescaled as
-  /// run_im2col_int8 rescales (the same values) and finished with the epilogue while in cache.
-  void run_grouped_int8(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y,
+  /// An int8 convolution of at most kFloatExactDepth products per sum: such sums of int8
+  /// products are exact in float32 in any order, so the reference's float32 convolution sums the
+  /// integers as floats, each block then rescaled as run_im2col_int8 rescales (the same values)
+  /// and finished with the epilogue while in cache.
+  void run_int8_as_float(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y,
                         const float* residual) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
@@ -531,6 +542,10 @@ class ConvKernel final : public LayerKernel {
                       capped_threads(args_.num_threads), nullptr, &finish);
   }
 
+  /// Whether conv__direct sums in registers (ops::conv_direct: depthwise and few channels per
+  /// group) rather than plane by plane (direct_plane).
+  bool direct_in_registers() const { return ops::conv_direct_suits(group_, w_shape_[1], w_shape_[0] / group_); }
+
   /// The direct sums of each output plane, then its epilogue while the plane is in cache.
   void run_direct(const float* x, int64_t batch, const ops::WindowGeometry& g, const float* w, float* y,
                   const float* residual) const {
@@ -539,6 +554,15 @@ class ConvKernel final : public LayerKernel {
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
     const int threads = threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, ops::kProductGrain);
+    if (direct_in_registers()) {
+      // Without a bias, ops::conv_direct sums from 0 in direct_plane's order, (channel, kd, kh, kw),
+      // one fused multiply-add each: the same bits, since a padding tap adds w * 0 to a sum that
+      // is never -0. It keeps a block of outputs in registers over all the taps where direct_plane
+      // passes over the plane once per tap. The bias comes after the sums, as in direct_plane.
+      ops::conv_direct(g, batch, group_ * cg, m, group_, x, w, nullptr, y, threads);
+      apply_epilogue(epilogue_, y, batch, m, out_size, residual, threads);
+      return;
+    }
     parallel_for(threads, batch * m, [&](int64_t plane) {
       const int64_t img = plane / m, mo = plane % m, gi = mo / mg;
       const float* xg = x + (img * group_ * cg + gi * cg) * in_size;
@@ -608,6 +632,7 @@ class ConvKernel final : public LayerKernel {
   int x_input_ = 0;
   Shape w_shape_;
   int64_t group_ = 1;
+  bool rounds_ = false;  // the epilogue rounds the output to the storage format
   std::vector<float> weights_;        // folded, in the operand format (else empty)
   Tensor model_weights_;              // the model's W, when not folded
   bool round_at_run_ = false;         // model_weights_ must be rounded to the operand format
@@ -615,7 +640,7 @@ class ConvKernel final : public LayerKernel {
   std::vector<int8_t> weights_int8_;  // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;  // per output channel (int8 only)
   std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8 with VNNI only)
-  std::vector<float> weights_grid_;      // int8 weights as floats (grouped int8 only, instead of weights_int8_)
+  std::vector<float> weights_grid_;      // int8 weights as floats (run_int8_as_float, instead of weights_int8_)
   float input_scale_ = 1.0f;          // X's tensor scale (int8 only)
   EpilogueRuntime epilogue_;
 };

@@ -77,10 +77,13 @@ class GemmKernel final : public LayerKernel {
     }
     epilogue_.residual = spec.epilogue.residual.empty() ? -1 : input_index(spec, spec.epilogue.residual);
     epilogue_.activation = spec.epilogue.activation;
+    rounds_ = epilogue_.round_as(args_);
     return Status::OK();
   }
 
   /// int8 quantizes A itself (product), unless it is the residual too.
+  bool rounds_outputs() const override { return rounds_; }
+
   bool quantizes_input(size_t input) const override {
     return args_.tactic == TacticId::kGemmInt8 && a_.input >= 0 && static_cast<int>(input) == a_.input &&
            a_.input != epilogue_.residual;
@@ -227,7 +230,8 @@ class GemmKernel final : public LayerKernel {
     return Status::OK();
   }
 
-  /// Adds the fused biases (per column), the residual and the activation.
+  /// Adds the fused biases (per column), the residual and the activation, then rounds when the
+  /// kernel rounds its output (EpilogueRuntime::round).
   Status finish(float* y, const Shape& out_shape, std::span<const Tensor* const> inputs) const {
     const int64_t n = out_shape.empty() ? 1 : out_shape.back();
     const int64_t total = shape_numel(out_shape);
@@ -384,6 +388,7 @@ class GemmKernel final : public LayerKernel {
   Shape c_shape_;
   std::vector<std::vector<float>> bias_parts_;  // each of one value or one per column
   EpilogueRuntime epilogue_;
+  bool rounds_ = false;  // the epilogue rounds the output to the storage format
   std::vector<int8_t> b_int8_;     // B quantized per column, [k, n] (int8 only, without VNNI)
   std::vector<uint8_t> b_packed_;  // the same packed by ops::pack_int8_b (int8 only, with VNNI)
   std::vector<float> b_scales_;  // per column of B (int8 only)

@@ -97,15 +97,24 @@ struct EpilogueRuntime {
   std::vector<float> bias;  ///< one value per channel, or empty
   int residual = -1;        ///< index of the residual tensor in spec.inputs, or -1
   Activation activation;
+  /// Then rounded to this storage format (kFloat32: not rounded); kInt8 rounds to the grid of
+  /// `round_scale` when it is positive (KernelArgs::round_outputs).
+  DType round = DType::kFloat32;
+  float round_scale = 0.0f;
+
+  /// Sets `round` and `round_scale` from `args` when it asks the kernel to round its output;
+  /// returns whether it does.
+  bool round_as(const KernelArgs& args);
 };
 
-/// Applies bias, residual and activation to y viewed as [outer, channels, inner] (the bias is
+/// Applies bias, residual, activation and rounding to y viewed as [outer, channels, inner] (the bias is
 /// indexed by channel), on up to `threads` threads; `residual` (or null) has y's layout and size.
 void apply_epilogue(const EpilogueRuntime& epilogue, float* y, int64_t outer, int64_t channels, int64_t inner,
                     const float* residual, int threads);
 
 /// apply_epilogue on one segment of `length` values: channel `channel`'s row (bias[channel], when
-/// `bias` and there is one) plus its `residual` row (or null), then the activation. A kernel
+/// `bias` and there is one) plus its `residual` row (or null), then the activation, then the
+/// rounding. A kernel
 /// that finishes its output a channel's row at a time applies it while the row is in cache.
 void apply_epilogue_segment(const EpilogueRuntime& epilogue, float* v, int64_t length, int64_t channel, bool bias,
                             const float* residual);
