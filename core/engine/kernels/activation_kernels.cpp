@@ -152,13 +152,21 @@ class ActivationKernel final : public LayerKernel {
       } else {
         activate_values(args_.spec->activation, py + lo, hi - lo);
       }
+      round_in_place(std::span<float>(py + lo, static_cast<size_t>(hi - lo)), round_);
     });
     outputs[0] = std::move(y);
     return Status::OK();
   }
 
+  bool rounds_outputs() const override { return round_ != DType::kFloat32; }
+
  private:
   KernelArgs args_;
+  // The storage format each chunk is rounded to while in cache (KernelArgs::round_outputs; the
+  // activations have no int8 tactic).
+  DType round_ = args_.round_outputs && precision_of(args_.precision).storage != DType::kInt8
+                     ? precision_of(args_.precision).storage
+                     : DType::kFloat32;
 };
 
 class EltwiseKernel final : public LayerKernel {

@@ -53,7 +53,8 @@ class PoolKernel final : public LayerKernel {
     }
     Shape out_shape{x.dim(0), x.dim(1)};
     out_shape.insert(out_shape.end(), geo.out.begin(), geo.out.end());
-    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    // Every output is written: no zero fill.
+    Result<Tensor> created = Tensor::create_for_overwrite(DType::kFloat32, out_shape);
     if (!created.ok()) return tagged(args_, created.status());
     Tensor y = std::move(*created);
     const ops::WindowGeometry g = ops::lift_to_3d(geo);
@@ -88,8 +89,9 @@ class PoolKernel final : public LayerKernel {
         });
         return;
       }
+      const std::vector<int64_t> cols = column_taps(g, include_pad);
       parallel_for(threads, planes,
-                   [&](int64_t p) { windows<A>(px + p * in_size, g, include_pad, py + p * out_size); });
+                   [&](int64_t p) { windows<A>(px + p * in_size, g, include_pad, cols, py + p * out_size); });
     });
     outputs[0] = std::move(y);
     return Status::OK();
@@ -100,17 +102,29 @@ class PoolKernel final : public LayerKernel {
   /// order in the accumulate format A, then divides by the count. A row of outputs is summed
   /// together, tap by tap, each tap added to the outputs whose window has it inside: the sums of
   /// window by window, in the same order, in loops over contiguous outputs.
+  /// Taps along axis i of a window starting at `start`: inside the input, or (count_include_pad)
+  /// inside the padded extent but not past the end padding of a ceil_mode window (as the
+  /// reference).
+  static int64_t taps(const ops::WindowGeometry& g, bool include_pad, int i, int64_t start) {
+    const int64_t lo = std::max<int64_t>(start, 0), hi = std::min<int64_t>(start + g.kernel[i], g.in[i]);
+    return include_pad ? std::min<int64_t>(start + g.kernel[i], g.in[i] + g.pads_end[i]) - start
+                       : std::max<int64_t>(hi - lo, 0);
+  }
+
+  /// The taps along the width of each output column's window, the same for every plane.
+  static std::vector<int64_t> column_taps(const ops::WindowGeometry& g, bool include_pad) {
+    std::vector<int64_t> cols(static_cast<size_t>(g.out[2]));
+    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+      cols[static_cast<size_t>(ow)] = taps(g, include_pad, 2, ow * g.strides[2] - g.pads_begin[2]);
+    }
+    return cols;
+  }
+
   template <typename A>
-  static void windows(const float* xp, const ops::WindowGeometry& g, bool include_pad, float* y) {
+  static void windows(const float* xp, const ops::WindowGeometry& g, bool include_pad, const std::vector<int64_t>& cols,
+                      float* y) {
     const int64_t out_w = g.out[2], sw = g.strides[2];
     std::vector<float> sum(static_cast<size_t>(out_w));
-    // Taps along one axis from a window start: inside the input, or (count_include_pad) inside
-    // the padded extent but not past the end padding of a ceil_mode window (as the reference).
-    const auto taps = [&](int i, int64_t start) {
-      const int64_t lo = std::max<int64_t>(start, 0), hi = std::min<int64_t>(start + g.kernel[i], g.in[i]);
-      return include_pad ? std::min<int64_t>(start + g.kernel[i], g.in[i] + g.pads_end[i]) - start
-                         : std::max<int64_t>(hi - lo, 0);
-    };
     for (int64_t od = 0; od < g.out[0]; ++od) {
       const int64_t sd = od * g.strides[0] - g.pads_begin[0];
       for (int64_t oh = 0; oh < g.out[1]; ++oh) {
@@ -123,14 +137,19 @@ class PoolKernel final : public LayerKernel {
               const int64_t off = kw - g.pads_begin[2];
               const auto [lo, hi] = ops::outputs_inside(off, sw, g.in[2], out_w);
               float* acc = sum.data();
-              for (int64_t ow = lo; ow < hi; ++ow) acc[ow] = A::round(acc[ow] + row[ow * sw + off]);
+              // Unit stride spelled out, so that the loop runs on vectors.
+              if (sw == 1) {
+                for (int64_t ow = lo; ow < hi; ++ow) acc[ow] = A::round(acc[ow] + row[ow + off]);
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) acc[ow] = A::round(acc[ow] + row[ow * sw + off]);
+              }
             }
           }
         }
-        const int64_t rows = taps(0, sd) * taps(1, sh);
+        const int64_t rows = taps(g, include_pad, 0, sd) * taps(g, include_pad, 1, sh);
         float* yr = y + (od * g.out[1] + oh) * out_w;
         for (int64_t ow = 0; ow < out_w; ++ow) {
-          yr[ow] = sum[static_cast<size_t>(ow)] / static_cast<float>(rows * taps(2, ow * sw - g.pads_begin[2]));
+          yr[ow] = sum[static_cast<size_t>(ow)] / static_cast<float>(rows * cols[static_cast<size_t>(ow)]);
         }
       }
     }

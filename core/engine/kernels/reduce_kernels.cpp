@@ -3,8 +3,6 @@
 // precision's accumulate format.
 #include <algorithm>
 
-#include "core/common/parallel.h"
-#include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
 
@@ -86,21 +84,31 @@ class ReduceKernel final : public LayerKernel {
     float* py = y.mutable_data<float>();
     const int64_t count = static_cast<int64_t>(red.size());
     const bool pairwise = args_.tactic == TacticId::kReducePairwise;
+    // The innermost dimensions reduced (a global pooling's H x W): each output's elements lie
+    // one after another and are summed where they lie, else gathered first.
+    bool consecutive = true;
+    for (int64_t r = 0; r < count && consecutive; ++r) consecutive = red[static_cast<size_t>(r)] == r;
     dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
       const auto outs = static_cast<int64_t>(kept.size());
-      const int threads = threads_for_work(args_.num_threads, outs * count, ops::kMemoryBoundGrain);
-      parallel_for(threads, outs, [&](int64_t o) {
-        std::vector<float> values(static_cast<size_t>(count));
-        for (int64_t r = 0; r < count; ++r)
-          values[static_cast<size_t>(r)] = px[kept[static_cast<size_t>(o)] + red[static_cast<size_t>(r)]];
-        float sum = 0.0f;
-        if (pairwise) {
-          sum = pairwise_sum<A>(values.data(), count);
-        } else {
-          for (float v : values) sum = A::round(sum + v);
+      // Threads from about 32K values summed each.
+      const int64_t grain = std::max<int64_t>(ops::kMemoryBoundGrain / std::max<int64_t>(count, 1), 1);
+      ops::parallel_chunks(args_.num_threads, outs, [&](int64_t o0, int64_t o1) {
+        std::vector<float> gathered(consecutive ? 0 : static_cast<size_t>(count));
+        for (int64_t o = o0; o < o1; ++o) {
+          const float* values = px + kept[static_cast<size_t>(o)];
+          if (!consecutive) {
+            for (int64_t r = 0; r < count; ++r) gathered[static_cast<size_t>(r)] = values[red[static_cast<size_t>(r)]];
+            values = gathered.data();
+          }
+          float sum = 0.0f;
+          if (pairwise) {
+            sum = pairwise_sum<A>(values, count);
+          } else {
+            for (int64_t r = 0; r < count; ++r) sum = A::round(sum + values[r]);
+          }
+          py[o] = mean_ ? sum / static_cast<float>(count) : sum;
         }
-        py[o] = mean_ ? sum / static_cast<float>(count) : sum;
-      });
+      }, grain);
     });
     outputs[0] = std::move(y);
     return Status::OK();

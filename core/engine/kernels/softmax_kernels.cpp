@@ -36,10 +36,12 @@ float lane_sum(const float* e, int64_t n) {
   return sum;
 }
 
-/// Softmax of `rows` contiguous rows of n values in compute format C and accumulate format A. With
-/// float32 for both, a row's quotients are taken in the loop that exponentiates the next row.
+/// Softmax of `rows` contiguous rows of n values in compute format C and accumulate format A, each
+/// row then rounded to `storage` (kFloat32: not rounded) while in cache. With float32 for both, a
+/// row's quotients are taken in the loop that exponentiates the next row.
 template <typename C, typename A>
-void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool shifted) {
+void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool shifted, DType storage) {
+  const auto round_row = [&](float* row) { round_in_place(std::span<float>(row, static_cast<size_t>(n)), storage); };
   constexpr bool kFp32 = std::is_same_v<C, AccumulateFp32> && std::is_same_v<A, AccumulateFp32>;
   float pending = 0.0f;  // fp32: the sum of the previous row, whose exponentials its output holds
   for (int64_t r = 0; r < rows; ++r) {
@@ -48,6 +50,7 @@ void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool shifte
     const float shift = shifted ? vmath::max(xr, n) : 0.0f;
     if (kFp32 && r > 0) {
       vmath::exp_shifted_divide_float(xr, shift, yr, n, yr - n, pending, yr - n);
+      round_row(yr - n);
     } else {
       vmath::exp_shifted(xr, shift, yr, n);
     }
@@ -60,9 +63,13 @@ void softmax_rows(const float* x, float* y, int64_t rows, int64_t n, bool shifte
         sum = A::round(sum + yr[k]);
       }
       for (int64_t k = 0; k < n; ++k) yr[k] = C::round(yr[k] / sum);
+      round_row(yr);
     }
   }
-  if (kFp32 && rows > 0) vmath::divide_float(y + (rows - 1) * n, pending, y + (rows - 1) * n, n);
+  if (kFp32 && rows > 0) {
+    vmath::divide_float(y + (rows - 1) * n, pending, y + (rows - 1) * n, n);
+    round_row(y + (rows - 1) * n);
+  }
 }
 
 class SoftmaxKernel final : public LayerKernel {
@@ -72,7 +79,11 @@ class SoftmaxKernel final : public LayerKernel {
     opset_ = args.model->opset(n.domain);
     axis_ = opset_ >= 13 ? -1 : 1;
     if (const Attribute* a = n.attr("axis"); a && a->type == AttrType::kInt) axis_ = a->i;
+    // Softmax has no int8 tactic: its storage formats are float ones.
+    if (args.round_outputs && precision_.storage != DType::kInt8) round_ = precision_.storage;
   }
+
+  bool rounds_outputs() const override { return round_ != DType::kFloat32; }
 
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
     return run_dying(inputs, {}, outputs);
@@ -112,13 +123,13 @@ class SoftmaxKernel final : public LayerKernel {
             args_.num_threads, rows,
             [&](int64_t lo, int64_t hi) {
               if (inner == 1) {
-                softmax_rows<C, A>(px + lo * n, py + lo * n, hi - lo, n, shifted);
+                softmax_rows<C, A>(px + lo * n, py + lo * n, hi - lo, n, shifted, round_);
               } else {
                 std::vector<float> row(static_cast<size_t>(2 * n));
                 for (int64_t r = lo; r < hi; ++r) {
                   const int64_t base = r / inner * n * inner + r % inner;
                   for (int64_t k = 0; k < n; ++k) row[static_cast<size_t>(k)] = px[base + k * inner];
-                  softmax_rows<C, A>(row.data(), row.data() + n, 1, n, shifted);
+                  softmax_rows<C, A>(row.data(), row.data() + n, 1, n, shifted, round_);
                   for (int64_t k = 0; k < n; ++k) py[base + k * inner] = row[static_cast<size_t>(n + k)];
                 }
               }
@@ -135,6 +146,7 @@ class SoftmaxKernel final : public LayerKernel {
   Precision precision_;
   int64_t opset_ = 13;
   int64_t axis_ = -1;
+  DType round_ = DType::kFloat32;  // the storage format the rows are rounded to (round_outputs)
 };
 
 }  // namespace
