@@ -114,6 +114,7 @@ class LayerNormKernel final : public LayerKernel {
               if (!bias_.empty()) v += bias_[bias_.size() == 1 ? 0 : static_cast<size_t>(i)];
               yr[i] = v;
             }
+            round_in_place(std::span<float>(yr, static_cast<size_t>(d)), round_);
           }
         });
       });
@@ -122,10 +123,15 @@ class LayerNormKernel final : public LayerKernel {
     return Status::OK();
   }
 
+  bool rounds_outputs() const override { return round_ != DType::kFloat32; }
+
  private:
   KernelArgs args_;
   Precision precision_;
   std::vector<float> scale_, bias_;
+  // The storage format each row is rounded to while in cache (KernelArgs::round_outputs;
+  // LayerNorm has no int8 tactic).
+  DType round_ = args_.round_outputs && precision_.storage != DType::kInt8 ? precision_.storage : DType::kFloat32;
 };
 
 }  // namespace

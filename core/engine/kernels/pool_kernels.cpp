@@ -26,6 +26,8 @@ class PoolKernel final : public LayerKernel {
     }
   }
 
+  bool rounds_outputs() const override { return round_ != DType::kFloat32; }
+
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
     const Tensor& x = *inputs[0];
     if (x.rank() < 3 || x.rank() > 5) {
@@ -86,12 +88,15 @@ class PoolKernel final : public LayerKernel {
             }
           }
           for (int64_t j = 0; j < count; ++j) py[p0 + j] = sum[j] / static_cast<float>(in_size);
+          round_in_place(std::span<float>(py + p0, static_cast<size_t>(count)), round_);
         });
         return;
       }
       const std::vector<int64_t> cols = column_taps(g, include_pad);
-      parallel_for(threads, planes,
-                   [&](int64_t p) { windows<A>(px + p * in_size, g, include_pad, cols, py + p * out_size); });
+      parallel_for(threads, planes, [&](int64_t p) {
+        windows<A>(px + p * in_size, g, include_pad, cols, py + p * out_size);
+        round_in_place(std::span<float>(py + p * out_size, static_cast<size_t>(out_size)), round_);
+      });
     });
     outputs[0] = std::move(y);
     return Status::OK();
@@ -157,6 +162,9 @@ class PoolKernel final : public LayerKernel {
 
   KernelArgs args_;
   Precision precision_;
+  // The storage format each plane is rounded to while in cache (KernelArgs::round_outputs; pools
+  // have no int8 tactic).
+  DType round_ = args_.round_outputs && precision_.storage != DType::kInt8 ? precision_.storage : DType::kFloat32;
   bool global_ = false;
   bool include_pad_ = false;
   bool ceil_mode_ = false;
