@@ -2,6 +2,7 @@
 #include "core/engine/quantize.h"
 
 #include <algorithm>
+#include <cmath>
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -17,10 +18,38 @@ float scale_from_amax(double amax) {
 namespace {
 
 #if defined(__AVX2__)
+/// Division by a scale, eight values at a time. A division costs several multiplications, so when
+/// 1 / scale is a normal float the quotients are taken as products by it, which differ from them
+/// by at most 2^-23 of their magnitude (two roundings and the reciprocal's): below 256 that is
+/// under 2^-15, so a product more than 2^-12 away from any half-integer rounds to the integer the
+/// quotient rounds to. Eight products of which one lies closer (about one value in 2000) are
+/// divided after all; larger magnitudes saturate either way. The integers are quantize_value's.
+struct Divisor {
+  explicit Divisor(float scale)
+      : scale(_mm256_set1_ps(scale)),
+        recip(_mm256_set1_ps(1.0f / scale)),
+        by_product(std::isnormal(scale) && std::isnormal(1.0f / scale)) {}
+  __m256 scale, recip;
+  bool by_product;
+};
+
 /// quantize_value of eight values, as floats: the same division, rounding to nearest even
 /// (nearbyint's default mode), NaN to 0, saturation, and -0 as 0 (the integer has no sign).
-inline __m256 quantize8(const float* x, __m256 scale) {
-  __m256 q = _mm256_round_ps(_mm256_div_ps(_mm256_loadu_ps(x), scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+inline __m256 quantize8(const float* x, const Divisor& d) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m256 v = _mm256_loadu_ps(x);
+  __m256 q;
+  if (d.by_product) {
+    const __m256 y = _mm256_mul_ps(v, d.recip);
+    q = _mm256_round_ps(y, kNearest);
+    // |y - q| is at most 1/2; NaN and infinity compare false and keep their product's rounding.
+    const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(y, q));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(off, _mm256_set1_ps(0.5f - 0x1p-12f), _CMP_GT_OQ)) != 0) {
+      q = _mm256_round_ps(_mm256_div_ps(v, d.scale), kNearest);
+    }
+  } else {
+    q = _mm256_round_ps(_mm256_div_ps(v, d.scale), kNearest);
+  }
   q = _mm256_and_ps(q, _mm256_cmp_ps(q, q, _CMP_ORD_Q));
   q = _mm256_min_ps(_mm256_max_ps(q, _mm256_set1_ps(kInt8Min)), _mm256_set1_ps(kInt8Max));
   return _mm256_add_ps(q, _mm256_setzero_ps());
@@ -32,8 +61,8 @@ inline __m256 quantize8(const float* x, __m256 scale) {
 void fake_quantize_in_place(std::span<float> values, float scale) {
   size_t i = 0;
 #if defined(__AVX2__)
-  const __m256 s = _mm256_set1_ps(scale);
-  for (; i + 8 <= values.size(); i += 8) _mm256_storeu_ps(&values[i], _mm256_mul_ps(s, quantize8(&values[i], s)));
+  const Divisor d(scale);
+  for (; i + 8 <= values.size(); i += 8) _mm256_storeu_ps(&values[i], _mm256_mul_ps(d.scale, quantize8(&values[i], d)));
 #endif
   for (; i < values.size(); ++i) values[i] = scale * static_cast<float>(quantize_value(values[i], scale));
 }
@@ -41,7 +70,7 @@ void fake_quantize_in_place(std::span<float> values, float scale) {
 void quantize_to_int8(std::span<const float> values, float scale, int8_t* out) {
   size_t i = 0;
 #if defined(__AVX2__)
-  const __m256 s = _mm256_set1_ps(scale);
+  const Divisor s(scale);
   // 32 at a time: the four vectors of integers (already within int8) narrowed by two saturating
   // packs, which interleave 128-bit lanes; the permutation puts the bytes back in order.
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -65,7 +94,7 @@ void quantize_to_int8(std::span<const float> values, float scale, int8_t* out) {
 void quantize_to_float(std::span<const float> values, float scale, float* out) {
   size_t i = 0;
 #if defined(__AVX2__)
-  const __m256 s = _mm256_set1_ps(scale);
+  const Divisor s(scale);
   for (; i + 8 <= values.size(); i += 8) _mm256_storeu_ps(out + i, quantize8(&values[i], s));
 #endif
   for (; i < values.size(); ++i) out[i] = static_cast<float>(quantize_value(values[i], scale));

@@ -143,6 +143,33 @@ TEST(Quantize, WholeSpansGiveEachValueItsOwnQuantization) {
   }
 }
 
+TEST(Quantize, ValuesNearEveryHalfStepQuantizeAsTheirQuotient) {
+  // The span functions divide by a normal scale as a product by its reciprocal, except for the
+  // values the product could round to the other side of a half-integer: walk 40 floats across
+  // each half-integer multiple of the scale, at odd scales, and compare with quantize_value.
+  for (const float scale : {0.37f, 1.0f / 3.0f, 0.0123f, 7.1f, 1e-30f, 3e-39f, 1e37f}) {
+    std::vector<float> values;
+    for (int k = -131; k <= 131; ++k) {
+      float v = (static_cast<float>(k) + 0.5f) * scale;
+      for (int i = 0; i < 20; ++i) v = std::nextafter(v, -std::numeric_limits<float>::infinity());
+      for (int i = 0; i < 40; ++i, v = std::nextafter(v, std::numeric_limits<float>::infinity())) values.push_back(v);
+    }
+    std::vector<float> fake = values, as_float(values.size());
+    fake_quantize_in_place(fake, scale);
+    std::vector<int8_t> q(values.size());
+    quantize_to_int8(values, scale, q.data());
+    quantize_to_float(values, scale, as_float.data());
+    size_t wrong = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int32_t want = quantize_value(values[i], scale);
+      const bool same = q[i] == want && as_float[i] == static_cast<float>(want) &&
+                        std::bit_cast<uint32_t>(fake[i]) == std::bit_cast<uint32_t>(scale * static_cast<float>(want));
+      if (!same && wrong++ < 5) ADD_FAILURE() << "scale " << scale << ", value " << values[i] << ": " << want;
+    }
+    EXPECT_EQ(wrong, 0u) << "scale " << scale;
+  }
+}
+
 TEST(Quantize, WeightScalesArePerOutputChannel) {
   // Channel 0 is a thousand times smaller than channel 1: one scale for both would round it to 0.
   const std::vector<double> w{0.0011, -0.002, 0.0005, 1.1, -2.0, 0.5};
