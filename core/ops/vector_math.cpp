@@ -303,11 +303,17 @@ float max(const float* x, int64_t n) {
   int64_t i = 0;
 #ifdef VN_VMATH_AVX2
   if (n >= 8) {
-    // maxps(v, m) is v > m ? v : m, lane by lane.
-    __m256 lanes = _mm256_set1_ps(kLow);
-    for (; i + 8 <= n; i += 8) lanes = _mm256_max_ps(_mm256_loadu_ps(x + i), lanes);
+    // maxps(v, m) is v > m ? v : m, lane by lane. Four vectors of lanes side by side, so that a
+    // maximum does not wait on the previous one's latency (a Softmax row's max took as long as its
+    // exponentials).
+    __m256 lanes[4] = {_mm256_set1_ps(kLow), _mm256_set1_ps(kLow), _mm256_set1_ps(kLow), _mm256_set1_ps(kLow)};
+    for (; i + 32 <= n; i += 32) {
+      for (int k = 0; k < 4; ++k) lanes[k] = _mm256_max_ps(_mm256_loadu_ps(x + i + 8 * k), lanes[k]);
+    }
+    for (; i + 8 <= n; i += 8) lanes[0] = _mm256_max_ps(_mm256_loadu_ps(x + i), lanes[0]);
+    const __m256 all = _mm256_max_ps(_mm256_max_ps(lanes[0], lanes[1]), _mm256_max_ps(lanes[2], lanes[3]));
     alignas(32) float part[8];
-    _mm256_store_ps(part, lanes);
+    _mm256_store_ps(part, all);
     for (const float v : part) m = v > m ? v : m;
   }
 #endif

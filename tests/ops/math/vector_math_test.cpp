@@ -237,6 +237,20 @@ TEST(VectorMath, MaxIgnoresNaN) {
   EXPECT_EQ(max(nans.data(), 0), -kInf);
 }
 
+TEST(VectorMath, MaxFindsTheLargestAtEveryPositionAndLength) {
+  // Four vectors of lanes, then single vectors, then single values: the largest value is found in
+  // any of them, for every length up to 100 (NaNs scattered among the others never win).
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t n = 1; n <= 100; ++n) {
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = i % 7 == 3 ? nan : -static_cast<float>((i * 37) % 101);
+      x[static_cast<size_t>(at)] = 3.5f;
+      ASSERT_EQ(max(x.data(), n), 3.5f) << "n=" << n << " at=" << at;
+    }
+  }
+}
+
 /// 0.5 x (1 + erf(x / sqrt 2)) with glibc's double erf, rounded once.
 float gelu_with_glibc(float x) {
   const double xd = x;
