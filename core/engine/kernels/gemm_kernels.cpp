@@ -270,7 +270,8 @@ class GemmKernel final : public LayerKernel {
     const int64_t m = sa[0], k = sa[1], n = sb[1];
     const Shape out_shape{m, n};
     VN_RETURN_IF_ERROR(check_residual(inputs, out_shape));
-    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    // Every path of product() writes all of y (k = 0 included): no zero fill.
+    Result<Tensor> created = Tensor::create_for_overwrite(DType::kFloat32, out_shape);
     if (!created.ok()) return tagged(args_, created.status());
     Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
@@ -318,7 +319,8 @@ class GemmKernel final : public LayerKernel {
     if (!a_vec) out_shape.push_back(m);
     if (!b_vec) out_shape.push_back(n);
     VN_RETURN_IF_ERROR(check_residual(inputs, out_shape));
-    Result<Tensor> created = Tensor::create(DType::kFloat32, out_shape);
+    // Every path of product() writes all of y (k = 0 included): no zero fill.
+    Result<Tensor> created = Tensor::create_for_overwrite(DType::kFloat32, out_shape);
     if (!created.ok()) return tagged(args_, created.status());
     Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
