@@ -273,7 +273,8 @@ Status layer_norm(KernelContext& ctx) {
     inv_out = s->numel() > 0 ? s->mutable_data<float>() : nullptr;
   }
   return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    // Every row is written whole below.
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), x.shape()));
     if (y->numel() == 0) return Status::OK();
     const T* px = x.data<T>();
     T* py = y->mutable_data<T>();

@@ -309,7 +309,8 @@ Status average_pool(KernelContext& ctx) {
   VN_ASSIGN_OR_RETURN(PoolSetup s, pool_setup(ctx, kDilations));
   const bool include_pad = ctx.attr_int("count_include_pad", 0) != 0;
   return dispatch_types(FloatTypes{}, ctx, x.dtype(), [&]<typename T>() -> Status {
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, x.dtype(), s.out_shape));
+    // average_pool_plane writes every output of its plane.
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), s.out_shape));
     if (y->numel() == 0) return Status::OK();
     const WindowGeometry& g = s.g3;
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
