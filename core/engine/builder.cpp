@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/engine/builder.h"
 
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <limits>
 #include <random>
 #include <unordered_map>
-
-#include <fmt/ranges.h>
 
 #include "core/common/hash.h"
 #include "core/common/logging.h"
@@ -33,7 +32,6 @@ const std::vector<std::vector<PrecisionId>> kPrecisionClasses = {
     {PrecisionId::kTf32},
     {PrecisionId::kFp32},
 };
-
 
 std::vector<std::string> member_labels(const Model& model, const LayerSpec& spec) {
   std::vector<std::string> out;
@@ -265,9 +263,9 @@ class Builder {
 
   /// Fills Plan::int8_scales and Plan::calibration (see Int8Options for the order of sources).
   Status obtain_int8_scales() {
-    VN_ASSIGN_OR_RETURN(ObtainedScales obtained, engine::obtain_int8_scales(model_, options_.int8,
-                                                                           options_.input_shapes, registry_,
-                                                                           num_threads_));
+    VN_ASSIGN_OR_RETURN(
+        ObtainedScales obtained,
+        engine::obtain_int8_scales(model_, options_.int8, options_.input_shapes, registry_, num_threads_));
     engine_.plan.int8_scales = std::move(obtained.scales);
     engine_.plan.calibration = std::move(obtained.description);
     return Status::OK();
@@ -429,7 +427,8 @@ class Builder {
       const Node& node = model_.graph.nodes[static_cast<size_t>(n)];
       sig += fmt::format(";{}(", node.op_type);
       for (const Attribute& a : node.attributes) {
-        sig += fmt::format("{}={}:{}:{}:[{}][{}],", a.name, a.i, a.f, a.s, fmt::join(a.ints, " "), fmt::join(a.floats, " "));
+        sig += fmt::format("{}={}:{}:{}:[{}][{}],", a.name, a.i, a.f, a.s, fmt::join(a.ints, " "),
+                           fmt::join(a.floats, " "));
       }
       for (const std::string& in : node.inputs) {
         const auto w = engine_.folded.constants.find(in);

@@ -125,9 +125,21 @@ TEST(Quantize, WholeSpansGiveEachValueItsOwnQuantization) {
   // must come out as quantize_value makes it (ties, saturation, NaN, infinities, signed zeros).
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> dist(-200.0f, 200.0f);
-  std::vector<float> values = {2.5f,  3.5f,  -2.5f, -0.2f, 0.2f,   -0.0f, 0.0f, 1e30f, -1e30f,
-                               std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                               std::nanf(""), 127.5f, -128.5f, 126.5f};
+  std::vector<float> values = {2.5f,
+                               3.5f,
+                               -2.5f,
+                               -0.2f,
+                               0.2f,
+                               -0.0f,
+                               0.0f,
+                               1e30f,
+                               -1e30f,
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(),
+                               std::nanf(""),
+                               127.5f,
+                               -128.5f,
+                               126.5f};
   for (int i = 0; i < 1000; ++i) values.push_back(dist(rng));
   for (float scale : {1.0f, 0.37f}) {
     std::vector<float> fake = values;

@@ -234,18 +234,30 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
   }
 #endif
   switch (activation.fn) {
-    case ActivationFn::kNone: return;
-    case ActivationFn::kRelu: return each.template operator()<ActivationFn::kRelu>();
-    case ActivationFn::kLeakyRelu: return each.template operator()<ActivationFn::kLeakyRelu>();
-    case ActivationFn::kClip: return each.template operator()<ActivationFn::kClip>();
-    case ActivationFn::kSigmoid: return sigmoid_values<ActivationFn::kSigmoid>(v, n);
-    case ActivationFn::kTanh: return each.template operator()<ActivationFn::kTanh>();
-    case ActivationFn::kHardSigmoid: return each.template operator()<ActivationFn::kHardSigmoid>();
-    case ActivationFn::kHardSwish: return each.template operator()<ActivationFn::kHardSwish>();
-    case ActivationFn::kExp: return ops::vmath::exp(v, v, n);
-    case ActivationFn::kErf: return ops::vmath::erf(v, v, n);
-    case ActivationFn::kSiLU: return sigmoid_values<ActivationFn::kSiLU>(v, n);
-    case ActivationFn::kGelu: return gelu_values(v, n);
+    case ActivationFn::kNone:
+      return;
+    case ActivationFn::kRelu:
+      return each.template operator()<ActivationFn::kRelu>();
+    case ActivationFn::kLeakyRelu:
+      return each.template operator()<ActivationFn::kLeakyRelu>();
+    case ActivationFn::kClip:
+      return each.template operator()<ActivationFn::kClip>();
+    case ActivationFn::kSigmoid:
+      return sigmoid_values<ActivationFn::kSigmoid>(v, n);
+    case ActivationFn::kTanh:
+      return each.template operator()<ActivationFn::kTanh>();
+    case ActivationFn::kHardSigmoid:
+      return each.template operator()<ActivationFn::kHardSigmoid>();
+    case ActivationFn::kHardSwish:
+      return each.template operator()<ActivationFn::kHardSwish>();
+    case ActivationFn::kExp:
+      return ops::vmath::exp(v, v, n);
+    case ActivationFn::kErf:
+      return ops::vmath::erf(v, v, n);
+    case ActivationFn::kSiLU:
+      return sigmoid_values<ActivationFn::kSiLU>(v, n);
+    case ActivationFn::kGelu:
+      return gelu_values(v, n);
   }
 }
 

@@ -64,7 +64,8 @@ void apply_epilogue_segment(const EpilogueRuntime& epilogue, float* v, int64_t l
   }
   activate_values(epilogue.activation, v, length);
   if (epilogue.round == DType::kInt8) {
-    if (epilogue.round_scale > 0) fake_quantize_in_place(std::span<float>(v, static_cast<size_t>(length)), epilogue.round_scale);
+    if (epilogue.round_scale > 0)
+      fake_quantize_in_place(std::span<float>(v, static_cast<size_t>(length)), epilogue.round_scale);
   } else if (epilogue.round != DType::kFloat32) {
     round_in_place(std::span<float>(v, static_cast<size_t>(length)), epilogue.round);
   }

@@ -188,7 +188,8 @@ class ConvKernel final : public LayerKernel {
     }
     // Folding, int8 quantization and the Winograd transform work on the weights in double.
     const bool folds = spec.epilogue.batch_norm >= 0;
-    const bool in_double = folds || args_.tactic == TacticId::kConvIm2colInt8 || args_.tactic == TacticId::kConvWinograd;
+    const bool in_double =
+        folds || args_.tactic == TacticId::kConvIm2colInt8 || args_.tactic == TacticId::kConvWinograd;
     std::vector<double> weights;
     if (in_double) weights.assign(w.values<float>().begin(), w.values<float>().end());
     std::vector<double> bias(static_cast<size_t>(m), 0.0);
@@ -522,14 +523,9 @@ class ConvKernel final : public LayerKernel {
   /// integers as floats, each block then rescaled as run_im2col_int8 rescales (the same values)
   /// and finished with the epilogue while in cache.
   void run_int8_as_float(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y,
-                        const float* residual) const {
-    const int64_t m = w_shape_[0], cg = w_shape_[1];
+                         const float* residual) const {
+    const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
-    const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
-    const auto xf = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(size));
-    ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
-      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0);
-    });
     const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
       for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {
         const int64_t at = (img * m + ch) * out_size + col0;
@@ -538,6 +534,24 @@ class ConvKernel final : public LayerKernel {
         apply_epilogue_segment(epilogue_, y + at, width, ch, true, residual ? residual + at : nullptr);
       }
     };
+    if (ops::conv_direct_suits(group_, cg, mg)) {
+      // The path conv_float32 takes for these groups, with X quantized as each task copies its
+      // rows (quantize(0) is 0: the padding stays), then the planes finished as it finishes them.
+      const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+      const int threads = threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, ops::kProductGrain);
+      const std::function<void(std::span<float>)> quantize = [this](std::span<float> v) {
+        quantize_to_float(v, input_scale_, v.data());
+      };
+      ops::conv_direct(g, batch, group_ * cg, m, group_, x, weights_grid_.data(), nullptr, y, threads, &quantize);
+      parallel_for(capped_threads(args_.num_threads), batch * m,
+                   [&](int64_t i) { finish(i / m, i % m, 1, 0, out_size); });
+      return;
+    }
+    const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
+    const auto xf = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(size));
+    ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
+      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0);
+    });
     ops::conv_float32(g, batch, group_ * cg, m, group_, xf.get(), weights_grid_.data(), nullptr, y,
                       capped_threads(args_.num_threads), nullptr, &finish);
   }
@@ -632,16 +646,16 @@ class ConvKernel final : public LayerKernel {
   int x_input_ = 0;
   Shape w_shape_;
   int64_t group_ = 1;
-  bool rounds_ = false;  // the epilogue rounds the output to the storage format
-  std::vector<float> weights_;        // folded, in the operand format (else empty)
-  Tensor model_weights_;              // the model's W, when not folded
-  bool round_at_run_ = false;         // model_weights_ must be rounded to the operand format
-  std::vector<float> winograd_u_;     // [16][M][C] transformed weights, in the operand format
-  std::vector<int8_t> weights_int8_;  // folded and quantized per output channel (int8 only)
-  std::vector<float> weight_scales_;  // per output channel (int8 only)
+  bool rounds_ = false;                  // the epilogue rounds the output to the storage format
+  std::vector<float> weights_;           // folded, in the operand format (else empty)
+  Tensor model_weights_;                 // the model's W, when not folded
+  bool round_at_run_ = false;            // model_weights_ must be rounded to the operand format
+  std::vector<float> winograd_u_;        // [16][M][C] transformed weights, in the operand format
+  std::vector<int8_t> weights_int8_;     // folded and quantized per output channel (int8 only)
+  std::vector<float> weight_scales_;     // per output channel (int8 only)
   std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8 with VNNI only)
   std::vector<float> weights_grid_;      // int8 weights as floats (run_int8_as_float, instead of weights_int8_)
-  float input_scale_ = 1.0f;          // X's tensor scale (int8 only)
+  float input_scale_ = 1.0f;             // X's tensor scale (int8 only)
   EpilogueRuntime epilogue_;
 };
 

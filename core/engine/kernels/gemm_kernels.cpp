@@ -390,11 +390,11 @@ class GemmKernel final : public LayerKernel {
   Shape c_shape_;
   std::vector<std::vector<float>> bias_parts_;  // each of one value or one per column
   EpilogueRuntime epilogue_;
-  bool rounds_ = false;  // the epilogue rounds the output to the storage format
+  bool rounds_ = false;            // the epilogue rounds the output to the storage format
   std::vector<int8_t> b_int8_;     // B quantized per column, [k, n] (int8 only, without VNNI)
   std::vector<uint8_t> b_packed_;  // the same packed by ops::pack_int8_b (int8 only, with VNNI)
-  std::vector<float> b_scales_;  // per column of B (int8 only)
-  float a_scale_ = 1.0f;         // A's tensor scale (int8 only)
+  std::vector<float> b_scales_;    // per column of B (int8 only)
+  float a_scale_ = 1.0f;           // A's tensor scale (int8 only)
 };
 
 }  // namespace

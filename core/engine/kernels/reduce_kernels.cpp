@@ -92,23 +92,27 @@ class ReduceKernel final : public LayerKernel {
       const auto outs = static_cast<int64_t>(kept.size());
       // Threads from about 32K values summed each.
       const int64_t grain = std::max<int64_t>(ops::kMemoryBoundGrain / std::max<int64_t>(count, 1), 1);
-      ops::parallel_chunks(args_.num_threads, outs, [&](int64_t o0, int64_t o1) {
-        std::vector<float> gathered(consecutive ? 0 : static_cast<size_t>(count));
-        for (int64_t o = o0; o < o1; ++o) {
-          const float* values = px + kept[static_cast<size_t>(o)];
-          if (!consecutive) {
-            for (int64_t r = 0; r < count; ++r) gathered[static_cast<size_t>(r)] = values[red[static_cast<size_t>(r)]];
-            values = gathered.data();
-          }
-          float sum = 0.0f;
-          if (pairwise) {
-            sum = pairwise_sum<A>(values, count);
-          } else {
-            for (int64_t r = 0; r < count; ++r) sum = A::round(sum + values[r]);
-          }
-          py[o] = mean_ ? sum / static_cast<float>(count) : sum;
-        }
-      }, grain);
+      ops::parallel_chunks(
+          args_.num_threads, outs,
+          [&](int64_t o0, int64_t o1) {
+            std::vector<float> gathered(consecutive ? 0 : static_cast<size_t>(count));
+            for (int64_t o = o0; o < o1; ++o) {
+              const float* values = px + kept[static_cast<size_t>(o)];
+              if (!consecutive) {
+                for (int64_t r = 0; r < count; ++r)
+                  gathered[static_cast<size_t>(r)] = values[red[static_cast<size_t>(r)]];
+                values = gathered.data();
+              }
+              float sum = 0.0f;
+              if (pairwise) {
+                sum = pairwise_sum<A>(values, count);
+              } else {
+                for (int64_t r = 0; r < count; ++r) sum = A::round(sum + values[r]);
+              }
+              py[o] = mean_ ? sum / static_cast<float>(count) : sum;
+            }
+          },
+          grain);
     });
     outputs[0] = std::move(y);
     return Status::OK();

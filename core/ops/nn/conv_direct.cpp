@@ -336,7 +336,8 @@ bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg) {
 }
 
 void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
-                 const float* w, const float* bias, float* y, int threads) {
+                 const float* w, const float* bias, float* y, int threads,
+                 const std::function<void(std::span<float>)>* transform) {
   const Layout l = make_layout(geo, n, c, m, group, threads);
   const int64_t in_size = shape_numel(geo.in), out_size = shape_numel(geo.out);
   const int64_t tasks = n * group * l.chunks;
@@ -352,6 +353,7 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
       const int64_t pair = task / l.chunks, img = pair / group, gi = pair % group;
       const int64_t oh0 = task % l.chunks * l.chunk, oh1 = std::min(oh0 + l.chunk, l.g.out[1]);
       fill_padded(l, x + (img * c + gi * l.cg) * in_size, in_size, x + n * c * in_size, oh0, oh1, scratch->data());
+      if (transform) (*transform)(std::span<float>(scratch->data(), static_cast<size_t>(l.cg * l.plane)));
       compute_rows(l, scratch->data(), oh0, oh1, w + gi * l.mg * l.cg * l.taps, bias ? bias + gi * l.mg : nullptr,
                    y + (img * m + gi * l.mg) * out_size);
     }

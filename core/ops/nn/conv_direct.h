@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 
 #include "core/ops/spatial.h"
 
@@ -21,7 +23,13 @@ bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg);
 /// per (input channel, kd, kh, kw) in that order, padding taps included (w * 0), each fused into
 /// one rounding under AVX2/FMA. That is the order and the rounding of the float32 im2col + GEMM
 /// path (sgemm.h), so the two give the same bits.
+///
+/// With `transform`, each task's copy of its input rows, padding included, is passed through it
+/// in place before the sums, while in cache: it must map 0 to 0 and treat every value alike (the
+/// engine's int8 layers quantize their input there, where a pass of its own read and wrote all of
+/// it through memory).
 void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
-                 const float* w, const float* bias, float* y, int threads);
+                 const float* w, const float* bias, float* y, int threads,
+                 const std::function<void(std::span<float>)>* transform = nullptr);
 
 }  // namespace vn::ops

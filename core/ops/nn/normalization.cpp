@@ -156,13 +156,16 @@ Status batch_norm(KernelContext& ctx) {
     // exactly as on one thread. DenseNet's unfolded BatchNormalizations were 18% of its run on one
     // thread and did not scale with --threads.
     const int64_t grain = std::max<int64_t>(1, kMemoryBoundGrain / std::max<int64_t>(inner, 1));
-    parallel_chunks(ctx.num_threads(), batch * channels, [&](int64_t begin, int64_t end) {
-      for (int64_t plane = begin; plane < end; ++plane) {
-        const auto c = static_cast<size_t>(plane % channels);
-        const int64_t off = plane * inner;
-        ArrayMap<T>(py + off, inner) = (ConstArrayMap<T>(px + off, inner) - mean[c]) * factor[c] + shift[c];
-      }
-    }, grain);
+    parallel_chunks(
+        ctx.num_threads(), batch * channels,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t plane = begin; plane < end; ++plane) {
+            const auto c = static_cast<size_t>(plane % channels);
+            const int64_t off = plane * inner;
+            ArrayMap<T>(py + off, inner) = (ConstArrayMap<T>(px + off, inner) - mean[c]) * factor[c] + shift[c];
+          }
+        },
+        grain);
     return Status::OK();
   }));
   // Statistics outputs: (running) mean and var, then saved mean and var (opsets < 14 only).

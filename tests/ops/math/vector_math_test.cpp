@@ -244,7 +244,8 @@ TEST(VectorMath, MaxFindsTheLargestAtEveryPositionAndLength) {
   for (int64_t n = 1; n <= 100; ++n) {
     for (int64_t at = 0; at < n; ++at) {
       std::vector<float> x(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = i % 7 == 3 ? nan : -static_cast<float>((i * 37) % 101);
+      for (int64_t i = 0; i < n; ++i)
+        x[static_cast<size_t>(i)] = i % 7 == 3 ? nan : -static_cast<float>((i * 37) % 101);
       x[static_cast<size_t>(at)] = 3.5f;
       ASSERT_EQ(max(x.data(), n), 3.5f) << "n=" << n << " at=" << at;
     }

@@ -2,15 +2,17 @@
 // Conv's direct sum (conv_direct.h: depthwise convolutions and groups of few channels) against
 // the naive double convolution: the unrolled windows (3x3, 5x5, 7x7) and the others, strides 1 to
 // 3, dilations, padding on every side, rows narrower and wider than a vector, 1-D to 3-D, batches
-// and channel multipliers; and its bits: the same on 1 and 4 threads, and the same as im2col +
-// GEMM's.
+// and channel multipliers; and its bits: the same on 1 and 4 threads, the same as im2col +
+// GEMM's, and with a transform of its copies the same as on the transformed input.
 #include "core/ops/nn/conv_direct.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -204,6 +206,42 @@ TEST(ConvDirect, SameBitsAsTheGemm) {
       conv_float32(geo, 1, cg, mg, 1, x.data() + gi * cg * in_size, wt.data() + gi * mg * cg * k_size,
                    b.data() + gi * mg, gemm.data(), 1);
       EXPECT_EQ(std::memcmp(gemm.data(), direct.data() + gi * mg * out_size, gemm.size() * sizeof(float)), 0) << gi;
+    }
+  }
+}
+
+// A transform of the input (the engine's int8 quantization) applied to each task's padded copy
+// gives the bits of the convolution of the transformed input: strides 1 and 2, on 1 to 4 threads,
+// with one image and channel cut into chunks of rows (the last one shorter) among them.
+TEST(ConvDirect, TransformedCopiesGiveTheTransformedInputsBits) {
+  const auto cube = [](float v) { return v * v * v; };  // maps 0 to 0, not a multiple of v
+  const std::function<void(std::span<float>)> transform = [&](std::span<float> v) {
+    for (float& e : v) e = cube(e);
+  };
+  for (const int64_t stride : {1, 2}) {
+    for (const int threads : {1, 2, 4}) {
+      for (const int64_t c : {1, 6}) {
+        SCOPED_TRACE("stride " + std::to_string(stride) + ", threads " + std::to_string(threads) + ", channels " +
+                     std::to_string(c));
+        const int64_t n = c == 1 ? 1 : 2, h = 29, w = 23;
+        WindowGeometry geo;
+        geo.in = {h, w};
+        geo.kernel = {3, 3};
+        geo.strides = {stride, stride};
+        geo.dilations = {1, 1};
+        geo.pads_begin = {1, 1};
+        geo.pads_end = {1, 1};
+        geo.out = {(h + 2 - 3) / stride + 1, (w + 2 - 3) / stride + 1};
+        const int64_t in_size = h * w, out_size = geo.out[0] * geo.out[1];
+        const std::vector<float> x = random_floats(static_cast<size_t>(n * c * in_size), 510);
+        const std::vector<float> wt = random_floats(static_cast<size_t>(c * 9), 511);
+        std::vector<float> cubed(x.size());
+        for (size_t i = 0; i < x.size(); ++i) cubed[i] = cube(x[i]);
+        std::vector<float> want(static_cast<size_t>(n * c * out_size)), got(want.size());
+        conv_direct(geo, n, c, c, c, cubed.data(), wt.data(), nullptr, want.data(), threads);
+        conv_direct(geo, n, c, c, c, x.data(), wt.data(), nullptr, got.data(), threads, &transform);
+        EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0);
+      }
     }
   }
 }
