@@ -33,6 +33,11 @@ void erf(const float* x, float* y, int64_t n);
 /// y[i] = sigmoid(x[i]) in the split form, e = exp(-|x|) (as exp above) and then (x >= 0 ? 1 : e) /
 /// (1 + e) in float: exp never overflows, and for x < 0 no 1 - 1/(1+e) cancels to 0. y may be x.
 void sigmoid(const float* x, float* y, int64_t n);
+/// sigmoid(x) as the array form computes it.
+float sigmoid(float x);
+/// y[i] = x[i] * sigmoid(x[i]), the product of sigmoid's float with x rounded once: the bits of
+/// a Sigmoid followed by a Mul (SiLU, Swish). y may be x.
+void silu(const float* x, float* y, int64_t n);
 
 /// y[i] = 0.5 x (1 + erf(x / sqrt 2)) for x = x[i], evaluated in double and rounded once to float
 /// (ONNX's Gelu), with x / sqrt 2 taken as x times the double nearest 1 / sqrt 2; y may be x.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // vn_exp_array_avx512: vector_math.cpp's exp_array (exp of x - shift, and beside it the quotients
-// float(double(q) / d)) on sixteen floats at a time, vn_sigmoid_array_avx512 (vmath::sigmoid), and
+// float(double(q) / d)) on sixteen floats at a time, vn_sigmoid_array_avx512 and
+// vn_silu_array_avx512 (vmath::sigmoid and silu, tails under a mask), and
 // vn_erf_array_avx512 and vn_gelu_array_avx512 (vmath::erf and gelu_erf, their AVX2 code on eight
 // doubles a vector), built into the AVX-512 library (sgemm.h says
 // why it is one of its own). The same double formula, every multiply-add an explicit fma and the
@@ -86,14 +87,40 @@ int64_t exp_array(const float* x, float shift, float* y, int64_t n, const float*
   return i;
 }
 
+/// vmath::sigmoid of the sixteen floats v (vmath::silu's with kTimesX): e = exp(-|x|) as
+/// exp_of_floats takes it (-|x| is x with its sign bit set, a NaN included), then (x >= 0 ? 1 : e)
+/// / (1 + e) in float, times x after that rounding for SiLU.
+template <bool kTimesX>
+__m512 sigmoid_of_floats(__m512 v) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 e = exp_of_floats(_mm512_or_ps(v, _mm512_set1_ps(-0.0f)));
+  const __m512 numerator = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GE_OQ), e, one);
+  const __m512 s = _mm512_div_ps(numerator, _mm512_add_ps(one, e));
+  return kTimesX ? _mm512_mul_ps(v, s) : s;
+}
+
+/// y[i] = sigmoid_of_floats<kTimesX>(x[i]) for every i < n, the last (n mod 16) under a mask:
+/// the lanes are the same formula, so a tail gives the scalar path's bits without its cost (an
+/// engine epilogue works plane by plane: 196 values leave 4).
+template <bool kTimesX>
+int64_t sigmoid_array(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, sigmoid_of_floats<kTimesX>(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, tail, sigmoid_of_floats<kTimesX>(_mm512_maskz_loadu_ps(tail, x + i)));
+  }
+  return n;
+}
+
 }  // namespace
 
 /// y[i] = exp(x[i] - shift) (the subtraction in float; shift 0 subtracts nothing an exp would see)
 /// and, when q is not null, z[i] = float(double(q[i]) / d), for the i below n in whole sixteens;
 /// returns how many it did.
 extern "C" __attribute__((visibility("default"))) int64_t vn_exp_array_avx512(const float* x, float shift, float* y,
-                                                                             int64_t n, const float* q, double d,
-                                                                             float* z) {
+                                                                              int64_t n, const float* q, double d,
+                                                                              float* z) {
   return exp_array(x, shift, y, n, q, d, z);
 }
 
@@ -104,19 +131,14 @@ extern "C" __attribute__((visibility("default"))) int64_t vn_exp_array_float_avx
   return exp_array(x, shift, y, n, q, d, z);
 }
 
-/// y[i] = vmath::sigmoid(x[i]) for the i below n in whole sixteens, in one pass: e = exp(-|x|) as
-/// exp_of_floats takes it (-|x| is x with its sign bit set, a NaN included), then (x >= 0 ? 1 :
-/// e) / (1 + e) in float; returns how many it did. y may be x.
+/// y[i] = vmath::sigmoid(x[i]) for every i < n, in one pass; returns n. y may be x.
 extern "C" __attribute__((visibility("default"))) int64_t vn_sigmoid_array_avx512(const float* x, float* y, int64_t n) {
-  const __m512 sign = _mm512_set1_ps(-0.0f), one = _mm512_set1_ps(1.0f);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 v = _mm512_loadu_ps(x + i);
-    const __m512 e = exp_of_floats(_mm512_or_ps(v, sign));
-    const __m512 numerator = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GE_OQ), e, one);
-    _mm512_storeu_ps(y + i, _mm512_div_ps(numerator, _mm512_add_ps(one, e)));
-  }
-  return i;
+  return sigmoid_array<false>(x, y, n);
+}
+
+/// y[i] = vmath::silu(x[i]) for every i < n, in one pass; returns n. y may be x.
+extern "C" __attribute__((visibility("default"))) int64_t vn_silu_array_avx512(const float* x, float* y, int64_t n) {
+  return sigmoid_array<true>(x, y, n);
 }
 
 /// y[i] = vmath::erf(x[i]) for the i below n in whole thirty-twos; returns how many it did. y may

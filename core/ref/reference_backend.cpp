@@ -12,6 +12,8 @@
 #include "core/common/threads.h"
 #include "core/ir/topo.h"
 #include "core/ops/kernel_context.h"
+#include "core/ops/kernel_util.h"
+#include "core/ops/vector_math.h"
 #include "core/ref/fp64.h"
 
 namespace vn::ref {
@@ -29,6 +31,12 @@ struct ReferenceBackend::Step {
   std::vector<char> dying_streamed;   // the same when outputs are streamed
   std::vector<size_t> narrow_inputs;  // fp64 mode: input positions the spec pins to float32
   bool widen_outputs = false;         // fp64 mode: float outputs come back as float32
+  // SiLU, x * Sigmoid(x), in one pass when nothing observes the run (Frame::execute): on a
+  // Sigmoid whose output only one Mul by the Sigmoid's input reads, `silu_skip`; on that Mul, the
+  // Sigmoid's output slot and the position of x among the Mul's inputs.
+  bool silu_skip = false;
+  int silu_of = -1;
+  int silu_x = -1;
 };
 
 /// A graph ready to run: the main graph or one subgraph. Every name the graph touches has a slot;
@@ -69,6 +77,22 @@ class ReferenceBackend::Frame final : public ops::SubgraphRunner {
 
   Result<std::vector<Tensor>> run(const Graph& body, std::span<const Tensor> inputs) override;
 
+  /// Runs `step`'s kernel, or on a SiLU Mul whose Sigmoid was skipped, y = x * Sigmoid(x) in one
+  /// pass (vmath::silu: the two nodes' bits), written over x when x dies here.
+  Status silu_step(const Step& step, std::span<const Tensor* const> inputs, ops::KernelContext& ctx) const {
+    if (step.silu_of < 0 || value(step.silu_of).defined()) return step.fn(ctx);
+    for (size_t i = 0; i < inputs.size(); ++i) (void)ctx.has_input(i);
+    const Tensor& x = *inputs[static_cast<size_t>(step.silu_x)];
+    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, DType::kFloat32, x.shape()));
+    if (x.numel() == 0) return Status::OK();
+    const float* px = x.data<float>();
+    float* py = y->mutable_data<float>();
+    ops::parallel_chunks(
+        ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) { ops::vmath::silu(px + lo, py + lo, hi - lo); },
+        ops::kComputeBoundGrain);
+    return Status::OK();
+  }
+
   Status poll_cancel() const override {
     if (options_.cancel && options_.cancel->load()) return Status(StatusCode::kCancelled, "run cancelled");
     return Status::OK();
@@ -88,14 +112,20 @@ Status ReferenceBackend::Frame::execute(bool observe) {
   std::vector<Tensor> narrowed;
   std::vector<Tensor> outputs;
   std::vector<char> constant;
+  // Fused SiLU is bit for bit the two nodes, but leaves no Sigmoid output to report.
+  const bool fuse = !(observe && options_.observer);
   for (const Step& step : plan_.steps) {
     VN_RETURN_IF_ERROR(poll_cancel());
     const Node& node = g.nodes[static_cast<size_t>(step.node_index)];
+    if (fuse && step.silu_skip && value(step.inputs[0]).defined() && value(step.inputs[0]).dtype() == DType::kFloat32) {
+      continue;  // its Mul computes x * Sigmoid(x) (silu_step); nothing is released here
+    }
     inputs.assign(step.inputs.size(), nullptr);
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       const int s = step.inputs[i];
       if (s < 0) continue;
       const Tensor& t = value(s);
+      if (!t.defined() && s == step.silu_of && fuse) continue;  // the skipped Sigmoid's output
       if (!t.defined()) {
         return Status(StatusCode::kInvalidModel,
                       fmt::format("input '{}' has no value: no node, graph input or initializer defines it",
@@ -129,7 +159,7 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     ctx.set_constant_inputs(constant);
     const bool timed = observe && options_.profile;
     const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status st = step.fn(ctx);
+    Status st = silu_step(step, inputs, ctx);
     if (timed) {
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       options_.profile->push_back(LayerTime{node.name, node.op_type, step.node_index, ms});
@@ -346,6 +376,7 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
   };
   plan_releases(keep, &Step::release);
   if (!is_body) plan_releases(keep_streamed, &Step::release_streamed);
+  mark_silu(g, plan.steps, reads, keep);
   // A subgraph runs only the plain release lists, whatever the caller streams.
   const auto mark_dying = [](const std::vector<int>& inputs, const std::vector<int>& released) {
     std::vector<char> dying(inputs.size(), 0);
@@ -359,6 +390,47 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
     step.dying_streamed = is_body ? step.dying : mark_dying(step.inputs, step.release_streamed);
   }
   return Status::OK();
+}
+
+void ReferenceBackend::mark_silu(const Graph& g, std::vector<Step>& steps, const std::vector<std::vector<int>>& reads,
+                                 const std::vector<bool>& kept) {
+  std::vector<int> readers(kept.size(), 0), producer(kept.size(), -1);
+  for (const std::vector<int>& r : reads) {
+    for (int s : r) ++readers[static_cast<size_t>(s)];
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (int s : steps[i].outputs) {
+      if (s >= 0) producer[static_cast<size_t>(s)] = static_cast<int>(i);
+    }
+  }
+  const auto op = [&](const Step& st) -> const Node& { return g.nodes[static_cast<size_t>(st.node_index)]; };
+  for (size_t j = 0; j < steps.size(); ++j) {
+    Step& mul = steps[j];
+    const Node& m = op(mul);
+    // Mul from version 7 broadcasts by numpy's rules and has no attributes.
+    if (m.op_type != "Mul" || !is_default_domain(m.domain) || mul.version < 7 || !m.attributes.empty() ||
+        mul.inputs.size() != 2 || mul.outputs.size() != 1 || mul.inputs[0] < 0 || mul.inputs[1] < 0 ||
+        mul.inputs[0] == mul.inputs[1]) {
+      continue;
+    }
+    for (int p = 0; p < 2; ++p) {
+      const int s = mul.inputs[static_cast<size_t>(p)], x = mul.inputs[static_cast<size_t>(1 - p)];
+      const int i = producer[static_cast<size_t>(s)];
+      if (i < 0 || readers[static_cast<size_t>(s)] != 1 || kept[static_cast<size_t>(s)]) continue;
+      Step& sig = steps[static_cast<size_t>(i)];
+      const Node& n = op(sig);
+      // From version 6 Sigmoid has no attributes; skipping its kernel skips no check.
+      if (n.op_type != "Sigmoid" || !is_default_domain(n.domain) || sig.version < 6 || !n.attributes.empty() ||
+          sig.inputs.size() != 1 || sig.inputs[0] != x || sig.outputs.size() != 1 || !sig.release.empty() ||
+          !sig.narrow_inputs.empty() || sig.widen_outputs) {
+        continue;
+      }
+      sig.silu_skip = true;
+      mul.silu_of = s;
+      mul.silu_x = 1 - p;
+      break;
+    }
+  }
 }
 
 Status ReferenceBackend::prepare_impl(const Model& model, const PrepareOptions& options) {

@@ -79,6 +79,11 @@ class ReferenceBackend final : public Backend {
   /// Unsupported nodes are appended to `problems`; other failures are returned.
   Status build_plan(const Model& model, const Graph& graph, const std::vector<std::string>* outputs, int depth,
                     Plan& plan, std::vector<Status>& problems);
+  /// Marks the SiLU pairs among `steps` (Step::silu_skip, silu_of, silu_x): a Sigmoid whose
+  /// output s only a later Mul reads, as Mul(x, s) or Mul(s, x) with x the Sigmoid's input, s
+  /// being no output of the graph (`kept`). `reads` lists each step's input slots.
+  static void mark_silu(const Graph& graph, std::vector<Step>& steps, const std::vector<std::vector<int>>& reads,
+                        const std::vector<bool>& kept);
 
   const ops::OpRegistry& registry_;
   ReferenceOptions options_;

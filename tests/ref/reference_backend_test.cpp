@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -119,6 +120,69 @@ TEST(ReferenceBackend, ElementwiseOpsReuseADyingInputOnlyWhenNothingElseHoldsIt)
                 (std::vector<float>{0, 2, 0}));
     } else {
       EXPECT_EQ(buffers["Y"], buffers["R"]);
+    }
+  }
+}
+
+// ***** SiLU *****
+
+/// R = Neg(X) (a tensor no caller holds), S = Sigmoid(R), Y = Mul(S, R) or Mul(R, S); with
+/// `other`, Y = Mul(S, Z) for a second input Z instead; with `s_out`, S is a graph output too.
+Model silu_model(bool s_first, bool other, bool s_out) {
+  Model m = opset13_model();
+  m.graph.nodes = {
+      make_node("neg", "Neg", {"X"}, {"R"}), make_node("sig", "Sigmoid", {"R"}, {"S"}),
+      make_node("mul", "Mul", {s_first ? "S" : (other ? "Z" : "R"), s_first ? (other ? "Z" : "R") : "S"}, {"Y"})};
+  m.graph.inputs = {float_info("X", {37})};
+  if (other) m.graph.inputs.push_back(float_info("Z", {37}));
+  m.graph.outputs = {float_info("Y", {37})};
+  if (s_out) m.graph.outputs.push_back(float_info("S", {37}));
+  return m;
+}
+
+TEST(ReferenceBackend, SigmoidTimesItsInputRunsAsOneSiluPassWithTheTwoNodesBits) {
+  // 37 values (two vectors of 16 and a tail): large of both signs, zeros, infinities, a NaN.
+  std::vector<float> xv;
+  for (int i = 0; i < 33; ++i) xv.push_back(0.731f * static_cast<float>(i - 16) * (i % 3 == 0 ? 37.0f : 1.0f));
+  xv.insert(xv.end(), {-0.0f, INFINITY, -INFINITY, NAN});
+  const Tensor x = Tensor::from_vector<float>({37}, xv),
+               z = Tensor::from_vector<float>({37}, std::vector<float>(37, 3.0f));
+  for (bool s_first : {true, false}) {
+    for (bool other : {false, true}) {
+      for (bool s_out : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "s_first " << s_first << " other " << other << " s_out " << s_out);
+        Model m = silu_model(s_first, other, s_out);
+        ReferenceBackend backend;
+        ASSERT_TRUE(backend.prepare(m, {}).ok());
+        TensorMap feeds{{"X", x}};
+        if (other) feeds.set("Z", z);
+        // An observer sees every node's output, so the two nodes run as two: the values to match.
+        RunOptions observed;
+        observed.observer = [](int64_t, const Node&, const TensorMap&) { return true; };
+        Result<TensorMap> want = backend.run(feeds, observed);
+        ASSERT_TRUE(want.ok()) << want.status().to_string();
+        std::vector<LayerTime> profile;
+        RunOptions timed;
+        timed.profile = &profile;
+        Result<TensorMap> got = backend.run(feeds, timed);
+        ASSERT_TRUE(got.ok()) << got.status().to_string();
+        const auto y = got->find("Y")->values<float>();
+        const auto w = want->find("Y")->values<float>();
+        for (size_t i = 0; i < y.size(); ++i) {
+          if (std::isnan(w[i])) {
+            EXPECT_TRUE(std::isnan(y[i])) << i;
+          } else {
+            EXPECT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(w[i])) << i << ": x = " << xv[i];
+          }
+        }
+        EXPECT_EQ(got->find("S") != nullptr, s_out);
+        // Fused only where the Sigmoid's output goes nowhere else and multiplies its own input.
+        std::vector<std::string> ops;
+        for (const LayerTime& t : profile) ops.push_back(t.op);
+        const bool fused = !other && !s_out;
+        EXPECT_EQ(ops, fused ? (std::vector<std::string>{"Neg", "Mul"})
+                             : (std::vector<std::string>{"Neg", "Sigmoid", "Mul"}));
+      }
     }
   }
 }

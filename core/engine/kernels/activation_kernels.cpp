@@ -63,7 +63,7 @@ float exact(ActivationFn fn, float alpha, float beta, float v) {
     case ActivationFn::kClip:
       return v < alpha ? alpha : (v > beta ? beta : v);
     case ActivationFn::kSigmoid:
-      return 1.0f / (1.0f + ops::vmath::exp(-v));
+      return ops::vmath::sigmoid(v);
     case ActivationFn::kTanh:
       return std::tanh(v);
     case ActivationFn::kHardSigmoid: {
@@ -79,24 +79,11 @@ float exact(ActivationFn fn, float alpha, float beta, float v) {
     case ActivationFn::kErf:
       return ops::vmath::erf(v);
     case ActivationFn::kSiLU:
-      return v / (1.0f + ops::vmath::exp(-v));
+      return v * ops::vmath::sigmoid(v);
     case ActivationFn::kGelu:
       return 0.5f * v * (1.0f + ops::vmath::erf(v * 0.70710678f));
   }
   return v;
-}
-
-/// exact(kSigmoid) or exact(kSiLU) over v[0, n), exp through vector_math.h's arrays.
-template <ActivationFn kFn>
-void sigmoid_values(float* v, int64_t n) {
-  constexpr int64_t kBlock = 256;
-  float e[kBlock];
-  for (int64_t lo = 0; lo < n; lo += kBlock) {
-    const int64_t m = std::min(kBlock, n - lo);
-    for (int64_t i = 0; i < m; ++i) e[i] = -v[lo + i];
-    ops::vmath::exp(e, e, m);
-    for (int64_t i = 0; i < m; ++i) v[lo + i] = (kFn == ActivationFn::kSiLU ? v[lo + i] : 1.0f) / (1.0f + e[i]);
-  }
 }
 
 /// exact(kGelu) over v[0, n), erf through vector_math.h's arrays.
@@ -243,7 +230,7 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
     case ActivationFn::kClip:
       return each.template operator()<ActivationFn::kClip>();
     case ActivationFn::kSigmoid:
-      return sigmoid_values<ActivationFn::kSigmoid>(v, n);
+      return ops::vmath::sigmoid(v, v, n);
     case ActivationFn::kTanh:
       return each.template operator()<ActivationFn::kTanh>();
     case ActivationFn::kHardSigmoid:
@@ -255,7 +242,7 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
     case ActivationFn::kErf:
       return ops::vmath::erf(v, v, n);
     case ActivationFn::kSiLU:
-      return sigmoid_values<ActivationFn::kSiLU>(v, n);
+      return ops::vmath::silu(v, v, n);
     case ActivationFn::kGelu:
       return gelu_values(v, n);
   }

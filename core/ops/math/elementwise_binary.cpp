@@ -93,17 +93,21 @@ template <typename Op, bool kLegacy>
 Status arithmetic(KernelContext& ctx) {
   VN_RETURN_IF_ERROR(check_arity(ctx, 2));
   const Tensor& a = ctx.input(0);
-  Tensor b = ctx.input(1);
-  VN_RETURN_IF_ERROR(check_same_dtype(ctx, a, b));
+  // B by reference: a copy would share its storage, and the output could not be written over a
+  // dying B (an SE block's Mul(scale, x) allocated a fresh output: 3x the multiply's time).
+  const Tensor* b = &ctx.input(1);
+  VN_RETURN_IF_ERROR(check_same_dtype(ctx, a, *b));
+  Tensor legacy;
   if constexpr (kLegacy) {
-    VN_ASSIGN_OR_RETURN(b, legacy_broadcast_view(ctx, a, b));
+    VN_ASSIGN_OR_RETURN(legacy, legacy_broadcast_view(ctx, a, *b));
+    b = &legacy;
   }
   return dispatch_types(NumericHalfTypes{}, ctx, a.dtype(), [&]<typename T>() -> Status {
     if constexpr (std::is_same_v<Op, DivOp> && std::is_integral_v<T>) {
       // With a non-empty A every element of B is used, so any zero divisor is reached.
-      if (a.numel() > 0) VN_RETURN_IF_ERROR(check_no_zero_divisor<T>(ctx, b));
+      if (a.numel() > 0) VN_RETURN_IF_ERROR(check_no_zero_divisor<T>(ctx, *b));
     }
-    return binary_broadcast<T, T, T>(ctx, a, b, Op{});
+    return binary_broadcast<T, T, T>(ctx, a, *b, Op{});
   });
 }
 

@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "core/ops/kernel_context.h"
+#include "core/ops/op_registry.h"
 #include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 
@@ -79,7 +82,8 @@ TEST(BinaryMath, BroadcastRank4BiasAgainstOracle) {
 TEST(BinaryMath, LargeTensorsSplitAmongThreads) {
   // Same shapes (one row, cut into chunks) and a per-channel scale (rows shared out), each large
   // enough for two threads.
-  const std::vector<float> x = random_floats(2 * 16 * 48 * 48, 5), s = random_floats(16, 6), u = random_floats(x.size(), 7);
+  const std::vector<float> x = random_floats(2 * 16 * 48 * 48, 5), s = random_floats(16, 6),
+                           u = random_floats(x.size(), 7);
   std::vector<float> prod(x.size()), sum(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
     prod[i] = x[i] * s[(i / (48 * 48)) % 16];
@@ -371,7 +375,9 @@ TEST(BinaryMath, Float16RoundsOnceToNearestEven) {
   const Case cases[] = {
       // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even, 1; 1 + 3 * 2^-11 goes up to 1 + 2^-9.
       // 65504 + 16 is a tie between the largest float16 and 65536: to even, inf.
-      {"Add", {1, 1, 65504, 0.0999755859375f}, {std::ldexp(1.0f, -11), 3 * std::ldexp(1.0f, -11), 16, 0.199951171875f},
+      {"Add",
+       {1, 1, 65504, 0.0999755859375f},
+       {std::ldexp(1.0f, -11), 3 * std::ldexp(1.0f, -11), 16, 0.199951171875f},
        {1, 1.001953125f, kInf, 0.2998046875f}},
       // 2049 and 2051 are ties: to 2048 and 2052, whose last bits are even.
       {"Sub", {2050, 2052, -65504}, {1, 1, 16}, {2048, 2052, -kInf}},
@@ -405,7 +411,9 @@ TEST(BinaryMath, BFloat16RoundsOnceToNearestEven) {
   const Case cases[] = {
       // 1 + 2^-8 ties to 1; 1 + 3 * 2^-8 ties up to 1 + 2^-6; the largest bfloat16 plus half its
       // last place ties to inf (float32 still holds the sum).
-      {"Add", {1, 1, kMax}, {std::ldexp(1.0f, -8), 3 * std::ldexp(1.0f, -8), std::ldexp(1.0f, 119)},
+      {"Add",
+       {1, 1, kMax},
+       {std::ldexp(1.0f, -8), 3 * std::ldexp(1.0f, -8), std::ldexp(1.0f, 119)},
        {1, 1.015625f, std::numeric_limits<float>::infinity()}},
       {"Sub", {1, 258}, {std::ldexp(1.0f, -9), 1}, {1, 256}},
       {"Mul", {3, 1.5f}, {1.0078125f, 1.0078125f}, {3.03125f, 1.515625f}},
@@ -430,6 +438,43 @@ TEST(Pow, Float16InFloatAndRoundedOnce) {
   OpTester m("Pow", 15);
   m.input(narrow_tensor<Eigen::half>({1}, {2})).input<int64_t>({1}, {3});
   m.expect_failure(StatusCode::kUnsupportedDType, "a float16 base takes an exponent of its own type only, got int64");
+}
+
+TEST(BinaryMath, OutputTakesTheBufferOfADyingOperandOfItsShape) {
+  // An SE block's Mul(scale [1,C,1,1], x [1,C,H,W]): the reference marks x dying after its last
+  // reader, and the product is written over it rather than into fresh memory, whichever side x is
+  // on; the values are those of a fresh output.
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    for (const int big : {0, 1}) {
+      Node node;
+      node.op_type = op;
+      node.inputs = {"a", "b"};
+      node.outputs = {"y"};
+      std::vector<float> xv(2 * 3 * 4);
+      for (size_t i = 0; i < xv.size(); ++i) xv[i] = 0.5f + static_cast<float>(i);
+      Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, xv);
+      const Tensor scale = Tensor::from_vector<float>({1, 2, 1, 1}, {2.0f, -4.0f});
+      const void* x_buffer = x.raw();
+      const Tensor* in[2] = {big == 0 ? &x : &scale, big == 0 ? &scale : &x};
+      std::vector<Tensor> out(1);
+      KernelContext ctx(node, 0, 14, std::span<const Tensor* const>(in), std::span<Tensor>(out));
+      const char dying[] = {1, 1};
+      ctx.set_dying_inputs(dying);
+      const KernelDef* def = reference_registry().find("", op, 14);
+      ASSERT_NE(def, nullptr);
+      const Status st = def->fn(ctx);
+      ASSERT_TRUE(st.ok()) << st.to_string();
+      EXPECT_EQ(out[0].raw(), x_buffer) << op << " with x as input " << big;
+      const float* y = out[0].data<float>();
+      for (size_t i = 0; i < xv.size(); ++i) {
+        const float s = i < 12 ? 2.0f : -4.0f;
+        const float a = big == 0 ? xv[i] : s, b = big == 0 ? s : xv[i];
+        const std::string name = op;
+        const float want = name == "Add" ? a + b : name == "Sub" ? a - b : name == "Mul" ? a * b : a / b;
+        ASSERT_EQ(y[i], want) << op << " at " << i << " with x as input " << big;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -315,5 +315,40 @@ TEST(VectorMath, SigmoidIsTheSplitFormStepByStep) {
   EXPECT_EQ(y[y.size() - 2], 0.5f);
 }
 
+TEST(VectorMath, SiluIsSigmoidTimesXRoundedOnce) {
+  // SiLU's bits are those of a Sigmoid node followed by a Mul: x times the rounded sigmoid, over
+  // the sample (NaNs, infinities: -inf * 0 is NaN as the two nodes give it), in place, and
+  // through every tail length of the vector paths.
+  std::vector<float> x = sample_patterns();
+  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { silu(a, b, n); });
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float want = x[i] * sigmoid_steps(x[i]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(y[i])) << "x = " << x[i];
+      continue;
+    }
+    ASSERT_EQ(bits(y[i]), bits(want)) << "x = " << x[i];
+    ASSERT_EQ(bits(sigmoid(x[i])), bits(sigmoid_steps(x[i]))) << "x = " << x[i];
+  }
+  std::vector<float> in_place = x;
+  silu(in_place.data(), in_place.data(), static_cast<int64_t>(in_place.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!std::isnan(y[i])) {
+      ASSERT_EQ(bits(in_place[i]), bits(y[i])) << "x = " << x[i];
+    }
+  }
+  for (int64_t n = 1; n <= 40; ++n) {
+    std::vector<float> v(static_cast<size_t>(n)), s(static_cast<size_t>(n)), w(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = 0.37f * static_cast<float>(i - n / 2);
+    silu(v.data(), s.data(), n);
+    sigmoid(v.data(), w.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      const float xi = v[static_cast<size_t>(i)];
+      ASSERT_EQ(bits(s[static_cast<size_t>(i)]), bits(xi * sigmoid_steps(xi))) << "n = " << n << ", i = " << i;
+      ASSERT_EQ(bits(w[static_cast<size_t>(i)]), bits(sigmoid_steps(xi))) << "n = " << n << ", i = " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vn::ops::vmath
