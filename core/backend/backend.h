@@ -39,10 +39,14 @@ struct PrepareOptions {
 using NodeObserver = std::function<bool(int64_t node_index, const Node& node, const TensorMap& outputs)>;
 
 /// The time one main-graph node (or engine layer) took inside run(): the kernel call alone, on a
-/// steady clock. A node with subgraphs (If, Loop, Scan) includes its bodies.
+/// steady clock. A node with subgraphs (If, Loop, Scan) includes its bodies. The names are views
+/// of the backend's own (its model's nodes, its layers): valid while the backend lives and is not
+/// prepared again. Copies of them, allocated between a run's tensors, split the heap's freed
+/// activation buffers, and the next run's outputs faulted in fresh pages (EfficientNetV2-S with
+/// --profile: 1500 more page faults a run, its depthwise layers 2.5x slower).
 struct LayerTime {
-  std::string name;   ///< the node's name, or the engine layer's (fused layers join their nodes' names)
-  std::string op;     ///< the node's op type; a layer's is its main node's
+  std::string_view name;  ///< the node's name, or the engine layer's (fused layers join their nodes' names)
+  std::string_view op;    ///< the node's op type; a layer's is its main node's
   int64_t node = -1;  ///< the main-graph node (a layer's: the one whose outputs it reports)
   double ms = 0;
 };

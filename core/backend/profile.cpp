@@ -15,6 +15,9 @@ Result<TimedRun> run_timed(Backend& backend, const std::vector<TensorMap>& feeds
   RunOptions run_options;
   if (options.profile && backend.can_profile()) run_options.profile = &run.layers;
   for (size_t it = 0; it < feeds.size(); ++it) {
+    // Room for every iteration's entries once the first has run: the vector grows no more while
+    // tensors come and go.
+    if (it == 1) run.layers.reserve(run.layers.size() * feeds.size());
     const auto start = std::chrono::steady_clock::now();
     Result<TensorMap> out = backend.run(feeds[it], run_options);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -40,7 +43,7 @@ Result<RunProfile> summarize_profile(const std::string& runner, const TimedRun& 
   const size_t per_iteration = run.layers.size() / profile.iterations;
   for (size_t i = 0; i < per_iteration; ++i) {
     const LayerTime& first = run.layers[i];
-    LayerProfile layer{first.name, first.op, first.node, 0, 0};
+    LayerProfile layer{std::string(first.name), std::string(first.op), first.node, 0, 0};
     for (size_t it = 0; it < profile.iterations; ++it) {
       const LayerTime& t = run.layers[it * per_iteration + i];
       if (t.node != first.node) {

@@ -178,7 +178,7 @@ TEST(ReferenceBackend, SigmoidTimesItsInputRunsAsOneSiluPassWithTheTwoNodesBits)
         EXPECT_EQ(got->find("S") != nullptr, s_out);
         // Fused only where the Sigmoid's output goes nowhere else and multiplies its own input.
         std::vector<std::string> ops;
-        for (const LayerTime& t : profile) ops.push_back(t.op);
+        for (const LayerTime& t : profile) ops.emplace_back(t.op);
         const bool fused = !other && !s_out;
         EXPECT_EQ(ops, fused ? (std::vector<std::string>{"Neg", "Mul"})
                              : (std::vector<std::string>{"Neg", "Sigmoid", "Mul"}));
