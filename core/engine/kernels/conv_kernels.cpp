@@ -311,6 +311,13 @@ class ConvKernel final : public LayerKernel {
       const int threads = capped_threads(args_.num_threads);
       const float* bias = epilogue_.bias.empty() ? nullptr : epilogue_.bias.data();
       const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
+        if (width == out_size) {
+          // Whole planes lie one after another: one segment (the bias is in, by channel).
+          const int64_t at = (img * m + channel0) * out_size;
+          apply_epilogue_segment(epilogue_, y + at, channels * out_size, channel0, false,
+                                 residual ? residual + at : nullptr);
+          return;
+        }
         for (int64_t ch = channel0; ch < channel0 + channels; ++ch) {
           const int64_t at = (img * m + ch) * out_size + col0;
           // The bias started the sums (conv_float32).

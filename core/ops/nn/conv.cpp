@@ -453,9 +453,15 @@ void conv_float32(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, in
   p.in = geo.in;
   p.geo = geo;
   if (conv_packed(p, x, w, bias, y, threads, transform, finish, w_constant, kept_as) || !finish) return;
-  // The paths without tasks: one block per image and output channel.
+  // The paths without tasks: blocks of whole output planes of one image, about 4K values each (a
+  // squeeze-excitation's 1x1 outputs: a call per value cost more than its product).
   const int64_t out_size = shape_numel(geo.out);
-  parallel_for(threads, n * m, [&](int64_t i) { (*finish)(i / m, i % m, 1, 0, out_size); });
+  const int64_t per_block = std::clamp<int64_t>(4096 / std::max<int64_t>(out_size, 1), 1, std::max<int64_t>(m, 1));
+  const int64_t blocks = (m + per_block - 1) / per_block;
+  parallel_for(threads, n * blocks, [&](int64_t i) {
+    const int64_t c0 = i % blocks * per_block;
+    (*finish)(i / blocks, c0, std::min(per_block, m - c0), 0, out_size);
+  });
 }
 
 namespace {
