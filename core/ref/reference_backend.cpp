@@ -14,6 +14,7 @@
 #include "core/ops/kernel_context.h"
 #include "core/ops/kernel_util.h"
 #include "core/ops/vector_math.h"
+#include "core/ref/elementwise_chain.h"
 #include "core/ref/fp64.h"
 
 namespace vn::ref {
@@ -31,12 +32,19 @@ struct ReferenceBackend::Step {
   std::vector<char> dying_streamed;   // the same when outputs are streamed
   std::vector<size_t> narrow_inputs;  // fp64 mode: input positions the spec pins to float32
   bool widen_outputs = false;         // fp64 mode: float outputs come back as float32
-  // SiLU, x * Sigmoid(x), in one pass when nothing observes the run (Frame::execute): on a
-  // Sigmoid whose output only one Mul by the Sigmoid's input reads, `silu_skip`; on that Mul, the
-  // Sigmoid's output slot and the position of x among the Mul's inputs.
-  bool silu_skip = false;
-  int silu_of = -1;
-  int silu_x = -1;
+  // A link of a fused elementwise chain (Plan::chains, elementwise_chain.h): its index, or -1.
+  // Unobserved, the chain runs at its last link; the others run nothing and release nothing.
+  int chain = -1;
+  bool chain_head = false, chain_end = false;
+};
+
+/// A chain of elementwise steps run as one pass: its operations, its source's slot, and the slots
+/// its links before the last release (released by the last, with its own).
+struct ReferenceBackend::Chain {
+  ElementwiseChain ops;
+  int source = -1;
+  std::vector<int> release;
+  bool source_dies = false;  // the source's slot is released at the chain's end
 };
 
 /// A graph ready to run: the main graph or one subgraph. Every name the graph touches has a slot;
@@ -50,6 +58,7 @@ struct ReferenceBackend::Plan {
   std::vector<int> input_slots;   // main graph: runtime inputs; subgraph: every declared input, in order
   std::vector<int> outer_slots;   // subgraph: names bound from the enclosing scope on entry
   std::vector<int> output_slots;
+  std::vector<Chain> chains;
 };
 
 /// One execution of a plan: the live tensors of a scope. It runs the subgraphs of its nodes in
@@ -77,21 +86,9 @@ class ReferenceBackend::Frame final : public ops::SubgraphRunner {
 
   Result<std::vector<Tensor>> run(const Graph& body, std::span<const Tensor> inputs) override;
 
-  /// Runs `step`'s kernel, or on a SiLU Mul whose Sigmoid was skipped, y = x * Sigmoid(x) in one
-  /// pass (vmath::silu: the two nodes' bits), written over x when x dies here.
-  Status silu_step(const Step& step, std::span<const Tensor* const> inputs, ops::KernelContext& ctx) const {
-    if (step.silu_of < 0 || value(step.silu_of).defined()) return step.fn(ctx);
-    for (size_t i = 0; i < inputs.size(); ++i) (void)ctx.has_input(i);
-    const Tensor& x = *inputs[static_cast<size_t>(step.silu_x)];
-    VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_elementwise(0, DType::kFloat32, x.shape()));
-    if (x.numel() == 0) return Status::OK();
-    const float* px = x.data<float>();
-    float* py = y->mutable_data<float>();
-    ops::parallel_chunks(
-        ctx.num_threads(), x.numel(), [&](int64_t lo, int64_t hi) { ops::vmath::silu(px + lo, py + lo, hi - lo); },
-        ops::kComputeBoundGrain);
-    return Status::OK();
-  }
+  /// Runs chain `c` at its last link `step`: its output written over the source when the source
+  /// dies there and nothing else holds it.
+  Status run_chain(const Step& step, const Chain& c);
 
   Status poll_cancel() const override {
     if (options_.cancel && options_.cancel->load()) return Status(StatusCode::kCancelled, "run cancelled");
@@ -112,20 +109,41 @@ Status ReferenceBackend::Frame::execute(bool observe) {
   std::vector<Tensor> narrowed;
   std::vector<Tensor> outputs;
   std::vector<char> constant;
-  // Fused SiLU is bit for bit the two nodes, but leaves no Sigmoid output to report.
-  const bool fuse = !(observe && options_.observer);
+  // A fused chain has its nodes' bits but leaves their outputs unmade: not where they are watched.
+  const bool fuse = !(observe && (options_.observer || options_.stream));
+  std::vector<char> chain_on(plan_.chains.size(), 0);
   for (const Step& step : plan_.steps) {
     VN_RETURN_IF_ERROR(poll_cancel());
     const Node& node = g.nodes[static_cast<size_t>(step.node_index)];
-    if (fuse && step.silu_skip && value(step.inputs[0]).defined() && value(step.inputs[0]).dtype() == DType::kFloat32) {
-      continue;  // its Mul computes x * Sigmoid(x) (silu_step); nothing is released here
+    if (step.chain >= 0) {
+      const Chain& c = plan_.chains[static_cast<size_t>(step.chain)];
+      char& on = chain_on[static_cast<size_t>(step.chain)];
+      if (step.chain_head) {
+        // Fused for a float32 source whose rank keeps its shape through the scalars' broadcasting.
+        const Tensor& x = value(c.source);
+        on = fuse && x.defined() && x.dtype() == DType::kFloat32 && x.rank() >= c.ops.scalar_rank;
+      }
+      if (on) {
+        if (step.chain_end) {
+          const bool timed = observe && options_.profile;
+          const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+          if (Status st = run_chain(step, c); !st.ok()) return st.with_node(node.ref(step.node_index));
+          if (timed) {
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            options_.profile->push_back(LayerTime{node.name, node.op_type, step.node_index, ms});
+          }
+          for (int s : step.release) bind(s, Tensor());
+          for (int s : c.release) bind(s, Tensor());
+        }
+        continue;
+      }
     }
     inputs.assign(step.inputs.size(), nullptr);
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       const int s = step.inputs[i];
       if (s < 0) continue;
       const Tensor& t = value(s);
-      if (!t.defined() && s == step.silu_of && fuse) continue;  // the skipped Sigmoid's output
       if (!t.defined()) {
         return Status(StatusCode::kInvalidModel,
                       fmt::format("input '{}' has no value: no node, graph input or initializer defines it",
@@ -159,7 +177,7 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     ctx.set_constant_inputs(constant);
     const bool timed = observe && options_.profile;
     const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    Status st = silu_step(step, inputs, ctx);
+    Status st = step.fn(ctx);
     if (timed) {
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       options_.profile->push_back(LayerTime{node.name, node.op_type, step.node_index, ms});
@@ -189,6 +207,19 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     }
     for (int s : (observe && options_.stream) ? step.release_streamed : step.release) bind(s, Tensor());
   }
+  return Status::OK();
+}
+
+Status ReferenceBackend::Frame::run_chain(const Step& step, const Chain& c) {
+  const Tensor& x = value(c.source);
+  Tensor y;
+  if (c.source_dies && x.writable() && x.sole_owner()) {
+    y = x;
+  } else {
+    VN_ASSIGN_OR_RETURN(y, Tensor::create_for_overwrite(DType::kFloat32, x.shape()));
+  }
+  if (x.numel() > 0) c.ops.run(x.data<float>(), y.mutable_data<float>(), x.numel(), backend_.num_threads_);
+  bind(step.outputs[0], std::move(y));
   return Status::OK();
 }
 
@@ -376,7 +407,7 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
   };
   plan_releases(keep, &Step::release);
   if (!is_body) plan_releases(keep_streamed, &Step::release_streamed);
-  mark_silu(g, plan.steps, reads, keep);
+  mark_chains(g, plan, reads, keep);
   // A subgraph runs only the plain release lists, whatever the caller streams.
   const auto mark_dying = [](const std::vector<int>& inputs, const std::vector<int>& released) {
     std::vector<char> dying(inputs.size(), 0);
@@ -392,44 +423,110 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
   return Status::OK();
 }
 
-void ReferenceBackend::mark_silu(const Graph& g, std::vector<Step>& steps, const std::vector<std::vector<int>>& reads,
-                                 const std::vector<bool>& kept) {
-  std::vector<int> readers(kept.size(), 0), producer(kept.size(), -1);
-  for (const std::vector<int>& r : reads) {
-    for (int s : r) ++readers[static_cast<size_t>(s)];
+void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector<std::vector<int>>& reads,
+                                   const std::vector<bool>& kept) {
+  std::vector<Step>& steps = plan.steps;
+  std::vector<int> readers(kept.size(), 0), reader(kept.size(), -1), producer(kept.size(), -1);
+  for (size_t i = 0; i < reads.size(); ++i) {
+    for (int s : reads[i]) {
+      ++readers[static_cast<size_t>(s)];
+      reader[static_cast<size_t>(s)] = static_cast<int>(i);
+    }
   }
   for (size_t i = 0; i < steps.size(); ++i) {
     for (int s : steps[i].outputs) {
       if (s >= 0) producer[static_cast<size_t>(s)] = static_cast<int>(i);
     }
   }
-  const auto op = [&](const Step& st) -> const Node& { return g.nodes[static_cast<size_t>(st.node_index)]; };
-  for (size_t j = 0; j < steps.size(); ++j) {
-    Step& mul = steps[j];
-    const Node& m = op(mul);
-    // Mul from version 7 broadcasts by numpy's rules and has no attributes.
-    if (m.op_type != "Mul" || !is_default_domain(m.domain) || mul.version < 7 || !m.attributes.empty() ||
-        mul.inputs.size() != 2 || mul.outputs.size() != 1 || mul.inputs[0] < 0 || mul.inputs[1] < 0 ||
-        mul.inputs[0] == mul.inputs[1]) {
-      continue;
+  // A float32 value of one element: an initializer, or a Constant node's.
+  const ScalarOf scalar_of = [&](const std::string& name) -> std::optional<std::pair<float, int64_t>> {
+    const auto it = plan.slot_of.find(name);
+    if (it == plan.slot_of.end()) return std::nullopt;
+    const Tensor* t = &plan.constants[static_cast<size_t>(it->second)];
+    if (!t->defined()) {
+      const int p = producer[static_cast<size_t>(it->second)];
+      const Node* n = p >= 0 ? &g.nodes[static_cast<size_t>(steps[static_cast<size_t>(p)].node_index)] : nullptr;
+      if (!n || n->op_type != "Constant" || !is_default_domain(n->domain) || n->attributes.size() != 1)
+        return std::nullopt;
+      const Attribute& a = n->attributes[0];
+      if (a.name == "value_float" && a.type == AttrType::kFloat) return std::pair<float, int64_t>{a.f, 0};
+      if (a.name != "value" || a.type != AttrType::kTensor) return std::nullopt;
+      t = &a.t;
     }
-    for (int p = 0; p < 2; ++p) {
-      const int s = mul.inputs[static_cast<size_t>(p)], x = mul.inputs[static_cast<size_t>(1 - p)];
-      const int i = producer[static_cast<size_t>(s)];
-      if (i < 0 || readers[static_cast<size_t>(s)] != 1 || kept[static_cast<size_t>(s)]) continue;
-      Step& sig = steps[static_cast<size_t>(i)];
-      const Node& n = op(sig);
-      // From version 6 Sigmoid has no attributes; skipping its kernel skips no check.
-      if (n.op_type != "Sigmoid" || !is_default_domain(n.domain) || sig.version < 6 || !n.attributes.empty() ||
-          sig.inputs.size() != 1 || sig.inputs[0] != x || sig.outputs.size() != 1 || !sig.release.empty() ||
-          !sig.narrow_inputs.empty() || sig.widen_outputs) {
-        continue;
+    if (!t->defined() || t->dtype() != DType::kFloat32 || t->numel() != 1) return std::nullopt;
+    return std::pair<float, int64_t>{t->values<float>()[0], t->rank()};
+  };
+  const auto link_of = [&](size_t i) -> std::optional<ChainLink> {
+    const Step& st = steps[i];
+    if (st.chain >= 0 || !st.narrow_inputs.empty() || st.widen_outputs || st.outputs.size() != 1 || st.outputs[0] < 0) {
+      return std::nullopt;
+    }
+    return chain_link(g.nodes[static_cast<size_t>(st.node_index)], st.version, scalar_of);
+  };
+  for (size_t head = 0; head < steps.size(); ++head) {
+    std::optional<ChainLink> link = link_of(head);
+    if (!link) continue;
+    // The head reads one tensor, the source, besides scalars: the previous values of its block.
+    int source = -1;
+    bool one_tensor = true;
+    for (size_t p = 0; p < link->scalars.size(); ++p) {
+      if (link->scalars[p]) continue;
+      const int s = steps[head].inputs[p];
+      one_tensor = one_tensor && (source < 0 || s == source);
+      source = s;
+    }
+    if (!one_tensor || source < 0) continue;
+    const auto op_of = [&](const ChainLink& l, const Step& st, int previous) -> std::optional<ChainOp> {
+      ChainOp op;
+      op.kind = l.kind;
+      ChainOp::Operand* sides[2] = {&op.lhs, &op.rhs};
+      for (size_t p = 0; p < l.scalars.size(); ++p) {
+        const int s = st.inputs[p];
+        if (l.scalars[p]) {
+          *sides[p] = ChainOp::Operand::kScalar;
+          op.scalar = *l.scalars[p];  // a binary op has one scalar at most: two would be no link
+        } else if (s == previous) {
+          *sides[p] = ChainOp::Operand::kPrevious;
+        } else if (s == source) {
+          *sides[p] = ChainOp::Operand::kSource;
+        } else {
+          return std::nullopt;
+        }
       }
-      sig.silu_skip = true;
-      mul.silu_of = s;
-      mul.silu_x = 1 - p;
-      break;
+      if (l.scalars.size() == 2 && l.scalars[0] && l.scalars[1]) return std::nullopt;
+      return op;
+    };
+    std::optional<ChainOp> first = op_of(*link, steps[head], source);
+    if (!first) continue;
+    Chain chain;
+    chain.source = source;
+    chain.ops.ops.push_back(*first);
+    chain.ops.scalar_rank = link->scalar_rank;
+    std::vector<size_t> links{head};
+    for (;;) {
+      const int out = steps[links.back()].outputs[0];
+      if (readers[static_cast<size_t>(out)] != 1 || kept[static_cast<size_t>(out)]) break;
+      const size_t next = static_cast<size_t>(reader[static_cast<size_t>(out)]);
+      std::optional<ChainLink> l = next > links.back() ? link_of(next) : std::nullopt;
+      std::optional<ChainOp> op = l ? op_of(*l, steps[next], out) : std::nullopt;
+      if (!op) break;
+      chain.ops.ops.push_back(*op);
+      chain.ops.scalar_rank = std::max(chain.ops.scalar_rank, l->scalar_rank);
+      links.push_back(next);
     }
+    if (links.size() < 2) continue;
+    const int index = static_cast<int>(plan.chains.size());
+    for (size_t k = 0; k < links.size(); ++k) {
+      Step& st = steps[links[k]];
+      st.chain = index;
+      if (k + 1 < links.size()) chain.release.insert(chain.release.end(), st.release.begin(), st.release.end());
+    }
+    steps[links.front()].chain_head = true;
+    Step& end = steps[links.back()];
+    end.chain_end = true;
+    const auto released = [&](const std::vector<int>& r) { return std::find(r.begin(), r.end(), source) != r.end(); };
+    chain.source_dies = released(chain.release) || released(end.release);
+    plan.chains.push_back(std::move(chain));
   }
 }
 

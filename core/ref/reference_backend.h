@@ -71,6 +71,7 @@ class ReferenceBackend final : public Backend {
 
  private:
   struct Step;
+  struct Chain;
   struct Plan;
   class Frame;
 
@@ -79,11 +80,12 @@ class ReferenceBackend final : public Backend {
   /// Unsupported nodes are appended to `problems`; other failures are returned.
   Status build_plan(const Model& model, const Graph& graph, const std::vector<std::string>* outputs, int depth,
                     Plan& plan, std::vector<Status>& problems);
-  /// Marks the SiLU pairs among `steps` (Step::silu_skip, silu_of, silu_x): a Sigmoid whose
-  /// output s only a later Mul reads, as Mul(x, s) or Mul(s, x) with x the Sigmoid's input, s
-  /// being no output of the graph (`kept`). `reads` lists each step's input slots.
-  static void mark_silu(const Graph& graph, std::vector<Step>& steps, const std::vector<std::vector<int>>& reads,
-                        const std::vector<bool>& kept);
+  /// Finds the elementwise chains of `plan` (elementwise_chain.h) and marks their steps: from a
+  /// step reading one tensor (the source) and scalars, each next link the one step that reads the
+  /// previous link's output, that output being no output of the graph (`kept`), and reading
+  /// besides it only the source and scalars. `reads` lists each step's input slots.
+  static void mark_chains(const Graph& graph, Plan& plan, const std::vector<std::vector<int>>& reads,
+                          const std::vector<bool>& kept);
 
   const ops::OpRegistry& registry_;
   ReferenceOptions options_;

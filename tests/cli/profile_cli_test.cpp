@@ -5,10 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "core/ir/onnx_import.h"
 #include "tests/util/cli_expect.h"
@@ -72,12 +71,19 @@ TEST(CliProfile, TimesEveryNodeOfTheReferenceAndEveryLayerOfTheEngine) {
   const nlohmann::json& ref = j["profiles"][0];
   const nlohmann::json& engine = j["profiles"][1];
   EXPECT_EQ(ref["iterations"], 2);
-  // The reference runs every node once: one layer per node, and every op type of the model.
-  EXPECT_EQ(ref["layers"].size(), model->graph.nodes.size());
+  // The reference runs every node once, one layer per node, but for the links of its elementwise
+  // chains (the GELUs' Div, Erf, Add and Mul), counted in the chain's last node.
+  const size_t ref_layers = ref["layers"].size();
+  EXPECT_LT(ref_layers, model->graph.nodes.size());
   std::set<std::string> ref_ops;
   for (const auto& op : ref["ops"]) ref_ops.insert(op["op"].get<std::string>());
-  EXPECT_EQ(ref_ops, model_ops);
-  for (const std::string& op : model_ops) EXPECT_THAT(r.out, HasSubstr("    " + op + " ")) << op;
+  const std::set<std::string> chain_ops = {"Add", "Sub", "Mul", "Div", "Erf", "Sigmoid"};
+  for (const std::string& op : model_ops) {
+    if (!ref_ops.count(op)) EXPECT_TRUE(chain_ops.count(op)) << op;
+  }
+  for (const std::string& op : ref_ops) EXPECT_TRUE(model_ops.count(op)) << op;
+  EXPECT_TRUE(model_ops.count("Erf") && !ref_ops.count("Erf")) << "the GELUs ran as chains";
+  for (const std::string& op : ref_ops) EXPECT_THAT(r.out, HasSubstr("    " + op + " ")) << op;
   // The engine runs its plan's layers: as many as its build reports.
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(Built the engine in .*: (\d+) layer\(s\))"))) << r.out;
@@ -86,7 +92,7 @@ TEST(CliProfile, TimesEveryNodeOfTheReferenceAndEveryLayerOfTheEngine) {
   expect_consistent(ref);
   expect_consistent(engine);
   // Three layers listed, the rest summed in one row.
-  EXPECT_THAT(r.out, HasSubstr(fmt::format("({} more layers)", model->graph.nodes.size() - 3)));
+  EXPECT_THAT(r.out, HasSubstr(fmt::format("({} more layers)", ref_layers - 3)));
   EXPECT_THAT(r.out, HasSubstr("PASSED | 2 comparison(s)"));
 }
 

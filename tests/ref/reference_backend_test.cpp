@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -124,7 +125,7 @@ TEST(ReferenceBackend, ElementwiseOpsReuseADyingInputOnlyWhenNothingElseHoldsIt)
   }
 }
 
-// ***** SiLU *****
+// ***** Elementwise chains *****
 
 /// R = Neg(X) (a tensor no caller holds), S = Sigmoid(R), Y = Mul(S, R) or Mul(R, S); with
 /// `other`, Y = Mul(S, Z) for a second input Z instead; with `s_out`, S is a graph output too.
@@ -184,6 +185,96 @@ TEST(ReferenceBackend, SigmoidTimesItsInputRunsAsOneSiluPassWithTheTwoNodesBits)
                              : (std::vector<std::string>{"Neg", "Sigmoid", "Mul"}));
       }
     }
+  }
+}
+
+/// PyTorch's exported GELU of R = Neg(X): Div(R, 1.4142135 from a Constant node), Erf, Add(·, 1
+/// from an initializer of shape `one_shape`), Mul(R, ·), Mul(·, 0.5 from a value_float Constant);
+/// with `erf_out`, Erf's output is a graph output too.
+Model gelu_model(Shape one_shape, bool erf_out) {
+  Model m = opset13_model();
+  Node c1 = make_node("c1", "Constant", {}, {"C1"});
+  Attribute v;
+  v.name = "value";
+  v.type = AttrType::kTensor;
+  v.t = Tensor::from_vector<float>({}, {1.4142135f});
+  c1.attributes.push_back(v);
+  Node c3 = make_node("c3", "Constant", {}, {"C3"});
+  Attribute f;
+  f.name = "value_float";
+  f.type = AttrType::kFloat;
+  f.f = 0.5f;
+  c3.attributes.push_back(f);
+  m.graph.nodes = {make_node("neg", "Neg", {"X"}, {"R"}),
+                   c1,
+                   c3,
+                   make_node("div", "Div", {"R", "C1"}, {"D"}),
+                   make_node("erf", "Erf", {"D"}, {"E"}),
+                   make_node("add", "Add", {"E", "ONE"}, {"A"}),
+                   make_node("mul", "Mul", {"R", "A"}, {"M"}),
+                   make_node("half", "Mul", {"M", "C3"}, {"Y"})};
+  m.graph.initializers.push_back({"ONE", Tensor::from_vector<float>(one_shape, {1.0f})});
+  m.graph.inputs = {float_info("X", {37})};
+  m.graph.outputs = {float_info("Y", {37})};
+  if (erf_out) m.graph.outputs.push_back(float_info("E", {37}));
+  return m;
+}
+
+TEST(ReferenceBackend, ElementwiseChainsRunAsOnePassWithTheNodesBits) {
+  std::vector<float> xv;
+  for (int i = 0; i < 33; ++i) xv.push_back(0.613f * static_cast<float>(i - 16) * (i % 3 == 0 ? 9.0f : 1.0f));
+  xv.insert(xv.end(), {-0.0f, INFINITY, -INFINITY, NAN});
+  const Tensor x = Tensor::from_vector<float>({37}, xv);
+  struct Case {
+    const char* what;
+    Shape one_shape;
+    bool erf_out;
+    std::vector<std::string> timed;  // the ops the profile lists when nothing observes the run
+  };
+  const Case cases[] = {
+      {"all one chain", {1}, false, {"Constant", "Constant", "Neg", "Mul"}},
+      // Erf's output is kept: the chain stops there (Div and Erf run as one); Add reads E, the
+      // Mul after it R too, which no chain from E may read.
+      {"stops at an output", {1}, true, {"Constant", "Constant", "Neg", "Erf", "Add", "Mul", "Mul"}},
+      // A [1, 1] scalar would make the output [1, 37]: not fused for a source of rank 1.
+      {"scalar of higher rank", {1, 1}, false, {"Constant", "Constant", "Neg", "Div", "Erf", "Add", "Mul", "Mul"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    Model m = gelu_model(c.one_shape, c.erf_out);
+    ReferenceBackend backend;
+    ASSERT_TRUE(backend.prepare(m, {}).ok());
+    RunOptions observed;
+    observed.observer = [](int64_t, const Node&, const TensorMap&) { return true; };
+    Result<TensorMap> want = backend.run({{"X", x}}, observed);
+    ASSERT_TRUE(want.ok()) << want.status().to_string();
+    std::vector<LayerTime> profile;
+    RunOptions timed;
+    timed.profile = &profile;
+    Result<TensorMap> got = backend.run({{"X", x}}, timed);
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    for (const char* name : {"Y", "E"}) {
+      const Tensor* w = want->find(name);
+      const Tensor* y = got->find(name);
+      ASSERT_EQ(y != nullptr, w != nullptr) << name;
+      if (!w) continue;
+      ASSERT_EQ(y->shape(), w->shape()) << name;
+      for (int64_t i = 0; i < w->numel(); ++i) {
+        const float a = y->values<float>()[static_cast<size_t>(i)], b = w->values<float>()[static_cast<size_t>(i)];
+        if (std::isnan(b)) {
+          EXPECT_TRUE(std::isnan(a)) << name << " at " << i;
+        } else {
+          EXPECT_EQ(std::bit_cast<uint32_t>(a), std::bit_cast<uint32_t>(b))
+              << name << " at " << i << ": x = " << xv[static_cast<size_t>(i)];
+        }
+      }
+    }
+    std::vector<std::string> ops;
+    for (const LayerTime& t : profile) ops.emplace_back(t.op);
+    std::sort(ops.begin(), ops.end());
+    std::vector<std::string> expected = c.timed;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(ops, expected);
   }
 }
 

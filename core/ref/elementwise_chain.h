@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chains of float32 elementwise nodes that the reference runs as one pass: PyTorch's exported
+// GELU (Div, Erf, Add, Mul, Mul), SiLU (Sigmoid, Mul) and the like. Each node of a chain reads
+// the previous node's output (which nothing else reads), the chain's source tensor, or a one-value
+// constant; the chain runs block by block in cache, each node's operation applied in turn with
+// the kernel's own rounding, so that the result has the bits of the nodes run one by one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/ir/graph.h"
+
+namespace vn::ref {
+
+/// One node of a chain.
+struct ChainOp {
+  enum class Kind { kAdd, kSub, kMul, kDiv, kErf, kSigmoid };
+  /// Where an operand comes from: the previous node's output (the source, for the first node),
+  /// the chain's source tensor, or `scalar`.
+  enum class Operand { kPrevious, kSource, kScalar };
+  Kind kind = Kind::kAdd;
+  Operand lhs = Operand::kPrevious, rhs = Operand::kPrevious;  // unary ops read lhs
+  float scalar = 0.0f;
+};
+
+/// What a node could be as a link of a chain: its kind, and per input whether it is a one-value
+/// float32 constant (its value). nullopt for a node no chain takes: another op, an older version
+/// (legacy broadcast attributes), attributes, or inputs that are not one tensor and scalars.
+struct ChainLink {
+  ChainOp::Kind kind;
+  std::vector<std::optional<float>> scalars;  // per input
+  int64_t scalar_rank = 0;                    // the highest rank among the scalar inputs
+};
+/// `constant` returns the value of an input when it is a float32 constant of one element, and its
+/// rank; nullopt otherwise.
+using ScalarOf = std::function<std::optional<std::pair<float, int64_t>>(const std::string& name)>;
+std::optional<ChainLink> chain_link(const Node& node, int64_t version, const ScalarOf& scalar_of);
+
+/// A fused chain: its nodes' operations in order.
+struct ElementwiseChain {
+  std::vector<ChainOp> ops;
+  int64_t scalar_rank = 0;  ///< the source must have at least this rank (broadcasting keeps its shape)
+
+  /// y[i] = the chain applied to x[i] for i < n, on up to `threads` threads; y may be x.
+  void run(const float* x, float* y, int64_t n, int threads) const;
+};
+
+}  // namespace vn::ref
