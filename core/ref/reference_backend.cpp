@@ -12,54 +12,10 @@
 #include "core/common/threads.h"
 #include "core/ir/topo.h"
 #include "core/ops/kernel_context.h"
-#include "core/ops/kernel_util.h"
-#include "core/ops/vector_math.h"
-#include "core/ref/elementwise_chain.h"
 #include "core/ref/fp64.h"
+#include "core/ref/reference_plan.h"
 
 namespace vn::ref {
-
-struct ReferenceBackend::Step {
-  int64_t node_index = 0;
-  int64_t opset = 0;
-  ops::KernelFn fn = nullptr;
-  int64_t version = 0;                // the op version the kernel implements
-  std::vector<int> inputs;            // slot per node input; -1 for an omitted optional input
-  std::vector<int> outputs;           // slot per node output; -1 for an unnamed output
-  std::vector<int> release;           // slots whose last reader is this step
-  std::vector<int> release_streamed;  // the same when outputs are streamed (RunOptions::stream)
-  std::vector<char> dying;            // per input: its slot is released by this step
-  std::vector<char> dying_streamed;   // the same when outputs are streamed
-  std::vector<size_t> narrow_inputs;  // fp64 mode: input positions the spec pins to float32
-  bool widen_outputs = false;         // fp64 mode: float outputs come back as float32
-  // A link of a fused elementwise chain (Plan::chains, elementwise_chain.h): its index, or -1.
-  // Unobserved, the chain runs at its last link; the others run nothing and release nothing.
-  int chain = -1;
-  bool chain_head = false, chain_end = false;
-};
-
-/// A chain of elementwise steps run as one pass: its operations, its source's slot, and the slots
-/// its links before the last release (released by the last, with its own).
-struct ReferenceBackend::Chain {
-  ElementwiseChain ops;
-  int source = -1;
-  std::vector<int> release;
-  bool source_dies = false;  // the source's slot is released at the chain's end
-};
-
-/// A graph ready to run: the main graph or one subgraph. Every name the graph touches has a slot;
-/// a frame holds one tensor per slot.
-struct ReferenceBackend::Plan {
-  const Graph* graph = nullptr;
-  std::vector<Step> steps;
-  std::vector<std::string> slot_names;
-  std::unordered_map<std::string, int> slot_of;
-  std::vector<Tensor> constants;  // per slot: the initializer, or undefined
-  std::vector<int> input_slots;   // main graph: runtime inputs; subgraph: every declared input, in order
-  std::vector<int> outer_slots;   // subgraph: names bound from the enclosing scope on entry
-  std::vector<int> output_slots;
-  std::vector<Chain> chains;
-};
 
 /// One execution of a plan: the live tensors of a scope. It runs the subgraphs of its nodes in
 /// child frames that resolve outer names against it.
@@ -421,113 +377,6 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
     step.dying_streamed = is_body ? step.dying : mark_dying(step.inputs, step.release_streamed);
   }
   return Status::OK();
-}
-
-void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector<std::vector<int>>& reads,
-                                   const std::vector<bool>& kept) {
-  std::vector<Step>& steps = plan.steps;
-  std::vector<int> readers(kept.size(), 0), reader(kept.size(), -1), producer(kept.size(), -1);
-  for (size_t i = 0; i < reads.size(); ++i) {
-    for (int s : reads[i]) {
-      ++readers[static_cast<size_t>(s)];
-      reader[static_cast<size_t>(s)] = static_cast<int>(i);
-    }
-  }
-  for (size_t i = 0; i < steps.size(); ++i) {
-    for (int s : steps[i].outputs) {
-      if (s >= 0) producer[static_cast<size_t>(s)] = static_cast<int>(i);
-    }
-  }
-  // A float32 value of one element: an initializer, or a Constant node's.
-  const ScalarOf scalar_of = [&](const std::string& name) -> std::optional<std::pair<float, int64_t>> {
-    const auto it = plan.slot_of.find(name);
-    if (it == plan.slot_of.end()) return std::nullopt;
-    const Tensor* t = &plan.constants[static_cast<size_t>(it->second)];
-    if (!t->defined()) {
-      const int p = producer[static_cast<size_t>(it->second)];
-      const Node* n = p >= 0 ? &g.nodes[static_cast<size_t>(steps[static_cast<size_t>(p)].node_index)] : nullptr;
-      if (!n || n->op_type != "Constant" || !is_default_domain(n->domain) || n->attributes.size() != 1)
-        return std::nullopt;
-      const Attribute& a = n->attributes[0];
-      if (a.name == "value_float" && a.type == AttrType::kFloat) return std::pair<float, int64_t>{a.f, 0};
-      if (a.name != "value" || a.type != AttrType::kTensor) return std::nullopt;
-      t = &a.t;
-    }
-    if (!t->defined() || t->dtype() != DType::kFloat32 || t->numel() != 1) return std::nullopt;
-    return std::pair<float, int64_t>{t->values<float>()[0], t->rank()};
-  };
-  const auto link_of = [&](size_t i) -> std::optional<ChainLink> {
-    const Step& st = steps[i];
-    if (st.chain >= 0 || !st.narrow_inputs.empty() || st.widen_outputs || st.outputs.size() != 1 || st.outputs[0] < 0) {
-      return std::nullopt;
-    }
-    return chain_link(g.nodes[static_cast<size_t>(st.node_index)], st.version, scalar_of);
-  };
-  for (size_t head = 0; head < steps.size(); ++head) {
-    std::optional<ChainLink> link = link_of(head);
-    if (!link) continue;
-    // The head reads one tensor, the source, besides scalars: the previous values of its block.
-    int source = -1;
-    bool one_tensor = true;
-    for (size_t p = 0; p < link->scalars.size(); ++p) {
-      if (link->scalars[p]) continue;
-      const int s = steps[head].inputs[p];
-      one_tensor = one_tensor && (source < 0 || s == source);
-      source = s;
-    }
-    if (!one_tensor || source < 0) continue;
-    const auto op_of = [&](const ChainLink& l, const Step& st, int previous) -> std::optional<ChainOp> {
-      ChainOp op;
-      op.kind = l.kind;
-      ChainOp::Operand* sides[2] = {&op.lhs, &op.rhs};
-      for (size_t p = 0; p < l.scalars.size(); ++p) {
-        const int s = st.inputs[p];
-        if (l.scalars[p]) {
-          *sides[p] = ChainOp::Operand::kScalar;
-          op.scalar = *l.scalars[p];  // a binary op has one scalar at most: two would be no link
-        } else if (s == previous) {
-          *sides[p] = ChainOp::Operand::kPrevious;
-        } else if (s == source) {
-          *sides[p] = ChainOp::Operand::kSource;
-        } else {
-          return std::nullopt;
-        }
-      }
-      if (l.scalars.size() == 2 && l.scalars[0] && l.scalars[1]) return std::nullopt;
-      return op;
-    };
-    std::optional<ChainOp> first = op_of(*link, steps[head], source);
-    if (!first) continue;
-    Chain chain;
-    chain.source = source;
-    chain.ops.ops.push_back(*first);
-    chain.ops.scalar_rank = link->scalar_rank;
-    std::vector<size_t> links{head};
-    for (;;) {
-      const int out = steps[links.back()].outputs[0];
-      if (readers[static_cast<size_t>(out)] != 1 || kept[static_cast<size_t>(out)]) break;
-      const size_t next = static_cast<size_t>(reader[static_cast<size_t>(out)]);
-      std::optional<ChainLink> l = next > links.back() ? link_of(next) : std::nullopt;
-      std::optional<ChainOp> op = l ? op_of(*l, steps[next], out) : std::nullopt;
-      if (!op) break;
-      chain.ops.ops.push_back(*op);
-      chain.ops.scalar_rank = std::max(chain.ops.scalar_rank, l->scalar_rank);
-      links.push_back(next);
-    }
-    if (links.size() < 2) continue;
-    const int index = static_cast<int>(plan.chains.size());
-    for (size_t k = 0; k < links.size(); ++k) {
-      Step& st = steps[links[k]];
-      st.chain = index;
-      if (k + 1 < links.size()) chain.release.insert(chain.release.end(), st.release.begin(), st.release.end());
-    }
-    steps[links.front()].chain_head = true;
-    Step& end = steps[links.back()];
-    end.chain_end = true;
-    const auto released = [&](const std::vector<int>& r) { return std::find(r.begin(), r.end(), source) != r.end(); };
-    chain.source_dies = released(chain.release) || released(end.release);
-    plan.chains.push_back(std::move(chain));
-  }
 }
 
 Status ReferenceBackend::prepare_impl(const Model& model, const PrepareOptions& options) {
