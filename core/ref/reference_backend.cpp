@@ -68,6 +68,12 @@ Status ReferenceBackend::Frame::execute(bool observe) {
   // A fused chain has its nodes' bits but leaves their outputs unmade: not where they are watched.
   const bool fuse = !(observe && (options_.observer || options_.stream));
   std::vector<char> chain_on(plan_.chains.size(), 0);
+  using Clock = std::chrono::steady_clock;
+  const bool timed = observe && options_.profile;
+  const auto record = [&](const Step& step, const Node& node, Clock::time_point start) {
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    options_.profile->push_back(LayerTime{node.name, node.op_type, step.node_index, ms});
+  };
   for (const Step& step : plan_.steps) {
     VN_RETURN_IF_ERROR(poll_cancel());
     const Node& node = g.nodes[static_cast<size_t>(step.node_index)];
@@ -81,14 +87,9 @@ Status ReferenceBackend::Frame::execute(bool observe) {
       }
       if (on) {
         if (step.chain_end) {
-          const bool timed = observe && options_.profile;
-          const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+          const auto start = timed ? Clock::now() : Clock::time_point();
           if (Status st = run_chain(step, c); !st.ok()) return st.with_node(node.ref(step.node_index));
-          if (timed) {
-            const double ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-            options_.profile->push_back(LayerTime{node.name, node.op_type, step.node_index, ms});
-          }
+          if (timed) record(step, node, start);
           for (int s : step.release) bind(s, Tensor());
           for (int s : c.release) bind(s, Tensor());
         }
@@ -131,13 +132,9 @@ Status ReferenceBackend::Frame::execute(bool observe) {
                     inputs[i]->raw() == c->raw();
     }
     ctx.set_constant_inputs(constant);
-    const bool timed = observe && options_.profile;
-    const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    const auto start = timed ? Clock::now() : Clock::time_point();
     Status st = step.fn(ctx);
-    if (timed) {
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      options_.profile->push_back(LayerTime{node.name, node.op_type, step.node_index, ms});
-    }
+    if (timed) record(step, node, start);
     if (st.ok()) st = ctx.attr_error();
     if (st.ok()) st = ops::check_all_read(ctx, step.version);
     if (!st.ok()) return st.with_node(node.ref(step.node_index));

@@ -86,6 +86,22 @@ void apply_epilogue_segment(const EpilogueRuntime& epilogue, float* v, int64_t l
   activate_and_round(epilogue, v, length);
 }
 
+/// The sum of e[0, n) in float: element k goes to lane k % 16 of the first n - n % 16, the lanes
+/// add in halves (lane l + lane l + 8, then + 4, + 2, + 1), then the rest in order.
+float lane_sum(const float* e, int64_t n) {
+  float lane[16] = {};
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    for (int l = 0; l < 16; ++l) lane[l] += e[k + l];
+  }
+  for (int width = 8; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
+  }
+  float sum = lane[0];
+  for (; k < n; ++k) sum += e[k];
+  return sum;
+}
+
 bool EpilogueRuntime::round_as(const KernelArgs& args) {
   if (!args.round_outputs) return false;
   round = precision_of(args.precision).storage;

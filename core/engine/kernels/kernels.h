@@ -89,6 +89,11 @@ void matmul_int8_sliced(const int8_t* a, const int8_t* b, int32_t* y, int64_t m,
 void activate_exact(const Activation& activation, std::span<float> values, int threads);
 /// activate_exact on v[0, n), on the calling thread.
 void activate_values(const Activation& activation, float* v, int64_t n);
+
+/// The sum of e[0, n) in float: element k goes to lane k % 16 of the first n - n % 16, the lanes
+/// add in halves (lane l + lane l + 8, then + 4, + 2, + 1), then the rest in order (Softmax's
+/// denominators, float32 GlobalAveragePool).
+float lane_sum(const float* e, int64_t n);
 /// Applies `activation` with the fast approximations of act__fast, on up to `threads` threads.
 void activate_fast(const Activation& activation, std::span<float> values, int threads);
 

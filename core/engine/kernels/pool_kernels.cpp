@@ -70,12 +70,11 @@ class PoolKernel final : public LayerKernel {
     dispatch_accumulate(precision_.accumulate, [&]<typename A>() {
       const int threads = threads_for_work(args_.num_threads, planes * in_size, ops::kMemoryBoundGrain);
       if (global_ && std::is_same_v<A, AccumulateFp32>) {
-        // In float32 a plane sums in 16 lanes (element i into lane i mod 16), the lanes added
-        // pairwise at the end: vectors rather than one chain of scalar additions (EfficientNetV2-S's
+        // In float32 a plane sums in 16 lanes (lane_sum): vectors rather than one chain of scalar
+        // additions (EfficientNetV2-S's
         // 31 means: 1.0 ms against the reference's 0.6).
-        parallel_for(threads, planes, [&](int64_t p) {
-          py[p] = lane_sum(px + p * in_size, in_size) / static_cast<float>(in_size);
-        });
+        parallel_for(threads, planes,
+                     [&](int64_t p) { py[p] = lane_sum(px + p * in_size, in_size) / static_cast<float>(in_size); });
         round_in_place(std::span<float>(py, static_cast<size_t>(planes)), round_);
         return;
       }
@@ -114,26 +113,6 @@ class PoolKernel final : public LayerKernel {
   }
 
  private:
-  /// One plane's windows: each output sums its taps inside the input in (depth, row, column)
-  /// order in the accumulate format A, then divides by the count. A row of outputs is summed
-  /// together, tap by tap, each tap added to the outputs whose window has it inside: the sums of
-  /// window by window, in the same order, in loops over contiguous outputs.
-  /// x[0, n) summed in 16 float lanes, lane l taking the elements at l, l + 16, ... in order; then
-  /// the lanes pairwise (l with l + 8, then + 4, + 2, + 1).
-  static float lane_sum(const float* x, int64_t n) {
-    constexpr int kLanes = 16;
-    float lane[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int l = 0; l < kLanes; ++l) lane[l] += x[i + l];
-    }
-    for (int l = 0; i < n; ++i, ++l) lane[l] += x[i];
-    for (int width = kLanes / 2; width > 0; width /= 2) {
-      for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
-    }
-    return lane[0];
-  }
-
   /// Taps along axis i of a window starting at `start`: inside the input, or (count_include_pad)
   /// inside the padded extent but not past the end padding of a ceil_mode window (as the
   /// reference).
@@ -152,6 +131,10 @@ class PoolKernel final : public LayerKernel {
     return cols;
   }
 
+  /// One plane's windows: each output sums its taps inside the input in (depth, row, column)
+  /// order in the accumulate format A, then divides by the count. A row of outputs is summed
+  /// together, tap by tap, each tap added to the outputs whose window has it inside: the sums of
+  /// window by window, in the same order, in loops over contiguous outputs.
   template <typename A>
   static void windows(const float* xp, const ops::WindowGeometry& g, bool include_pad, const std::vector<int64_t>& cols,
                       float* y) {

@@ -24,7 +24,7 @@ struct Step {
   int64_t version = 0;  // the op version the kernel implements
   std::vector<Source> inputs;
   std::vector<char> last_read;  // per input: no later step of the layer reads it, nor is it an output
-  std::vector<int> outputs;  // internal slot per node output; -1 for an unnamed output
+  std::vector<int> outputs;     // internal slot per node output; -1 for an unnamed output
 };
 
 bool overlaps(const Tensor& a, const Tensor& b) {

@@ -20,22 +20,6 @@ namespace {
 
 namespace vmath = ops::vmath;
 
-/// The sum of e[0, n) in float: element k goes to lane k % 16 of the first n - n % 16, the lanes
-/// add in halves (lane l + lane l + 8, then + 4, + 2, + 1), then the rest in order.
-float lane_sum(const float* e, int64_t n) {
-  float lane[16] = {};
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16) {
-    for (int l = 0; l < 16; ++l) lane[l] += e[k + l];
-  }
-  for (int width = 8; width >= 1; width /= 2) {
-    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
-  }
-  float sum = lane[0];
-  for (; k < n; ++k) sum += e[k];
-  return sum;
-}
-
 /// Softmax of `rows` contiguous rows of n values in compute format C and accumulate format A, each
 /// row then rounded to `storage` (kFloat32: not rounded) while in cache. With float32 for both, a
 /// row's quotients are taken in the loop that exponentiates the next row.
