@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -28,8 +29,11 @@ constexpr int64_t kFewRows = 4;
 // Multiply-adds below which a product with few rows stays on one thread.
 constexpr int64_t kFewRowsWork = int64_t{1} << 15;
 // Row blocks per task before the threads ask for more tasks: 192 rows of A's depth slice (192 KiB
-// at a depth of 256) stay in L2 while the column panels pass.
+// at a depth of 256) stay in L2 while the column panels pass. Up to a quarter more stay in one
+// task rather than making a task of the few left over, which would read all of B again for them
+// (ViT's 197 tokens were 192 + 5 rows: the 5-row task took a tenth of a MatMul's time).
 constexpr int64_t kTaskBlocks = 192 / kPackRows;
+constexpr int64_t kMostTaskBlocks = kTaskBlocks + kTaskBlocks / 4;
 // Multiply-adds below which a task is not split further for the threads.
 constexpr int64_t kTaskWork = int64_t{1} << 18;
 // Packed operands up to this size stay on their thread for the next product (attention's many
@@ -163,11 +167,24 @@ struct Tasks {
   int64_t row_chunk, col_chunk;  // row blocks and panels per task
   int64_t row_tasks() const { return ceil_div(blocks, row_chunk); }
   int64_t count() const { return row_tasks() * ceil_div(panels, col_chunk); }
+  /// The first row and the count of rows of `task` in a product of m rows: whole blocks of
+  /// kPackRows when A is packed (its layout), else the row tasks' shares of m as even as they can
+  /// be (none over row_chunk blocks' rows), so that no task is left a handful of rows for which it
+  /// reads all of its panels of B (sgemm_packed evens out its blocks the same way).
+  std::pair<int64_t, int64_t> rows_of(int64_t task, int64_t m, bool packed_a) const {
+    const int64_t r = task % row_tasks();
+    if (packed_a) {
+      const int64_t i0 = r * row_chunk * kPackRows;
+      return {i0, std::min(row_chunk * kPackRows, m - i0)};
+    }
+    const int64_t i0 = r * m / row_tasks();
+    return {i0, (r + 1) * m / row_tasks() - i0};
+  }
 };
 
 Tasks plan_tasks(int64_t m, int64_t panels, int64_t k, int threads) {
   Tasks t{ceil_div(m, kPackRows), panels, 0, 0};
-  t.row_chunk = std::min(t.blocks, kTaskBlocks);
+  t.row_chunk = t.blocks <= kMostTaskBlocks ? t.blocks : kTaskBlocks;
   t.col_chunk = t.panels;
   // Halve the larger side of a task until each thread has two, while a task keeps enough work.
   while (t.count() < 2 * threads) {
@@ -235,9 +252,8 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
     const int64_t panel_floats = s.k * kPackCols;
     const int64_t widen_panels = std::max<int64_t>(1, kWidenFloats / panel_floats);
     parallel_for(team, t.count(), [&](int64_t task) {
-      const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
+      const auto [i0, rows] = t.rows_of(task, s.m, pa != nullptr);
       const int64_t p0 = task / t.row_tasks() * t.col_chunk, p1 = std::min(panels, p0 + t.col_chunk);
-      const int64_t rows = std::min(t.row_chunk * kPackRows, s.m - i0);
       Scratch<float> widened(static_cast<size_t>(std::min(widen_panels, p1 - p0) * panel_floats), ScratchSlot::kGemmB,
                              kKeptBytes);
       for (int64_t p = p0; p < p1; p += widen_panels) {
@@ -265,10 +281,9 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
       });
     }
     parallel_for(team, t.count(), [&](int64_t task) {
-      const int64_t i0 = task % t.row_tasks() * t.row_chunk * kPackRows;
+      const auto [i0, rows] = t.rows_of(task, s.m, pa != nullptr);
       const int64_t p0 = task / t.row_tasks() * t.col_chunk;
       const int64_t j0 = (first + p0) * kPackCols;
-      const int64_t rows = std::min(t.row_chunk * kPackRows, s.m - i0);
       const int64_t cols = std::min(std::min(t.col_chunk, count - p0) * kPackCols, s.n - j0);
       // Packed A's block i0 / kPackRows starts i0 * k floats in.
       const float* ta = pa ? pa + i0 * s.k : a + i0 * s.lda;

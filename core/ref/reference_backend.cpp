@@ -122,12 +122,11 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     outputs.assign(step.outputs.size(), Tensor());
     ops::KernelContext ctx(node, step.node_index, step.opset, inputs, outputs, num_threads, this);
     ctx.set_dying_inputs((observe && options_.stream) ? step.dying_streamed : step.dying);
-    // An input is a constant while it is the initializer's own tensor (not a feed of the same
-    // name, nor a narrowed copy).
+    // An input is a constant while it is an initializer's own tensor (Plan::weights).
     constant.assign(inputs.size(), 0);
     for (size_t i = 0; i < inputs.size(); ++i) {
       const int s = step.inputs[i];
-      const Tensor* c = s >= 0 ? &plan_.constants[static_cast<size_t>(s)] : nullptr;
+      const Tensor* c = s >= 0 ? &plan_.weights[static_cast<size_t>(s)] : nullptr;
       constant[i] = c && c->defined() && inputs[i] && inputs[i]->defined() && inputs[i]->dtype() != DType::kString &&
                     inputs[i]->raw() == c->raw();
     }
@@ -338,6 +337,17 @@ Status ReferenceBackend::build_plan(const Model& model, const Graph& g, const st
   std::vector<int> last_reader(plan.slot_names.size(), -1);
   for (size_t i = 0; i < reads.size(); ++i) {
     for (int s : reads[i]) last_reader[static_cast<size_t>(s)] = static_cast<int>(i);
+  }
+  // A model's weights reach products through Identity nodes where PyTorch shares a parameter
+  // (BERT-like encoders: 44 of 72 products): the Identity's output is the initializer's tensor, so
+  // the products read its kept packed form as they do the initializer's.
+  plan.weights = plan.constants;
+  for (const Step& step : plan.steps) {
+    const Node& node = g.nodes[static_cast<size_t>(step.node_index)];
+    if (node.op_type == "Identity" && is_default_domain(node.domain) && step.inputs.size() == 1 &&
+        step.outputs.size() == 1 && step.inputs[0] >= 0 && step.outputs[0] >= 0) {
+      plan.weights[static_cast<size_t>(step.outputs[0])] = plan.weights[static_cast<size_t>(step.inputs[0])];
+    }
   }
   std::vector<bool> keep(plan.slot_names.size(), false);
   for (size_t s = 0; s < plan.constants.size(); ++s) keep[s] = plan.constants[s].defined();

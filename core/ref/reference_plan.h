@@ -49,6 +49,10 @@ struct ReferenceBackend::Plan {
   std::vector<std::string> slot_names;
   std::unordered_map<std::string, int> slot_of;
   std::vector<Tensor> constants;  // per slot: the initializer, or undefined
+  // Per slot: the initializer whose tensor the slot holds when it is one, or the output of
+  // Identity nodes from one; else undefined. An input is a constant of the model (KernelContext)
+  // while its value is that tensor (not a feed of the initializer's name, nor a narrowed copy).
+  std::vector<Tensor> weights;
   std::vector<int> input_slots;   // main graph: runtime inputs; subgraph: every declared input, in order
   std::vector<int> outer_slots;   // subgraph: names bound from the enclosing scope on entry
   std::vector<int> output_slots;

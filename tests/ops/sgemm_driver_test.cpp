@@ -109,11 +109,16 @@ TEST(Sgemm, MatchesTheProductForEveryLayoutAndTheSameBitsAtAnyThreadCount) {
 }
 
 TEST(Sgemm, LargeProductsSplitOverThreadsGiveTheBitsOfOneThread) {
-  for (bool tb : {false, true}) {
-    const Case c = make(false, tb, 150, 700, 300, 7);
-    const std::vector<float> one = run(c, 1);
-    check(c, one);
-    EXPECT_EQ(run(c, 4), one);
+  // 250 rows are two tasks of 125 even at one thread (21 blocks of 12 rows are over a task's 20),
+  // each cut into blocks of 11 and 12 rows.
+  for (const int64_t m : {150, 250}) {
+    for (bool tb : {false, true}) {
+      const Case c = make(false, tb, m, 700, 300, 7);
+      SCOPED_TRACE(fmt_case(c.s));
+      const std::vector<float> one = run(c, 1);
+      check(c, one);
+      EXPECT_EQ(run(c, 4), one);
+    }
   }
 }
 
@@ -146,7 +151,9 @@ TEST(Sgemm, APanelTransformGivesTheProductOfTheTransformedB) {
       SCOPED_TRACE("m=" + std::to_string(m) + " trans_b=" + std::to_string(tb));
       check(c, got);
       // With packed rows the same kernel runs on the same values: the same bits.
-      if (m > 4) EXPECT_EQ(got, run(c, 2));
+      if (m > 4) {
+        EXPECT_EQ(got, run(c, 2));
+      }
     }
   }
 }

@@ -20,6 +20,8 @@
 #include "core/ir/onnx_import.h"
 #include "core/ops/families.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/sgemm.h"
+#include "core/ops/sgemm_driver.h"
 
 namespace vn::ref {
 namespace {
@@ -490,6 +492,45 @@ TEST(ReferenceBackend, ConstantWeightsKeptPackedGiveTheBitsOfFedOnes) {
     EXPECT_TRUE(out->find("Y")->same_as(want)) << "pass " << pass;
   }
   EXPECT_TRUE(run(matmul_model(other, true), {{"X", x}}).same_as(run(fed, {{"X", x}, {"W", other}})));
+}
+
+// PyTorch shares a parameter among layers through Identity nodes (BERT-like encoders): a product
+// whose B is an Identity of an initializer reads its kept panels too (the bits of a fed B).
+TEST(ReferenceBackend, WeightsThroughIdentityNodesAreKeptPackedAsTheInitializer) {
+  const Tensor x = ramp({30, 40}, 0.41f), w = ramp({40, 50}, 0.23f), fed_w = ramp({40, 50}, 0.61f);
+  Model m = opset13_model();
+  m.graph.nodes = {make_node("share", "Identity", {"W"}, {"W_shared"}), make_node("again", "Identity", {"W_shared"}, {"W2"}),
+                   make_node("mm", "MatMul", {"X", "W2"}, {"Y"})};
+  m.graph.inputs = {float_info("X", {30, 40})};
+  m.graph.initializers.push_back({"W", w});
+  m.graph.outputs = {float_info("Y", {30, 50})};
+  ReferenceBackend backend, fed;
+  ASSERT_TRUE(backend.prepare(m, {}).ok());
+  const Model fed_model = matmul_model(w, false);
+  ASSERT_TRUE(fed.prepare(fed_model, {}).ok());
+  Result<TensorMap> out = backend.run({{"X", x}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  // The run kept W's panels: asking for them again finds them and adds nothing.
+  const size_t after_run = ops::packed_weights().bytes();
+  EXPECT_NE(ops::packed_weights().panels(w, ops::GemmShape{false, false, 30, 50, 40, 40, 50, 50}, w.data<float>(), 1),
+            nullptr);
+  EXPECT_EQ(ops::packed_weights().bytes(), after_run);
+  Result<TensorMap> want = fed.run({{"X", x}, {"W", w}});
+  ASSERT_TRUE(want.ok());
+  EXPECT_TRUE(out->find("Y")->same_as(*want->find("Y")));
+  // Identities of a graph input are no constants: each run reads the values fed.
+  Model fed_through = m;
+  fed_through.graph.initializers.clear();
+  fed_through.graph.inputs.push_back(float_info("W", {40, 50}));
+  ReferenceBackend through;
+  ASSERT_TRUE(through.prepare(fed_through, {}).ok());
+  for (const Tensor& b : {w, fed_w}) {
+    Result<TensorMap> got = through.run({{"X", x}, {"W", b}});
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    Result<TensorMap> expected = fed.run({{"X", x}, {"W", b}});
+    ASSERT_TRUE(expected.ok());
+    EXPECT_TRUE(got->find("Y")->same_as(*expected->find("Y")));
+  }
 }
 
 // The same for a convolution's weights, on the path of one tile of positions (weights read where
