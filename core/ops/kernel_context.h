@@ -90,6 +90,28 @@ class KernelContext {
   void set_constant_inputs(std::span<const char> constant) { constant_ = constant; }
   /// Input i when it is marked constant, else null.
   const Tensor* constant_input(size_t i) const;
+  /// An elementwise computation that an executor asks a kernel to apply to its float32 output 0
+  /// while each block of it is in cache (the reference's Relu, or residual Add and Relu, after a
+  /// Conv), in place of running it as nodes over the whole output afterwards.
+  class OutputEpilogue {
+   public:
+    virtual ~OutputEpilogue() = default;
+    /// Whether it applies to output 0 as allocated (its shape; float32 only).
+    virtual bool accepts(const Tensor& y) const = 0;
+    /// Applies it in place to `rows` runs of `width` elements of y, `stride` elements apart, the
+    /// first at element `first`; from any of the kernel's threads, each element once.
+    virtual void apply(float* y, int64_t first, int64_t rows, int64_t stride, int64_t width) const = 0;
+  };
+  /// Offers `epilogue` for output 0 (null: none). A kernel that applies it to every element of
+  /// output 0 calls epilogue_applied(); one that does not leaves the output as the node defines it.
+  void set_output_epilogue(const OutputEpilogue* epilogue) { epilogue_ = epilogue; }
+  /// The epilogue offered for output 0 when it accepts `y`, else null.
+  const OutputEpilogue* output_epilogue(const Tensor& y) const {
+    return epilogue_ && epilogue_->accepts(y) ? epilogue_ : nullptr;
+  }
+  /// Called by a kernel that applied the epilogue to all of output 0.
+  void epilogue_applied() { epilogue_applied_ = true; }
+  bool applied_epilogue() const { return epilogue_applied_; }
   /// Stores a tensor (often a view of an input, for Identity/Reshape) as output i.
   void set_output(size_t i, Tensor tensor);
 
@@ -145,6 +167,8 @@ class KernelContext {
   std::span<Tensor> outputs_;
   std::span<const char> dying_;
   std::span<const char> constant_;
+  const OutputEpilogue* epilogue_ = nullptr;
+  bool epilogue_applied_ = false;
   int num_threads_;
   SubgraphRunner* subgraphs_;
   mutable Status attr_error_;

@@ -16,13 +16,16 @@ using Operand = ChainOp::Operand;
 // Values a block: 16 KiB, in L1 beside the source's block.
 constexpr int64_t kBlock = 4096;
 
-/// t[i] = f(a(i), b(i)) for i < m, one loop per pair of operand kinds so that each vectorizes.
+/// t[i] = f(a(i), b(i)) for i < m, one loop per pair of operand kinds so that each vectorizes;
+/// `others` point at the block's elements of the other tensors.
 template <typename F>
-void binary(const ChainOp& op, const float* x, float* t, int64_t m, F f) {
+void binary(const ChainOp& op, const float* x, float* t, int64_t m, const float* const* others, F f) {
   const float c = op.scalar;
+  const float* o = op.other >= 0 ? others[op.other] : nullptr;
   const auto prev = [t](int64_t i) { return t[i]; };
   const auto source = [x](int64_t i) { return x[i]; };
   const auto scalar = [c](int64_t) { return c; };
+  const auto other = [o](int64_t i) { return o[i]; };
   const auto with_rhs = [&](auto a) {
     const auto loop = [&](auto b) {
       for (int64_t i = 0; i < m; ++i) t[i] = f(a(i), b(i));
@@ -34,6 +37,8 @@ void binary(const ChainOp& op, const float* x, float* t, int64_t m, F f) {
         return loop(source);
       case Operand::kScalar:
         return loop(scalar);
+      case Operand::kOther:
+        return loop(other);
     }
   };
   switch (op.lhs) {
@@ -43,24 +48,50 @@ void binary(const ChainOp& op, const float* x, float* t, int64_t m, F f) {
       return with_rhs(source);
     case Operand::kScalar:
       return with_rhs(scalar);
+    case Operand::kOther:
+      return with_rhs(other);
   }
 }
 
 /// One op over a block: t holds the previous op's values (the source's, before the first).
-void apply(const ChainOp& op, const float* x, float* t, int64_t m) {
+void apply(const ChainOp& op, const float* x, float* t, int64_t m, const float* const* others) {
   switch (op.kind) {
     case Kind::kAdd:
-      return binary(op, x, t, m, [](float a, float b) { return a + b; });
+      return binary(op, x, t, m, others, [](float a, float b) { return a + b; });
     case Kind::kSub:
-      return binary(op, x, t, m, [](float a, float b) { return a - b; });
+      return binary(op, x, t, m, others, [](float a, float b) { return a - b; });
     case Kind::kMul:
-      return binary(op, x, t, m, [](float a, float b) { return a * b; });
+      return binary(op, x, t, m, others, [](float a, float b) { return a * b; });
     case Kind::kDiv:
-      return binary(op, x, t, m, [](float a, float b) { return a / b; });
+      return binary(op, x, t, m, others, [](float a, float b) { return a / b; });
     case Kind::kErf:  // of the previous values: a chain's links read them
       return ops::vmath::erf(t, t, m);
     case Kind::kSigmoid:
       return ops::vmath::sigmoid(t, t, m);
+    case Kind::kRelu:  // Relu's kernel: NaN and -0 pass through
+      for (int64_t i = 0; i < m; ++i) t[i] = t[i] < 0.0f ? 0.0f : t[i];
+      return;
+  }
+}
+
+/// The chain over x[0, m) into y (which may be x), in blocks of kBlock; others indexed as x.
+void run_span(const std::vector<ChainOp>& ops, const float* x, float* y, int64_t m,
+              std::span<const float* const> others) {
+  // A chain that reads its source only through its first link works in y itself (a Conv's
+  // Add and Relu: two passes over the block instead of four).
+  const bool reads_source = std::any_of(ops.begin(), ops.end(), [](const ChainOp& op) {
+    return op.lhs == Operand::kSource || op.rhs == Operand::kSource;
+  });
+  alignas(64) float block[kBlock];
+  const float* at[kChainMaxOthers];
+  for (int64_t b0 = 0; b0 < m; b0 += kBlock) {
+    const int64_t count = std::min(kBlock, m - b0);
+    for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + b0;
+    // The block's values are final before y's block is written: y may be x.
+    float* t = reads_source ? block : y + b0;
+    if (t != x + b0) std::copy(x + b0, x + b0 + count, t);
+    for (const ChainOp& op : ops) apply(op, x + b0, t, count, at);
+    if (t != y + b0) std::copy(t, t + count, y + b0);
   }
 }
 
@@ -85,6 +116,8 @@ std::optional<ChainLink> chain_link(const Node& node, int64_t version, const Sca
     link.kind = Kind::kErf, arity = 1;
   } else if (op == "Sigmoid" && version >= 6) {
     link.kind = Kind::kSigmoid, arity = 1;
+  } else if (op == "Relu" && version >= 6) {
+    link.kind = Kind::kRelu, arity = 1;
   } else {
     return std::nullopt;
   }
@@ -98,21 +131,43 @@ std::optional<ChainLink> chain_link(const Node& node, int64_t version, const Sca
   return link;
 }
 
-void ElementwiseChain::run(const float* x, float* y, int64_t n, int threads) const {
+void ElementwiseChain::run(const float* x, float* y, int64_t n, int threads,
+                           std::span<const float* const> others) const {
   ops::parallel_chunks(
       threads, n,
       [&](int64_t lo, int64_t hi) {
-        alignas(64) float t[kBlock];
-        for (int64_t b0 = lo; b0 < hi; b0 += kBlock) {
-          const int64_t m = std::min(kBlock, hi - b0);
-          const float* xb = x + b0;
-          // The block's values are final before y's block is written: y may be x.
-          std::copy(xb, xb + m, t);
-          for (const ChainOp& op : ops) apply(op, xb, t, m);
-          std::copy(t, t + m, y + b0);
-        }
+        const float* at[kChainMaxOthers];
+        for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + lo;
+        run_span(ops, x + lo, y + lo, hi - lo, std::span<const float* const>(at, others.size()));
       },
       ops::kComputeBoundGrain);
+}
+
+void ElementwiseChain::run_rows(float* y, int64_t first, int64_t rows, int64_t stride, int64_t width,
+                                std::span<const float* const> others) const {
+  const float* at[kChainMaxOthers];
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t offset = first + r * stride;
+    for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + offset;
+    run_span(ops, y + offset, y + offset, width, std::span<const float* const>(at, others.size()));
+  }
+}
+
+ChainEpilogue::ChainEpilogue(const ElementwiseChain& chain, std::vector<const Tensor*> others)
+    : chain_(chain), others_(std::move(others)) {
+  for (const Tensor* t : others_) data_.push_back(t->defined() && t->dtype() == DType::kFloat32 ? t->data<float>() : nullptr);
+}
+
+bool ChainEpilogue::accepts(const Tensor& y) const {
+  if (y.dtype() != DType::kFloat32 || y.rank() < chain_.scalar_rank) return false;
+  for (size_t o = 0; o < others_.size(); ++o) {
+    if (!data_[o] || others_[o]->shape() != y.shape()) return false;
+  }
+  return true;
+}
+
+void ChainEpilogue::apply(float* y, int64_t first, int64_t rows, int64_t stride, int64_t width) const {
+  chain_.run_rows(y, first, rows, stride, width, data_);
 }
 
 void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector<std::vector<int>>& reads,
@@ -155,19 +210,25 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
     }
     return chain_link(g.nodes[static_cast<size_t>(st.node_index)], st.version, scalar_of);
   };
+  const auto is_conv = [&](int p) {
+    const Node& n = g.nodes[static_cast<size_t>(steps[static_cast<size_t>(p)].node_index)];
+    return n.op_type == "Conv" && is_default_domain(n.domain);
+  };
   for (size_t head = 0; head < steps.size(); ++head) {
     std::optional<ChainLink> link = link_of(head);
     if (!link) continue;
-    // The head reads one tensor, the source, besides scalars: the previous values of its block.
+    // The head reads one or two tensors besides scalars. The source is the one made last (a
+    // Conv's output can then take the chain as its epilogue), the other a tensor of its shape.
     int source = -1;
-    bool one_tensor = true;
     for (size_t p = 0; p < link->scalars.size(); ++p) {
-      if (link->scalars[p]) continue;
       const int s = steps[head].inputs[p];
-      one_tensor = one_tensor && (source < 0 || s == source);
-      source = s;
+      if (!link->scalars[p] && (source < 0 || producer[static_cast<size_t>(s)] > producer[static_cast<size_t>(source)]))
+        source = s;
     }
-    if (!one_tensor || source < 0) continue;
+    if (source < 0) continue;
+    Chain chain;
+    chain.source = source;
+    // Other tensors must be made before the head, where the chain is switched on or off.
     const auto op_of = [&](const ChainLink& l, const Step& st, int previous) -> std::optional<ChainOp> {
       ChainOp op;
       op.kind = l.kind;
@@ -181,6 +242,14 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
           *sides[p] = ChainOp::Operand::kPrevious;
         } else if (s == source) {
           *sides[p] = ChainOp::Operand::kSource;
+        } else if (producer[static_cast<size_t>(s)] < static_cast<int>(head) && op.other < 0) {
+          auto at = std::find(chain.others.begin(), chain.others.end(), s);
+          if (at == chain.others.end()) {
+            if (chain.others.size() == kChainMaxOthers) return std::nullopt;
+            at = chain.others.insert(at, s);
+          }
+          *sides[p] = ChainOp::Operand::kOther;
+          op.other = static_cast<int>(at - chain.others.begin());
         } else {
           return std::nullopt;
         }
@@ -190,8 +259,6 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
     };
     std::optional<ChainOp> first = op_of(*link, steps[head], source);
     if (!first) continue;
-    Chain chain;
-    chain.source = source;
     chain.ops.ops.push_back(*first);
     chain.ops.scalar_rank = link->scalar_rank;
     std::vector<size_t> links{head};
@@ -200,14 +267,37 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
       if (readers[static_cast<size_t>(out)] != 1 || kept[static_cast<size_t>(out)]) break;
       const size_t next = static_cast<size_t>(reader[static_cast<size_t>(out)]);
       std::optional<ChainLink> l = next > links.back() ? link_of(next) : std::nullopt;
+      const size_t others = chain.others.size();
       std::optional<ChainOp> op = l ? op_of(*l, steps[next], out) : std::nullopt;
-      if (!op) break;
+      if (!op) {
+        chain.others.resize(others);  // a link refused after adding its other tensor
+        break;
+      }
       chain.ops.ops.push_back(*op);
       chain.ops.scalar_rank = std::max(chain.ops.scalar_rank, l->scalar_rank);
       links.push_back(next);
     }
-    if (links.size() < 2) continue;
+    // The chain reads its source and other tensors at its end: no step between its links may
+    // read them (it could be their last reader, which releases them, or write over them).
+    const auto read_between = [&](int s) {
+      for (size_t i = head + 1; i < links.back(); ++i) {
+        const auto& r = reads[i];
+        if (std::find(links.begin(), links.end(), i) == links.end() && std::find(r.begin(), r.end(), s) != r.end())
+          return true;
+      }
+      return false;
+    };
+    if (read_between(source) || std::any_of(chain.others.begin(), chain.others.end(), read_between)) continue;
+    // A Conv's output that only the chain reads: the Conv may run the chain on its blocks, once
+    // the other tensors are there (then a single Relu is worth a chain too).
+    const int conv = producer[static_cast<size_t>(source)];
+    const bool epilogue =
+        conv >= 0 && is_conv(conv) && readers[static_cast<size_t>(source)] == 1 && !kept[static_cast<size_t>(source)] &&
+        std::all_of(chain.others.begin(), chain.others.end(),
+                    [&](int s) { return producer[static_cast<size_t>(s)] < conv; });
+    if (links.size() < 2 && !epilogue) continue;
     const int index = static_cast<int>(plan.chains.size());
+    if (epilogue) steps[static_cast<size_t>(conv)].epilogue_chain = index;
     for (size_t k = 0; k < links.size(); ++k) {
       Step& st = steps[links[k]];
       st.chain = index;

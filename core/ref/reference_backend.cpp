@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <span>
 #include <unordered_set>
 #include <utility>
@@ -67,7 +68,9 @@ Status ReferenceBackend::Frame::execute(bool observe) {
   std::vector<char> constant;
   // A fused chain has its nodes' bits but leaves their outputs unmade: not where they are watched.
   const bool fuse = !(observe && (options_.observer || options_.stream));
+  // Per chain: 0 off (its nodes run), 1 on (run at its end), 2 run by its Conv (ChainEpilogue).
   std::vector<char> chain_on(plan_.chains.size(), 0);
+  std::vector<const Tensor*> others;
   using Clock = std::chrono::steady_clock;
   const bool timed = observe && options_.profile;
   const auto record = [&](const Step& step, const Node& node, Clock::time_point start) {
@@ -80,16 +83,26 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     if (step.chain >= 0) {
       const Chain& c = plan_.chains[static_cast<size_t>(step.chain)];
       char& on = chain_on[static_cast<size_t>(step.chain)];
-      if (step.chain_head) {
-        // Fused for a float32 source whose rank keeps its shape through the scalars' broadcasting.
+      if (step.chain_head && on != 2) {
+        // Fused for a float32 source whose rank keeps its shape through the scalars' broadcasting,
+        // and other tensors of its type and shape.
         const Tensor& x = value(c.source);
-        on = fuse && x.defined() && x.dtype() == DType::kFloat32 && x.rank() >= c.ops.scalar_rank;
+        on = fuse && x.defined() && x.dtype() == DType::kFloat32 && x.rank() >= c.ops.scalar_rank &&
+             std::all_of(c.others.begin(), c.others.end(), [&](int s) {
+               const Tensor& t = value(s);
+               return t.defined() && t.dtype() == DType::kFloat32 && t.shape() == x.shape();
+             });
       }
       if (on) {
         if (step.chain_end) {
-          const auto start = timed ? Clock::now() : Clock::time_point();
-          if (Status st = run_chain(step, c); !st.ok()) return st.with_node(node.ref(step.node_index));
-          if (timed) record(step, node, start);
+          if (on == 2) {
+            // The Conv's output holds the chain's values, and the Conv's time its work.
+            bind(step.outputs[0], value(c.source));
+          } else {
+            const auto start = timed ? Clock::now() : Clock::time_point();
+            if (Status st = run_chain(step, c); !st.ok()) return st.with_node(node.ref(step.node_index));
+            if (timed) record(step, node, start);
+          }
           for (int s : step.release) bind(s, Tensor());
           for (int s : c.release) bind(s, Tensor());
         }
@@ -131,8 +144,17 @@ Status ReferenceBackend::Frame::execute(bool observe) {
                     inputs[i]->raw() == c->raw();
     }
     ctx.set_constant_inputs(constant);
+    std::optional<ChainEpilogue> epilogue;
+    if (fuse && step.epilogue_chain >= 0) {
+      const Chain& c = plan_.chains[static_cast<size_t>(step.epilogue_chain)];
+      others.clear();
+      for (int s : c.others) others.push_back(&value(s));
+      epilogue.emplace(c.ops, others);
+      ctx.set_output_epilogue(&*epilogue);
+    }
     const auto start = timed ? Clock::now() : Clock::time_point();
     Status st = step.fn(ctx);
+    if (epilogue && ctx.applied_epilogue()) chain_on[static_cast<size_t>(step.epilogue_chain)] = 2;
     if (timed) record(step, node, start);
     if (st.ok()) st = ctx.attr_error();
     if (st.ok()) st = ops::check_all_read(ctx, step.version);
@@ -170,7 +192,12 @@ Status ReferenceBackend::Frame::run_chain(const Step& step, const Chain& c) {
   } else {
     VN_ASSIGN_OR_RETURN(y, Tensor::create_for_overwrite(DType::kFloat32, x.shape()));
   }
-  if (x.numel() > 0) c.ops.run(x.data<float>(), y.mutable_data<float>(), x.numel(), backend_.num_threads_);
+  const float* others[kChainMaxOthers];
+  for (size_t o = 0; o < c.others.size(); ++o) others[o] = value(c.others[o]).data<float>();
+  if (x.numel() > 0) {
+    c.ops.run(x.data<float>(), y.mutable_data<float>(), x.numel(), backend_.num_threads_,
+              std::span<const float* const>(others, c.others.size()));
+  }
   bind(step.outputs[0], std::move(y));
   return Status::OK();
 }

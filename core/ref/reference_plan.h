@@ -30,13 +30,17 @@ struct ReferenceBackend::Step {
   // Unobserved, the chain runs at its last link; the others run nothing and release nothing.
   int chain = -1;
   bool chain_head = false, chain_end = false;
+  // A Conv whose output is the source of chain `epilogue_chain` (read by nothing else): run
+  // unobserved, it may run the chain on its blocks (ChainEpilogue); else -1.
+  int epilogue_chain = -1;
 };
 
-/// A chain of elementwise steps run as one pass: its operations, its source's slot, and the slots
-/// its links before the last release (released by the last, with its own).
+/// A chain of elementwise steps run as one pass: its operations, its source's and other tensors'
+/// slots, and the slots its links before the last release (released by the last, with its own).
 struct ReferenceBackend::Chain {
   ElementwiseChain ops;
   int source = -1;
+  std::vector<int> others;  // slots of the other tensors (ChainOp::Operand::kOther)
   std::vector<int> release;
   bool source_dies = false;  // the source's slot is released at the chain's end
 };

@@ -199,13 +199,32 @@ TEST(ReferenceBackend, SigmoidTimesItsInputRunsAsOneSiluPassWithTheTwoNodesBits)
         const std::vector<std::string> ops = ops_run_unobserved_matching_observed(
             silu_model(s_first, other, s_out), feeds,
             s_out ? std::vector<std::string>{"Y", "S"} : std::vector<std::string>{"Y"});
-        // Fused only where the Sigmoid's output goes nowhere else and multiplies its own input.
-        const bool fused = !other && !s_out;
+        // Fused where the Sigmoid's output goes nowhere else: the Mul reads the Sigmoid's input,
+        // or another tensor of its shape made before the chain.
+        const bool fused = !s_out;
         EXPECT_EQ(ops, fused ? (std::vector<std::string>{"Neg", "Mul"})
                              : (std::vector<std::string>{"Neg", "Sigmoid", "Mul"}));
       }
     }
   }
+}
+
+// A chain reads its source at its end: a step between its links that reads the source (here its
+// last reader, which releases it) keeps the chain from forming.
+TEST(ReferenceBackend, NoChainFormsAroundAStepThatReadsItsSource) {
+  Model m = opset13_model();
+  m.graph.nodes = {make_node("neg", "Neg", {"X"}, {"R"}), make_node("sig", "Sigmoid", {"R"}, {"S"}),
+                   make_node("abs", "Abs", {"R"}, {"N"}), make_node("mul", "Mul", {"S", "Z"}, {"Y"})};
+  m.graph.inputs = {float_info("X", {37}), float_info("Z", {37})};
+  m.graph.outputs = {float_info("Y", {37}), float_info("N", {37})};
+  std::vector<float> xv, zv;
+  for (int i = 0; i < 37; ++i) {
+    xv.push_back(0.37f * static_cast<float>(i - 18));
+    zv.push_back(1.0f + 0.01f * static_cast<float>(i));
+  }
+  const std::vector<std::string> ops = ops_run_unobserved_matching_observed(
+      m, {{"X", Tensor::from_vector<float>({37}, xv)}, {"Z", Tensor::from_vector<float>({37}, zv)}}, {"Y", "N"});
+  EXPECT_EQ(ops, (std::vector<std::string>{"Neg", "Sigmoid", "Abs", "Mul"}));
 }
 
 /// PyTorch's exported GELU of R = Neg(X): Div(R, 1.4142135 from a Constant node), Erf, Add(·, 1
@@ -253,9 +272,9 @@ TEST(ReferenceBackend, ElementwiseChainsRunAsOnePassWithTheNodesBits) {
   };
   const Case cases[] = {
       {"all one chain", {1}, false, {"Constant", "Constant", "Neg", "Mul"}},
-      // Erf's output is kept: the chain stops there (Div and Erf run as one); Add reads E, the
-      // Mul after it R too, which no chain from E may read.
-      {"stops at an output", {1}, true, {"Constant", "Constant", "Neg", "Erf", "Add", "Mul", "Mul"}},
+      // Erf's output is kept: the chain stops there (Div and Erf run as one), and another starts
+      // from E (Add, Mul reading R as another tensor of E's shape, Mul).
+      {"stops at an output", {1}, true, {"Constant", "Constant", "Neg", "Erf", "Mul"}},
       // A [1, 1] scalar would make the output [1, 37]: not fused for a source of rank 1.
       {"scalar of higher rank", {1, 1}, false, {"Constant", "Constant", "Neg", "Div", "Erf", "Add", "Mul", "Mul"}},
   };
@@ -268,6 +287,54 @@ TEST(ReferenceBackend, ElementwiseChainsRunAsOnePassWithTheNodesBits) {
     std::vector<std::string> expected = c.timed;
     std::sort(expected.begin(), expected.end());
     EXPECT_EQ(ops, expected);
+  }
+}
+
+Tensor ramp(Shape shape, float scale);
+
+/// Y = Relu(Add(Conv(X, W, B), R)) and Z = Relu(Conv(X, V)), over `side` x `side` planes of 8
+/// channels: W 3x3 with pads (`group` groups), V 1x1. With `c_out`, the first Conv's output is a
+/// graph output too.
+Model conv_chain_model(int64_t side, int64_t group, bool c_out) {
+  Model m = opset13_model();
+  Node conv = make_node("conv", "Conv", {"X", "W", "B"}, {"C"});
+  Attribute pads;
+  pads.name = "pads";
+  pads.type = AttrType::kInts;
+  pads.ints = {1, 1, 1, 1};
+  Attribute groups;
+  groups.name = "group";
+  groups.type = AttrType::kInt;
+  groups.i = group;
+  conv.attributes = {pads, groups};
+  m.graph.nodes = {conv, make_node("add", "Add", {"C", "R"}, {"A"}), make_node("relu", "Relu", {"A"}, {"Y"}),
+                   make_node("pointwise", "Conv", {"X", "V"}, {"P"}), make_node("relu2", "Relu", {"P"}, {"Z"})};
+  const Shape out{1, 16, side, side};
+  m.graph.initializers = {{"W", ramp({16, 8 / group, 3, 3}, 0.13f)}, {"B", ramp({16}, 0.7f)},
+                          {"V", ramp({16, 8, 1, 1}, 0.31f)}};
+  m.graph.inputs = {float_info("X", {1, 8, side, side}), float_info("R", out)};
+  m.graph.outputs = {float_info("Y", out), float_info("Z", out)};
+  if (c_out) m.graph.outputs.push_back(float_info("C", out));
+  return m;
+}
+
+TEST(ReferenceBackend, AConvRunsTheChainOnItsOutputAsItsEpilogueWithTheNodesBits) {
+  // Sides and groups for the Conv's paths: one tile of positions, several tiles, a single
+  // position, and a grouped (direct) sum.
+  for (const auto& [side, group] : {std::pair<int64_t, int64_t>{5, 1}, {40, 1}, {1, 1}, {9, 8}}) {
+    for (bool c_out : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "side " << side << " group " << group << " c_out " << c_out);
+      const Tensor x = ramp({1, 8, side, side}, 0.37f), r = ramp({1, 16, side, side}, 0.11f);
+      std::vector<std::string> names{"Y", "Z"};
+      if (c_out) names.push_back("C");
+      std::vector<std::string> ops =
+          ops_run_unobserved_matching_observed(conv_chain_model(side, group, c_out), {{"X", x}, {"R", r}}, names);
+      std::sort(ops.begin(), ops.end());
+      // Unobserved, each Conv runs its chain (its time includes the chain's); a Conv whose output
+      // is kept leaves its chain to run as one pass after it.
+      EXPECT_EQ(ops, c_out ? (std::vector<std::string>{"Conv", "Conv", "Relu"})
+                           : (std::vector<std::string>{"Conv", "Conv"}));
+    }
   }
 }
 

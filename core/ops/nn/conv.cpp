@@ -509,6 +509,19 @@ Status conv(KernelContext& ctx) {
       VN_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_for_overwrite(0, x.dtype(), plan.out_shape));
       if (y->numel() == 0) return Status::OK();
       if constexpr (std::is_same_v<T, float>) {
+        if (const KernelContext::OutputEpilogue* epilogue = ctx.output_epilogue(*y)) {
+          // Each finished block of y, channels of `width` positions each, while in cache.
+          float* py = y->mutable_data<float>();
+          const int64_t out_size = shape_numel(plan.geo.out);
+          const ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
+            epilogue->apply(py, (img * plan.m + channel0) * out_size + col0, channels, out_size, width);
+          };
+          conv_float32(plan.geo, plan.n, plan.c, plan.m, plan.group, x.data<float>(), w.data<float>(),
+                       bias ? bias->data<float>() : nullptr, py, ctx.num_threads(), nullptr, &finish,
+                       ctx.constant_input(1));
+          ctx.epilogue_applied();
+          return Status::OK();
+        }
         conv_packed(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
                     ctx.num_threads(), nullptr, nullptr, ctx.constant_input(1));
       } else {
