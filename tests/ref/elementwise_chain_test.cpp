@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reference's elementwise chains: run as one pass (or by a Conv on its output) when nothing
+// observes the run, with the bits of their nodes run one by one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/ref/reference_backend.h"
+#include "tests/ref/ref_test_models.h"
+
+namespace vn::ref {
+namespace {
+
+using test::float_info;
+using test::make_node;
+using test::opset13_model;
+using test::ramp;
+
+/// Runs `m` on `feeds` observed (an observer sees every node's output, so nothing fuses: the
+/// values to match) and unobserved under a profile; expects each of `names` from both, the same
+/// bit for bit (a NaN for a NaN), and nothing else. Returns the ops the profile lists.
+std::vector<std::string> ops_run_unobserved_matching_observed(const Model& m, const TensorMap& feeds,
+                                                              const std::vector<std::string>& names) {
+  ReferenceBackend backend;
+  const Status prepared = backend.prepare(m, {});
+  EXPECT_TRUE(prepared.ok()) << prepared.to_string();
+  RunOptions observed;
+  observed.observer = [](int64_t, const Node&, const TensorMap&) { return true; };
+  Result<TensorMap> want = backend.run(feeds, observed);
+  std::vector<LayerTime> profile;
+  RunOptions timed;
+  timed.profile = &profile;
+  Result<TensorMap> got = backend.run(feeds, timed);
+  EXPECT_TRUE(want.ok() && got.ok()) << want.status().to_string() << got.status().to_string();
+  if (!want.ok() || !got.ok()) return {};
+  EXPECT_EQ(got->size(), names.size());
+  EXPECT_EQ(want->size(), names.size());
+  for (const std::string& name : names) {
+    const Tensor* w = want->find(name);
+    const Tensor* y = got->find(name);
+    EXPECT_TRUE(w && y) << name;
+    if (!w || !y) continue;
+    EXPECT_EQ(y->shape(), w->shape()) << name;
+    if (y->shape() != w->shape()) continue;
+    const auto a = y->values<float>(), b = w->values<float>();
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (std::isnan(b[i])) {
+        EXPECT_TRUE(std::isnan(a[i])) << name << " at " << i;
+      } else {
+        EXPECT_EQ(std::bit_cast<uint32_t>(a[i]), std::bit_cast<uint32_t>(b[i])) << name << " at " << i;
+      }
+    }
+  }
+  std::vector<std::string> ops;
+  for (const LayerTime& t : profile) ops.emplace_back(t.op);
+  return ops;
+}
+
+/// R = Neg(X) (a tensor no caller holds), S = Sigmoid(R), Y = Mul(S, R) or Mul(R, S); with
+/// `other`, Y = Mul(S, Z) for a second input Z instead; with `s_out`, S is a graph output too.
+Model silu_model(bool s_first, bool other, bool s_out) {
+  Model m = opset13_model();
+  m.graph.nodes = {
+      make_node("neg", "Neg", {"X"}, {"R"}), make_node("sig", "Sigmoid", {"R"}, {"S"}),
+      make_node("mul", "Mul", {s_first ? "S" : (other ? "Z" : "R"), s_first ? (other ? "Z" : "R") : "S"}, {"Y"})};
+  m.graph.inputs = {float_info("X", {37})};
+  if (other) m.graph.inputs.push_back(float_info("Z", {37}));
+  m.graph.outputs = {float_info("Y", {37})};
+  if (s_out) m.graph.outputs.push_back(float_info("S", {37}));
+  return m;
+}
+
+TEST(ReferenceBackend, SigmoidTimesItsInputRunsAsOneSiluPassWithTheTwoNodesBits) {
+  // 37 values (two vectors of 16 and a tail): large of both signs, zeros, infinities, a NaN.
+  std::vector<float> xv;
+  for (int i = 0; i < 33; ++i) xv.push_back(0.731f * static_cast<float>(i - 16) * (i % 3 == 0 ? 37.0f : 1.0f));
+  xv.insert(xv.end(), {-0.0f, INFINITY, -INFINITY, NAN});
+  const Tensor x = Tensor::from_vector<float>({37}, xv),
+               z = Tensor::from_vector<float>({37}, std::vector<float>(37, 3.0f));
+  for (bool s_first : {true, false}) {
+    for (bool other : {false, true}) {
+      for (bool s_out : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "s_first " << s_first << " other " << other << " s_out " << s_out);
+        TensorMap feeds{{"X", x}};
+        if (other) feeds.set("Z", z);
+        const std::vector<std::string> ops = ops_run_unobserved_matching_observed(
+            silu_model(s_first, other, s_out), feeds,
+            s_out ? std::vector<std::string>{"Y", "S"} : std::vector<std::string>{"Y"});
+        // Fused where the Sigmoid's output goes nowhere else: the Mul reads the Sigmoid's input,
+        // or another tensor of its shape made before the chain.
+        const bool fused = !s_out;
+        EXPECT_EQ(ops, fused ? (std::vector<std::string>{"Neg", "Mul"})
+                             : (std::vector<std::string>{"Neg", "Sigmoid", "Mul"}));
+      }
+    }
+  }
+}
+
+// A chain reads its source at its end: a step between its links that reads the source (here its
+// last reader, which releases it) keeps the chain from forming.
+TEST(ReferenceBackend, NoChainFormsAroundAStepThatReadsItsSource) {
+  Model m = opset13_model();
+  m.graph.nodes = {make_node("neg", "Neg", {"X"}, {"R"}), make_node("sig", "Sigmoid", {"R"}, {"S"}),
+                   make_node("abs", "Abs", {"R"}, {"N"}), make_node("mul", "Mul", {"S", "Z"}, {"Y"})};
+  m.graph.inputs = {float_info("X", {37}), float_info("Z", {37})};
+  m.graph.outputs = {float_info("Y", {37}), float_info("N", {37})};
+  std::vector<float> xv, zv;
+  for (int i = 0; i < 37; ++i) {
+    xv.push_back(0.37f * static_cast<float>(i - 18));
+    zv.push_back(1.0f + 0.01f * static_cast<float>(i));
+  }
+  const std::vector<std::string> ops = ops_run_unobserved_matching_observed(
+      m, {{"X", Tensor::from_vector<float>({37}, xv)}, {"Z", Tensor::from_vector<float>({37}, zv)}}, {"Y", "N"});
+  EXPECT_EQ(ops, (std::vector<std::string>{"Neg", "Sigmoid", "Abs", "Mul"}));
+}
+
+/// PyTorch's exported GELU of R = Neg(X): Div(R, 1.4142135 from a Constant node), Erf, Add(·, 1
+/// from an initializer of shape `one_shape`), Mul(R, ·), Mul(·, 0.5 from a value_float Constant);
+/// with `erf_out`, Erf's output is a graph output too.
+Model gelu_model(Shape one_shape, bool erf_out) {
+  Model m = opset13_model();
+  Node c1 = make_node("c1", "Constant", {}, {"C1"});
+  Attribute v;
+  v.name = "value";
+  v.type = AttrType::kTensor;
+  v.t = Tensor::from_vector<float>({}, {1.4142135f});
+  c1.attributes.push_back(v);
+  Node c3 = make_node("c3", "Constant", {}, {"C3"});
+  Attribute f;
+  f.name = "value_float";
+  f.type = AttrType::kFloat;
+  f.f = 0.5f;
+  c3.attributes.push_back(f);
+  m.graph.nodes = {make_node("neg", "Neg", {"X"}, {"R"}),
+                   c1,
+                   c3,
+                   make_node("div", "Div", {"R", "C1"}, {"D"}),
+                   make_node("erf", "Erf", {"D"}, {"E"}),
+                   make_node("add", "Add", {"E", "ONE"}, {"A"}),
+                   make_node("mul", "Mul", {"R", "A"}, {"M"}),
+                   make_node("half", "Mul", {"M", "C3"}, {"Y"})};
+  m.graph.initializers.push_back({"ONE", Tensor::from_vector<float>(one_shape, {1.0f})});
+  m.graph.inputs = {float_info("X", {37})};
+  m.graph.outputs = {float_info("Y", {37})};
+  if (erf_out) m.graph.outputs.push_back(float_info("E", {37}));
+  return m;
+}
+
+TEST(ReferenceBackend, ElementwiseChainsRunAsOnePassWithTheNodesBits) {
+  std::vector<float> xv;
+  for (int i = 0; i < 33; ++i) xv.push_back(0.613f * static_cast<float>(i - 16) * (i % 3 == 0 ? 9.0f : 1.0f));
+  xv.insert(xv.end(), {-0.0f, INFINITY, -INFINITY, NAN});
+  const Tensor x = Tensor::from_vector<float>({37}, xv);
+  struct Case {
+    const char* what;
+    Shape one_shape;
+    bool erf_out;
+    std::vector<std::string> timed;  // the ops the profile lists when nothing observes the run
+  };
+  const Case cases[] = {
+      {"all one chain", {1}, false, {"Constant", "Constant", "Neg", "Mul"}},
+      // Erf's output is kept: the chain stops there (Div and Erf run as one), and another starts
+      // from E (Add, Mul reading R as another tensor of E's shape, Mul).
+      {"stops at an output", {1}, true, {"Constant", "Constant", "Neg", "Erf", "Mul"}},
+      // A [1, 1] scalar would make the output [1, 37]: not fused for a source of rank 1.
+      {"scalar of higher rank", {1, 1}, false, {"Constant", "Constant", "Neg", "Div", "Erf", "Add", "Mul", "Mul"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<std::string> ops = ops_run_unobserved_matching_observed(
+        gelu_model(c.one_shape, c.erf_out), {{"X", x}},
+        c.erf_out ? std::vector<std::string>{"Y", "E"} : std::vector<std::string>{"Y"});
+    std::sort(ops.begin(), ops.end());
+    std::vector<std::string> expected = c.timed;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(ops, expected);
+  }
+}
+
+/// Y = Relu(Add(Conv(X, W, B), R)) and Z = Relu(Conv(X, V)), over `side` x `side` planes of 8
+/// channels: W 3x3 with pads (`group` groups), V 1x1. With `c_out`, the first Conv's output is a
+/// graph output too.
+Model conv_chain_model(int64_t side, int64_t group, bool c_out) {
+  Model m = opset13_model();
+  Node conv = make_node("conv", "Conv", {"X", "W", "B"}, {"C"});
+  Attribute pads;
+  pads.name = "pads";
+  pads.type = AttrType::kInts;
+  pads.ints = {1, 1, 1, 1};
+  Attribute groups;
+  groups.name = "group";
+  groups.type = AttrType::kInt;
+  groups.i = group;
+  conv.attributes = {pads, groups};
+  m.graph.nodes = {conv, make_node("add", "Add", {"C", "R"}, {"A"}), make_node("relu", "Relu", {"A"}, {"Y"}),
+                   make_node("pointwise", "Conv", {"X", "V"}, {"P"}), make_node("relu2", "Relu", {"P"}, {"Z"})};
+  const Shape out{1, 16, side, side};
+  m.graph.initializers = {{"W", ramp({16, 8 / group, 3, 3}, 0.13f)}, {"B", ramp({16}, 0.7f)},
+                          {"V", ramp({16, 8, 1, 1}, 0.31f)}};
+  m.graph.inputs = {float_info("X", {1, 8, side, side}), float_info("R", out)};
+  m.graph.outputs = {float_info("Y", out), float_info("Z", out)};
+  if (c_out) m.graph.outputs.push_back(float_info("C", out));
+  return m;
+}
+
+TEST(ReferenceBackend, AConvRunsTheChainOnItsOutputAsItsEpilogueWithTheNodesBits) {
+  // Sides and groups for the Conv's paths: one tile of positions, several tiles, a single
+  // position, and a grouped (direct) sum.
+  for (const auto& [side, group] : {std::pair<int64_t, int64_t>{5, 1}, {40, 1}, {1, 1}, {9, 8}}) {
+    for (bool c_out : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "side " << side << " group " << group << " c_out " << c_out);
+      const Tensor x = ramp({1, 8, side, side}, 0.37f), r = ramp({1, 16, side, side}, 0.11f);
+      std::vector<std::string> names{"Y", "Z"};
+      if (c_out) names.push_back("C");
+      std::vector<std::string> ops =
+          ops_run_unobserved_matching_observed(conv_chain_model(side, group, c_out), {{"X", x}, {"R", r}}, names);
+      std::sort(ops.begin(), ops.end());
+      // Unobserved, each Conv runs its chain (its time includes the chain's); a Conv whose output
+      // is kept leaves its chain to run as one pass after it.
+      EXPECT_EQ(ops, c_out ? (std::vector<std::string>{"Conv", "Conv", "Relu"})
+                           : (std::vector<std::string>{"Conv", "Conv"}));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vn::ref
