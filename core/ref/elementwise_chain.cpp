@@ -13,19 +13,28 @@ namespace {
 using Kind = ChainOp::Kind;
 using Operand = ChainOp::Operand;
 
-// Values a block: 16 KiB, in L1 beside the source's block.
-constexpr int64_t kBlock = 4096;
+constexpr int64_t kBlock = kChainBlock;
 
-/// t[i] = f(a(i), b(i)) for i < m, one loop per pair of operand kinds so that each vectorizes;
-/// `others` point at the block's elements of the other tensors.
+/// Where a block's operands lie: the other tensors' elements and the rows' values for it.
+struct BlockOperands {
+  const float* others[kChainMaxOthers];
+  const float* rows[kChainMaxRows];
+  float* saved[kChainMaxSaved];
+};
+
+/// t[i] = f(a(i), b(i)) for i < m, one loop per pair of operand kinds so that each vectorizes.
 template <typename F>
-void binary(const ChainOp& op, const float* x, float* t, int64_t m, const float* const* others, F f) {
+void binary(const ChainOp& op, const float* x, float* t, int64_t m, const BlockOperands& at, F f) {
   const float c = op.scalar;
-  const float* o = op.other >= 0 ? others[op.other] : nullptr;
+  const float* o = op.other >= 0 ? at.others[op.other] : nullptr;
+  const float* r = op.row >= 0 ? at.rows[op.row] : nullptr;
+  const float* sv = op.saved >= 0 ? at.saved[op.saved] : nullptr;
   const auto prev = [t](int64_t i) { return t[i]; };
   const auto source = [x](int64_t i) { return x[i]; };
   const auto scalar = [c](int64_t) { return c; };
   const auto other = [o](int64_t i) { return o[i]; };
+  const auto row = [r](int64_t i) { return r[i]; };
+  const auto saved = [sv](int64_t i) { return sv[i]; };
   const auto with_rhs = [&](auto a) {
     const auto loop = [&](auto b) {
       for (int64_t i = 0; i < m; ++i) t[i] = f(a(i), b(i));
@@ -39,6 +48,10 @@ void binary(const ChainOp& op, const float* x, float* t, int64_t m, const float*
         return loop(scalar);
       case Operand::kOther:
         return loop(other);
+      case Operand::kRow:
+        return loop(row);
+      case Operand::kSaved:
+        return loop(saved);
     }
   };
   switch (op.lhs) {
@@ -50,20 +63,24 @@ void binary(const ChainOp& op, const float* x, float* t, int64_t m, const float*
       return with_rhs(scalar);
     case Operand::kOther:
       return with_rhs(other);
+    case Operand::kRow:
+      return with_rhs(row);
+    case Operand::kSaved:
+      return with_rhs(saved);
   }
 }
 
 /// One op over a block: t holds the previous op's values (the source's, before the first).
-void apply(const ChainOp& op, const float* x, float* t, int64_t m, const float* const* others) {
+void apply(const ChainOp& op, const float* x, float* t, int64_t m, const BlockOperands& at) {
   switch (op.kind) {
     case Kind::kAdd:
-      return binary(op, x, t, m, others, [](float a, float b) { return a + b; });
+      return binary(op, x, t, m, at, [](float a, float b) { return a + b; });
     case Kind::kSub:
-      return binary(op, x, t, m, others, [](float a, float b) { return a - b; });
+      return binary(op, x, t, m, at, [](float a, float b) { return a - b; });
     case Kind::kMul:
-      return binary(op, x, t, m, others, [](float a, float b) { return a * b; });
+      return binary(op, x, t, m, at, [](float a, float b) { return a * b; });
     case Kind::kDiv:
-      return binary(op, x, t, m, others, [](float a, float b) { return a / b; });
+      return binary(op, x, t, m, at, [](float a, float b) { return a / b; });
     case Kind::kErf:  // of the previous values: a chain's links read them
       return ops::vmath::erf(t, t, m);
     case Kind::kSigmoid:
@@ -74,30 +91,40 @@ void apply(const ChainOp& op, const float* x, float* t, int64_t m, const float* 
   }
 }
 
-/// The chain over x[0, m) into y (which may be x), in blocks of kBlock; others indexed as x.
-void run_span(const std::vector<ChainOp>& ops, const float* x, float* y, int64_t m,
+/// The chain over x[0, m) into y (which may be x), in blocks of kBlock; others indexed as x, and
+/// x[0] the source's element `offset` (for the rows).
+void run_span(const ElementwiseChain& chain, const float* x, float* y, int64_t m, int64_t offset,
               std::span<const float* const> others) {
+  const std::vector<ChainOp>& ops = chain.ops;
   // A chain that reads its source only through its first link works in y itself (a Conv's
   // Add and Relu: two passes over the block instead of four).
   const bool reads_source = std::any_of(ops.begin(), ops.end(), [](const ChainOp& op) {
     return op.lhs == Operand::kSource || op.rhs == Operand::kSource;
   });
   alignas(64) float block[kBlock];
-  const float* at[kChainMaxOthers];
+  alignas(64) float saved[kChainMaxSaved][kBlock];
+  BlockOperands at;
+  for (size_t k = 0; k < kChainMaxSaved; ++k) at.saved[k] = saved[k];
   for (int64_t b0 = 0; b0 < m; b0 += kBlock) {
     const int64_t count = std::min(kBlock, m - b0);
-    for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + b0;
+    for (size_t o = 0; o < others.size(); ++o) at.others[o] = others[o] + b0;
+    for (size_t r = 0; r < chain.rows.size(); ++r) {
+      at.rows[r] = chain.rows[r].data() + (offset + b0) % chain.row_lengths[r];
+    }
     // The block's values are final before y's block is written: y may be x.
     float* t = reads_source ? block : y + b0;
     if (t != x + b0) std::copy(x + b0, x + b0 + count, t);
-    for (const ChainOp& op : ops) apply(op, x + b0, t, count, at);
+    for (const ChainOp& op : ops) {
+      apply(op, x + b0, t, count, at);
+      if (op.save >= 0) std::copy(t, t + count, at.saved[op.save]);
+    }
     if (t != y + b0) std::copy(t, t + count, y + b0);
   }
 }
 
 }  // namespace
 
-std::optional<ChainLink> chain_link(const Node& node, int64_t version, const ScalarOf& scalar_of) {
+std::optional<ChainLink> chain_link(const Node& node, int64_t version, const ConstantOf& constant_of) {
   if (!is_default_domain(node.domain) || !node.attributes.empty() || node.outputs.size() != 1) return std::nullopt;
   const std::string& op = node.op_type;
   ChainLink link;
@@ -124,11 +151,30 @@ std::optional<ChainLink> chain_link(const Node& node, int64_t version, const Sca
   if (node.inputs.size() != arity) return std::nullopt;
   for (const std::string& in : node.inputs) {
     if (in.empty()) return std::nullopt;
-    const std::optional<std::pair<float, int64_t>> s = arity == 2 ? scalar_of(in) : std::nullopt;
-    link.scalars.push_back(s ? std::optional<float>(s->first) : std::nullopt);
-    if (s) link.scalar_rank = std::max(link.scalar_rank, s->second);
+    const Tensor c = arity == 2 ? constant_of(in) : Tensor();
+    const Shape& shape = c.defined() ? c.shape() : Shape{};
+    const bool row = c.defined() && c.numel() > 1 && c.numel() == (shape.empty() ? 1 : shape.back());
+    link.scalars.push_back(c.defined() && c.numel() == 1 ? std::optional<float>(c.values<float>()[0]) : std::nullopt);
+    link.rows.push_back(row ? c : Tensor());
+    if (link.scalars.back() || row) link.scalar_rank = std::max(link.scalar_rank, c.rank());
   }
   return link;
+}
+
+int ElementwiseChain::add_row(const Tensor& row) {
+  const std::span<const float> v = row.values<float>();
+  const auto length = static_cast<int64_t>(v.size());
+  std::vector<float> tiled(static_cast<size_t>(kBlock + length));
+  for (size_t i = 0; i < tiled.size(); ++i) tiled[i] = v[i % v.size()];
+  rows.push_back(std::move(tiled));
+  row_lengths.push_back(length);
+  return static_cast<int>(rows.size() - 1);
+}
+
+bool ElementwiseChain::fits(const Shape& shape) const {
+  if (static_cast<int64_t>(shape.size()) < scalar_rank) return false;
+  return std::all_of(row_lengths.begin(), row_lengths.end(),
+                     [&](int64_t c) { return !shape.empty() && shape.back() == c; });
 }
 
 void ElementwiseChain::run(const float* x, float* y, int64_t n, int threads,
@@ -138,7 +184,7 @@ void ElementwiseChain::run(const float* x, float* y, int64_t n, int threads,
       [&](int64_t lo, int64_t hi) {
         const float* at[kChainMaxOthers];
         for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + lo;
-        run_span(ops, x + lo, y + lo, hi - lo, std::span<const float* const>(at, others.size()));
+        run_span(*this, x + lo, y + lo, hi - lo, lo, std::span<const float* const>(at, others.size()));
       },
       ops::kComputeBoundGrain);
 }
@@ -149,7 +195,7 @@ void ElementwiseChain::run_rows(float* y, int64_t first, int64_t rows, int64_t s
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t offset = first + r * stride;
     for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + offset;
-    run_span(ops, y + offset, y + offset, width, std::span<const float* const>(at, others.size()));
+    run_span(*this, y + offset, y + offset, width, offset, std::span<const float* const>(at, others.size()));
   }
 }
 
@@ -159,7 +205,7 @@ ChainEpilogue::ChainEpilogue(const ElementwiseChain& chain, std::vector<const Te
 }
 
 bool ChainEpilogue::accepts(const Tensor& y) const {
-  if (y.dtype() != DType::kFloat32 || y.rank() < chain_.scalar_rank) return false;
+  if (y.dtype() != DType::kFloat32 || !chain_.fits(y.shape())) return false;
   for (size_t o = 0; o < others_.size(); ++o) {
     if (!data_[o] || others_[o]->shape() != y.shape()) return false;
   }
@@ -173,11 +219,12 @@ void ChainEpilogue::apply(float* y, int64_t first, int64_t rows, int64_t stride,
 void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector<std::vector<int>>& reads,
                                    const std::vector<bool>& kept) {
   std::vector<Step>& steps = plan.steps;
-  std::vector<int> readers(kept.size(), 0), reader(kept.size(), -1), producer(kept.size(), -1);
+  std::vector<int> producer(kept.size(), -1);
+  std::vector<std::vector<int>> readers_of(kept.size());  // per slot: its readers' steps, in order
   for (size_t i = 0; i < reads.size(); ++i) {
     for (int s : reads[i]) {
-      ++readers[static_cast<size_t>(s)];
-      reader[static_cast<size_t>(s)] = static_cast<int>(i);
+      std::vector<int>& rs = readers_of[static_cast<size_t>(s)];
+      if (rs.empty() || rs.back() != static_cast<int>(i)) rs.push_back(static_cast<int>(i));
     }
   }
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -185,30 +232,28 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
       if (s >= 0) producer[static_cast<size_t>(s)] = static_cast<int>(i);
     }
   }
-  // A float32 value of one element: an initializer, or a Constant node's.
-  const ScalarOf scalar_of = [&](const std::string& name) -> std::optional<std::pair<float, int64_t>> {
+  // A float32 constant: an initializer (or an Identity of one), or a Constant node's value.
+  const ConstantOf constant_of = [&](const std::string& name) -> Tensor {
     const auto it = plan.slot_of.find(name);
-    if (it == plan.slot_of.end()) return std::nullopt;
-    const Tensor* t = &plan.constants[static_cast<size_t>(it->second)];
-    if (!t->defined()) {
+    if (it == plan.slot_of.end()) return Tensor();
+    Tensor t = plan.weights[static_cast<size_t>(it->second)];
+    if (!t.defined()) {
       const int p = producer[static_cast<size_t>(it->second)];
       const Node* n = p >= 0 ? &g.nodes[static_cast<size_t>(steps[static_cast<size_t>(p)].node_index)] : nullptr;
-      if (!n || n->op_type != "Constant" || !is_default_domain(n->domain) || n->attributes.size() != 1)
-        return std::nullopt;
+      if (!n || n->op_type != "Constant" || !is_default_domain(n->domain) || n->attributes.size() != 1) return Tensor();
       const Attribute& a = n->attributes[0];
-      if (a.name == "value_float" && a.type == AttrType::kFloat) return std::pair<float, int64_t>{a.f, 0};
-      if (a.name != "value" || a.type != AttrType::kTensor) return std::nullopt;
-      t = &a.t;
+      if (a.name == "value_float" && a.type == AttrType::kFloat) return Tensor::from_vector<float>({}, {a.f});
+      if (a.name != "value" || a.type != AttrType::kTensor) return Tensor();
+      t = a.t;
     }
-    if (!t->defined() || t->dtype() != DType::kFloat32 || t->numel() != 1) return std::nullopt;
-    return std::pair<float, int64_t>{t->values<float>()[0], t->rank()};
+    return t.defined() && t.dtype() == DType::kFloat32 ? t : Tensor();
   };
   const auto link_of = [&](size_t i) -> std::optional<ChainLink> {
     const Step& st = steps[i];
     if (st.chain >= 0 || !st.narrow_inputs.empty() || st.widen_outputs || st.outputs.size() != 1 || st.outputs[0] < 0) {
       return std::nullopt;
     }
-    return chain_link(g.nodes[static_cast<size_t>(st.node_index)], st.version, scalar_of);
+    return chain_link(g.nodes[static_cast<size_t>(st.node_index)], st.version, constant_of);
   };
   const auto is_conv = [&](int p) {
     const Node& n = g.nodes[static_cast<size_t>(steps[static_cast<size_t>(p)].node_index)];
@@ -222,12 +267,14 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
     int source = -1;
     for (size_t p = 0; p < link->scalars.size(); ++p) {
       const int s = steps[head].inputs[p];
-      if (!link->scalars[p] && (source < 0 || producer[static_cast<size_t>(s)] > producer[static_cast<size_t>(source)]))
+      const bool constant = link->scalars[p] || link->rows[p].defined();
+      if (!constant && (source < 0 || producer[static_cast<size_t>(s)] > producer[static_cast<size_t>(source)]))
         source = s;
     }
     if (source < 0) continue;
     Chain chain;
     chain.source = source;
+    std::vector<int> saved_slots;  // link outputs that later links read again
     // Other tensors must be made before the head, where the chain is switched on or off.
     const auto op_of = [&](const ChainLink& l, const Step& st, int previous) -> std::optional<ChainOp> {
       ChainOp op;
@@ -237,11 +284,18 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
         const int s = st.inputs[p];
         if (l.scalars[p]) {
           *sides[p] = ChainOp::Operand::kScalar;
-          op.scalar = *l.scalars[p];  // a binary op has one scalar at most: two would be no link
+          op.scalar = *l.scalars[p];  // a binary op has one constant at most: two would be no link
+        } else if (l.rows[p].defined()) {
+          if (chain.ops.rows.size() == kChainMaxRows) return std::nullopt;
+          *sides[p] = ChainOp::Operand::kRow;
+          op.row = chain.ops.add_row(l.rows[p]);
         } else if (s == previous) {
           *sides[p] = ChainOp::Operand::kPrevious;
         } else if (s == source) {
           *sides[p] = ChainOp::Operand::kSource;
+        } else if (auto sv = std::find(saved_slots.begin(), saved_slots.end(), s); sv != saved_slots.end()) {
+          *sides[p] = ChainOp::Operand::kSaved;
+          op.saved = static_cast<int>(sv - saved_slots.begin());
         } else if (producer[static_cast<size_t>(s)] < static_cast<int>(head) && op.other < 0) {
           auto at = std::find(chain.others.begin(), chain.others.end(), s);
           if (at == chain.others.end()) {
@@ -254,7 +308,8 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
           return std::nullopt;
         }
       }
-      if (l.scalars.size() == 2 && l.scalars[0] && l.scalars[1]) return std::nullopt;
+      const auto constant = [&](size_t p) { return l.scalars[p] || l.rows[p].defined(); };
+      if (l.scalars.size() == 2 && constant(0) && constant(1)) return std::nullopt;
       return op;
     };
     std::optional<ChainOp> first = op_of(*link, steps[head], source);
@@ -264,18 +319,45 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
     std::vector<size_t> links{head};
     for (;;) {
       const int out = steps[links.back()].outputs[0];
-      if (readers[static_cast<size_t>(out)] != 1 || kept[static_cast<size_t>(out)]) break;
-      const size_t next = static_cast<size_t>(reader[static_cast<size_t>(out)]);
+      const std::vector<int>& rs = readers_of[static_cast<size_t>(out)];
+      if (rs.empty() || kept[static_cast<size_t>(out)]) break;
+      // The first reader is the next link; later links may read the output again (saved).
+      if (rs.size() > 1) {
+        if (saved_slots.size() == kChainMaxSaved) break;
+        chain.ops.ops.back().save = static_cast<int>(saved_slots.size());
+        saved_slots.push_back(out);
+      }
+      const auto next = static_cast<size_t>(rs.front());
       std::optional<ChainLink> l = next > links.back() ? link_of(next) : std::nullopt;
-      const size_t others = chain.others.size();
+      const size_t others = chain.others.size(), rows = chain.ops.rows.size();
       std::optional<ChainOp> op = l ? op_of(*l, steps[next], out) : std::nullopt;
       if (!op) {
-        chain.others.resize(others);  // a link refused after adding its other tensor
+        // A link refused after adding its other tensor or row.
+        chain.others.resize(others);
+        chain.ops.rows.resize(rows);
+        chain.ops.row_lengths.resize(rows);
         break;
       }
       chain.ops.ops.push_back(*op);
       chain.ops.scalar_rank = std::max(chain.ops.scalar_rank, l->scalar_rank);
       links.push_back(next);
+    }
+    // A saved output that a step outside the chain reads must be made: the chain ends where it is
+    // produced (the others and rows of the links cut off stay listed, unread).
+    for (size_t k = 0; k < saved_slots.size(); ++k) {
+      const std::vector<int>& rs = readers_of[static_cast<size_t>(saved_slots[k])];
+      const bool inside = std::all_of(rs.begin(), rs.end(), [&](int r) {
+        return std::find(links.begin(), links.end(), static_cast<size_t>(r)) != links.end();
+      });
+      if (inside) continue;
+      const auto end = static_cast<size_t>(std::find_if(chain.ops.ops.begin(), chain.ops.ops.end(),
+                                                        [&](const ChainOp& op) { return op.save == static_cast<int>(k); }) -
+                                           chain.ops.ops.begin());
+      links.resize(end + 1);
+      chain.ops.ops.resize(end + 1);
+      chain.ops.ops.back().save = -1;
+      saved_slots.resize(k);
+      break;
     }
     // The chain reads its source and other tensors at its end: no step between its links may
     // read them (it could be their last reader, which releases them, or write over them).
@@ -292,7 +374,8 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
     // the other tensors are there (then a single Relu is worth a chain too).
     const int conv = producer[static_cast<size_t>(source)];
     const bool epilogue =
-        conv >= 0 && is_conv(conv) && readers[static_cast<size_t>(source)] == 1 && !kept[static_cast<size_t>(source)] &&
+        conv >= 0 && is_conv(conv) && readers_of[static_cast<size_t>(source)].size() == 1 &&
+        !kept[static_cast<size_t>(source)] &&
         std::all_of(chain.others.begin(), chain.others.end(),
                     [&](int s) { return producer[static_cast<size_t>(s)] < conv; });
     if (links.size() < 2 && !epilogue) continue;

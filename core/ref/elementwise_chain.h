@@ -26,34 +26,54 @@ namespace vn::ref {
 struct ChainOp {
   enum class Kind { kAdd, kSub, kMul, kDiv, kErf, kSigmoid, kRelu };
   /// Where an operand comes from: the previous node's output (the source, for the first node),
-  /// the chain's source tensor, `scalar`, or the chain's other tensor number `other`.
-  enum class Operand { kPrevious, kSource, kScalar, kOther };
+  /// the chain's source tensor, `scalar`, the chain's other tensor number `other`, its constant
+  /// row number `row` (repeated along the source's last dim: a bias, a layer scale), or the
+  /// output of an earlier node that `save`d it as number `saved` (GELU's input after a bias).
+  enum class Operand { kPrevious, kSource, kScalar, kOther, kRow, kSaved };
   Kind kind = Kind::kAdd;
   Operand lhs = Operand::kPrevious, rhs = Operand::kPrevious;  // unary ops read lhs
   float scalar = 0.0f;
-  int other = -1;
+  int other = -1, row = -1, saved = -1;
+  int save = -1;  ///< this node's output is kept as saved value number `save` for later nodes
 };
 
-/// What a node could be as a link of a chain: its kind, and per input whether it is a one-value
-/// float32 constant (its value). nullopt for a node no chain takes: another op, an older version
-/// (legacy broadcast attributes), attributes, or inputs that are not one tensor and scalars.
+/// What a node could be as a link of a chain: its kind, and per input whether it is a float32
+/// constant of one value (`scalars`) or a row of several (`rows`: shape [C] or [1, ..., 1, C]).
+/// nullopt for a node no chain takes: another op, an older version (legacy broadcast
+/// attributes), or attributes.
 struct ChainLink {
   ChainOp::Kind kind;
   std::vector<std::optional<float>> scalars;  // per input
-  int64_t scalar_rank = 0;                    // the highest rank among the scalar inputs
+  std::vector<Tensor> rows;                   // per input: the row, or undefined
+  int64_t scalar_rank = 0;                    // the highest rank among the constant inputs
 };
-/// `constant` returns the value of an input when it is a float32 constant of one element, and its
-/// rank; nullopt otherwise.
-using ScalarOf = std::function<std::optional<std::pair<float, int64_t>>(const std::string& name)>;
-std::optional<ChainLink> chain_link(const Node& node, int64_t version, const ScalarOf& scalar_of);
+/// `constant_of` returns an input's value when it is a float32 constant of the model (an
+/// initializer or a Constant node's), else an undefined tensor.
+using ConstantOf = std::function<Tensor(const std::string& name)>;
+std::optional<ChainLink> chain_link(const Node& node, int64_t version, const ConstantOf& constant_of);
 
-/// The most other tensors a chain reads.
+/// The most other tensors a chain reads, and its most constant rows.
 inline constexpr size_t kChainMaxOthers = 4;
+inline constexpr size_t kChainMaxRows = 4;
+/// The most outputs of a chain's nodes that later nodes read besides the next one.
+inline constexpr size_t kChainMaxSaved = 2;
+/// Values a block of a chain's pass: 16 KiB, in L1 beside the source's block.
+inline constexpr int64_t kChainBlock = 4096;
 
 /// A fused chain: its nodes' operations in order.
 struct ElementwiseChain {
   std::vector<ChainOp> ops;
   int64_t scalar_rank = 0;  ///< the source must have at least this rank (broadcasting keeps its shape)
+  /// Per constant row: its values repeated over kBlock + its length, so that the row's values for
+  /// any block of the source lie in one run from element (offset mod length).
+  std::vector<std::vector<float>> rows;
+  std::vector<int64_t> row_lengths;
+
+  /// Adds `row` (shape [C] or [1, ..., 1, C]); its index.
+  int add_row(const Tensor& row);
+  /// Whether the chain applies to a float32 source of `shape` as the nodes would: the constants'
+  /// broadcasting keeps the shape, and each row is as long as its last dim.
+  bool fits(const Shape& shape) const;
 
   /// y[i] = the chain applied to x[i] for i < n, on up to `threads` threads; y may be x. `others`
   /// holds the other tensors' values (each of n, indexed as x).

@@ -183,6 +183,70 @@ TEST(ReferenceBackend, ElementwiseChainsRunAsOnePassWithTheNodesBits) {
   }
 }
 
+/// PyTorch's GELU after a bias, as a transformer's MLP exports it: A = Add(B, Neg(X)) for a row B
+/// of 37 biases, then Div(A, 1.4142135), Erf, Add(·, 1), Mul(A, ·), Mul(·, 0.5). A is read by the
+/// Div and the first Mul; with `extra`, by Z = Abs(A) too, after them.
+Model gelu_after_bias_model(bool extra) {
+  Model m = opset13_model();
+  m.graph.nodes = {make_node("neg", "Neg", {"X"}, {"R"}),      make_node("bias", "Add", {"B", "R"}, {"A"}),
+                   make_node("div", "Div", {"A", "SQRT2"}, {"D"}), make_node("erf", "Erf", {"D"}, {"E"}),
+                   make_node("add", "Add", {"E", "ONE"}, {"P"}),   make_node("mul", "Mul", {"A", "P"}, {"M"}),
+                   make_node("half", "Mul", {"M", "HALF"}, {"Y"})};
+  if (extra) m.graph.nodes.push_back(make_node("abs", "Abs", {"A"}, {"Z"}));
+  m.graph.initializers = {{"B", ramp({37}, 0.3f)},
+                          {"SQRT2", Tensor::from_vector<float>({}, {1.4142135f})},
+                          {"ONE", Tensor::from_vector<float>({}, {1.0f})},
+                          {"HALF", Tensor::from_vector<float>({}, {0.5f})}};
+  m.graph.inputs = {float_info("X", {3, 37})};
+  m.graph.outputs = {float_info("Y", {3, 37})};
+  if (extra) m.graph.outputs.push_back(float_info("Z", {3, 37}));
+  return m;
+}
+
+TEST(ReferenceBackend, ALinksOutputReadAgainByALaterLinkIsSavedInTheChain) {
+  const Tensor x = ramp({3, 37}, 0.71f);
+  // The bias Add heads the chain, its output saved for the Mul.
+  EXPECT_EQ(ops_run_unobserved_matching_observed(gelu_after_bias_model(false), {{"X", x}}, {"Y"}),
+            (std::vector<std::string>{"Neg", "Mul"}));
+  // Abs reads A as well: A is made (by the Add alone), and the GELU's chain starts from it.
+  EXPECT_EQ(ops_run_unobserved_matching_observed(gelu_after_bias_model(true), {{"X", x}}, {"Y", "Z"}),
+            (std::vector<std::string>{"Neg", "Add", "Mul", "Abs"}));
+}
+
+/// Y (of `y_shape`) = Mul(Relu(Add(Neg(X), B)), G): B a row of 37 biases, G 37 scales of shape
+/// `g_shape`.
+Model row_model(Shape x_shape, Shape g_shape, Shape y_shape) {
+  Model m = opset13_model();
+  m.graph.nodes = {make_node("neg", "Neg", {"X"}, {"R"}), make_node("bias", "Add", {"R", "B"}, {"A"}),
+                   make_node("relu", "Relu", {"A"}, {"P"}), make_node("scale", "Mul", {"P", "G"}, {"Y"})};
+  m.graph.initializers = {{"B", ramp({37}, 0.3f)}, {"G", ramp(std::move(g_shape), 0.9f)}};
+  m.graph.inputs = {float_info("X", std::move(x_shape))};
+  m.graph.outputs = {float_info("Y", std::move(y_shape))};
+  return m;
+}
+
+TEST(ReferenceBackend, ChainsReadConstantRowsAlongTheSourcesLastDim) {
+  struct Case {
+    const char* what;
+    Shape x, g, y;
+    std::vector<std::string> timed;
+  };
+  const Case cases[] = {
+      // 5180 values: two blocks, the second starting inside a row.
+      {"rows of the last dim", {2, 70, 37}, {1, 1, 37}, {2, 70, 37}, {"Neg", "Mul"}},
+      // G's rank 4 would make Y 4-D: not fused for a source of rank 3.
+      {"row of higher rank", {2, 70, 37}, {1, 1, 1, 37}, {1, 2, 70, 37}, {"Neg", "Add", "Relu", "Mul"}},
+      // The rows would broadcast a last dim of 1 to 37: not fused.
+      {"source to broadcast", {2, 70, 1}, {37}, {2, 70, 37}, {"Neg", "Add", "Relu", "Mul"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const Tensor x = ramp(c.x, 0.17f);
+    std::vector<std::string> ops = ops_run_unobserved_matching_observed(row_model(c.x, c.g, c.y), {{"X", x}}, {"Y"});
+    EXPECT_EQ(ops, c.timed);
+  }
+}
+
 /// Y = Relu(Add(Conv(X, W, B), R)) and Z = Relu(Conv(X, V)), over `side` x `side` planes of 8
 /// channels: W 3x3 with pads (`group` groups), V 1x1. With `c_out`, the first Conv's output is a
 /// graph output too.
