@@ -103,15 +103,17 @@ class KernelContext {
     virtual void apply(float* y, int64_t first, int64_t rows, int64_t stride, int64_t width) const = 0;
   };
   /// Offers `epilogue` for output 0 (null: none). A kernel that applies it to every element of
-  /// output 0 calls epilogue_applied(); one that does not leaves the output as the node defines it.
+  /// output 0 calls mark_epilogue_applied(); one that does not leaves the output as the node
+  /// defines it.
   void set_output_epilogue(const OutputEpilogue* epilogue) { epilogue_ = epilogue; }
   /// The epilogue offered for output 0 when it accepts `y`, else null.
   const OutputEpilogue* output_epilogue(const Tensor& y) const {
     return epilogue_ && epilogue_->accepts(y) ? epilogue_ : nullptr;
   }
   /// Called by a kernel that applied the epilogue to all of output 0.
-  void epilogue_applied() { epilogue_applied_ = true; }
-  bool applied_epilogue() const { return epilogue_applied_; }
+  void mark_epilogue_applied() { epilogue_applied_ = true; }
+  /// Whether the kernel applied the epilogue (the executor then skips the nodes it stands for).
+  bool epilogue_was_applied() const { return epilogue_applied_; }
   /// Stores a tensor (often a view of an input, for Identity/Reshape) as output i.
   void set_output(size_t i, Tensor tensor);
 

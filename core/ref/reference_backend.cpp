@@ -154,7 +154,7 @@ Status ReferenceBackend::Frame::execute(bool observe) {
     }
     const auto start = timed ? Clock::now() : Clock::time_point();
     Status st = step.fn(ctx);
-    if (epilogue && ctx.applied_epilogue()) chain_on[static_cast<size_t>(step.epilogue_chain)] = 2;
+    if (epilogue && ctx.epilogue_was_applied()) chain_on[static_cast<size_t>(step.epilogue_chain)] = 2;
     if (timed) record(step, node, start);
     if (st.ok()) st = ctx.attr_error();
     if (st.ok()) st = ops::check_all_read(ctx, step.version);

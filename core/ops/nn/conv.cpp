@@ -519,7 +519,7 @@ Status conv(KernelContext& ctx) {
           conv_float32(plan.geo, plan.n, plan.c, plan.m, plan.group, x.data<float>(), w.data<float>(),
                        bias ? bias->data<float>() : nullptr, py, ctx.num_threads(), nullptr, &finish,
                        ctx.constant_input(1));
-          ctx.epilogue_applied();
+          ctx.mark_epilogue_applied();
           return Status::OK();
         }
         conv_packed(plan, x.data<T>(), w.data<T>(), bias ? bias->data<T>() : nullptr, y->mutable_data<T>(),
