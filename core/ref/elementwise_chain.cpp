@@ -91,16 +91,20 @@ void apply(const ChainOp& op, const float* x, float* t, int64_t m, const BlockOp
   }
 }
 
+/// Whether a link reads the chain's source (not only the first link, through its previous
+/// values): the chain then keeps each block's values apart from the source's.
+bool reads_source(const std::vector<ChainOp>& ops) {
+  return std::any_of(ops.begin(), ops.end(),
+                     [](const ChainOp& op) { return op.lhs == Operand::kSource || op.rhs == Operand::kSource; });
+}
+
 /// The chain over x[0, m) into y (which may be x), in blocks of kBlock; others indexed as x, and
-/// x[0] the source's element `offset` (for the rows).
-void run_span(const ElementwiseChain& chain, const float* x, float* y, int64_t m, int64_t offset,
+/// x[0] the source's element `offset` (for the rows). A chain that does not read its source
+/// (`keep_source` false) works in y itself: a Conv's Add and Relu make two passes over a block,
+/// not four.
+void run_span(const ElementwiseChain& chain, bool keep_source, const float* x, float* y, int64_t m, int64_t offset,
               std::span<const float* const> others) {
   const std::vector<ChainOp>& ops = chain.ops;
-  // A chain that reads its source only through its first link works in y itself (a Conv's
-  // Add and Relu: two passes over the block instead of four).
-  const bool reads_source = std::any_of(ops.begin(), ops.end(), [](const ChainOp& op) {
-    return op.lhs == Operand::kSource || op.rhs == Operand::kSource;
-  });
   alignas(64) float block[kBlock];
   alignas(64) float saved[kChainMaxSaved][kBlock];
   BlockOperands at;
@@ -112,7 +116,7 @@ void run_span(const ElementwiseChain& chain, const float* x, float* y, int64_t m
       at.rows[r] = chain.rows[r].data() + (offset + b0) % chain.row_lengths[r];
     }
     // The block's values are final before y's block is written: y may be x.
-    float* t = reads_source ? block : y + b0;
+    float* t = keep_source ? block : y + b0;
     if (t != x + b0) std::copy(x + b0, x + b0 + count, t);
     for (const ChainOp& op : ops) {
       apply(op, x + b0, t, count, at);
@@ -171,31 +175,38 @@ int ElementwiseChain::add_row(const Tensor& row) {
   return static_cast<int>(rows.size() - 1);
 }
 
-bool ElementwiseChain::fits(const Shape& shape) const {
-  if (static_cast<int64_t>(shape.size()) < scalar_rank) return false;
+bool ElementwiseChain::applies(const Tensor& source, std::span<const Tensor* const> others) const {
+  if (!source.defined() || source.dtype() != DType::kFloat32 || source.rank() < scalar_rank) return false;
+  const Shape& shape = source.shape();
   return std::all_of(row_lengths.begin(), row_lengths.end(),
-                     [&](int64_t c) { return !shape.empty() && shape.back() == c; });
+                     [&](int64_t c) { return !shape.empty() && shape.back() == c; }) &&
+         std::all_of(others.begin(), others.end(), [&](const Tensor* t) {
+           return t->defined() && t->dtype() == DType::kFloat32 && t->shape() == shape;
+         });
 }
 
 void ElementwiseChain::run(const float* x, float* y, int64_t n, int threads,
                            std::span<const float* const> others) const {
+  const bool keep_source = reads_source(ops);
   ops::parallel_chunks(
       threads, n,
       [&](int64_t lo, int64_t hi) {
         const float* at[kChainMaxOthers];
         for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + lo;
-        run_span(*this, x + lo, y + lo, hi - lo, lo, std::span<const float* const>(at, others.size()));
+        run_span(*this, keep_source, x + lo, y + lo, hi - lo, lo, std::span<const float* const>(at, others.size()));
       },
       ops::kComputeBoundGrain);
 }
 
 void ElementwiseChain::run_rows(float* y, int64_t first, int64_t rows, int64_t stride, int64_t width,
                                 std::span<const float* const> others) const {
+  const bool keep_source = reads_source(ops);
   const float* at[kChainMaxOthers];
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t offset = first + r * stride;
     for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + offset;
-    run_span(*this, y + offset, y + offset, width, offset, std::span<const float* const>(at, others.size()));
+    run_span(*this, keep_source, y + offset, y + offset, width, offset,
+             std::span<const float* const>(at, others.size()));
   }
 }
 
@@ -204,13 +215,7 @@ ChainEpilogue::ChainEpilogue(const ElementwiseChain& chain, std::vector<const Te
   for (const Tensor* t : others_) data_.push_back(t->defined() && t->dtype() == DType::kFloat32 ? t->data<float>() : nullptr);
 }
 
-bool ChainEpilogue::accepts(const Tensor& y) const {
-  if (y.dtype() != DType::kFloat32 || !chain_.fits(y.shape())) return false;
-  for (size_t o = 0; o < others_.size(); ++o) {
-    if (!data_[o] || others_[o]->shape() != y.shape()) return false;
-  }
-  return true;
-}
+bool ChainEpilogue::accepts(const Tensor& y) const { return chain_.applies(y, others_); }
 
 void ChainEpilogue::apply(float* y, int64_t first, int64_t rows, int64_t stride, int64_t width) const {
   chain_.run_rows(y, first, rows, stride, width, data_);
@@ -343,7 +348,8 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
       links.push_back(next);
     }
     // A saved output that a step outside the chain reads must be made: the chain ends where it is
-    // produced (the others and rows of the links cut off stay listed, unread).
+    // produced. Others and rows are listed in the order links first read them, so those that only
+    // the links cut off read are the last ones: they go too.
     for (size_t k = 0; k < saved_slots.size(); ++k) {
       const std::vector<int>& rs = readers_of[static_cast<size_t>(saved_slots[k])];
       const bool inside = std::all_of(rs.begin(), rs.end(), [&](int r) {
@@ -357,6 +363,11 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
       chain.ops.ops.resize(end + 1);
       chain.ops.ops.back().save = -1;
       saved_slots.resize(k);
+      int others = 0, rows = 0;
+      for (const ChainOp& op : chain.ops.ops) others = std::max(others, op.other + 1), rows = std::max(rows, op.row + 1);
+      chain.others.resize(static_cast<size_t>(others));
+      chain.ops.rows.resize(static_cast<size_t>(rows));
+      chain.ops.row_lengths.resize(static_cast<size_t>(rows));
       break;
     }
     // The chain reads its source and other tensors at its end: no step between its links may

@@ -71,9 +71,10 @@ struct ElementwiseChain {
 
   /// Adds `row` (shape [C] or [1, ..., 1, C]); its index.
   int add_row(const Tensor& row);
-  /// Whether the chain applies to a float32 source of `shape` as the nodes would: the constants'
-  /// broadcasting keeps the shape, and each row is as long as its last dim.
-  bool fits(const Shape& shape) const;
+  /// Whether the chain computes what its nodes would from `source` and its other tensors
+  /// `others`: the source is float32, the constants' broadcasting keeps its shape, each row is as
+  /// long as its last dim, and the others are float32 tensors of its shape.
+  bool applies(const Tensor& source, std::span<const Tensor* const> others) const;
 
   /// y[i] = the chain applied to x[i] for i < n, on up to `threads` threads; y may be x. `others`
   /// holds the other tensors' values (each of n, indexed as x).

@@ -84,14 +84,9 @@ Status ReferenceBackend::Frame::execute(bool observe) {
       const Chain& c = plan_.chains[static_cast<size_t>(step.chain)];
       char& on = chain_on[static_cast<size_t>(step.chain)];
       if (step.chain_head && on != 2) {
-        // Fused for a float32 source whose shape the constants' broadcasting keeps, and other
-        // tensors of its type and shape.
-        const Tensor& x = value(c.source);
-        on = fuse && x.defined() && x.dtype() == DType::kFloat32 && c.ops.fits(x.shape()) &&
-             std::all_of(c.others.begin(), c.others.end(), [&](int s) {
-               const Tensor& t = value(s);
-               return t.defined() && t.dtype() == DType::kFloat32 && t.shape() == x.shape();
-             });
+        others.clear();
+        for (int s : c.others) others.push_back(&value(s));
+        on = fuse && c.ops.applies(value(c.source), others);
       }
       if (on) {
         if (step.chain_end) {
