@@ -136,6 +136,48 @@ TEST(SgemmDirectB, PortableKernelGivesTheBitsOfPackedB) {
   check_direct(detail::sgemm_packed_portable, detail::sgemm_direct_b_portable);
 }
 
+/// Every element of C is one chain of fused multiply-adds along k, from its bias (or zero), bit for
+/// bit, whatever the tile's rows and columns: the kernels of every machine (AVX-512, AVX2) give the
+/// same bits, and a tile shape may change without changing one.
+void check_chains(Kernel kernel) {
+  for (int64_t m = 1; m <= 13; ++m) {
+    for (int64_t n : {1, 8, 15, 16, 17, 24, 31, 32, 33}) {
+      for (int64_t k : {0, 5, 300, 600}) {
+        for (bool packed : {true, false}) {
+          SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                       (packed ? " packed" : " in place"));
+          const bool with_bias = (m + n) % 2 == 0;
+          const Operands o = make(m, n, k, with_bias, static_cast<uint32_t>(m * 31 + n * 7 + k));
+          std::vector<float> want(static_cast<size_t>(m * n)), got(static_cast<size_t>(m * n));
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              float acc = with_bias ? o.bias[static_cast<size_t>(i)] : 0.0f;
+              for (int64_t p = 0; p < k; ++p) {
+                const float b =
+                    o.packed_b[static_cast<size_t>(j / kPackCols * k * kPackCols + p * kPackCols + j % kPackCols)];
+                acc = std::fma(o.a[static_cast<size_t>(i * k + p)], b, acc);
+              }
+              want[static_cast<size_t>(i * n + j)] = acc;
+            }
+          }
+          kernel(m, n, k, packed ? o.packed_a.data() : o.a.data(), packed ? 0 : k, o.packed_b.data(),
+                 with_bias ? o.bias.data() : nullptr, got.data(), n);
+          ASSERT_EQ(got, want);
+        }
+      }
+    }
+  }
+}
+
+TEST(SgemmPacked, EverySumIsOneChainOfFusedMultiplyAddsWhereverItRuns) { check_chains(sgemm_packed); }
+
+#if defined(__FMA__)
+// The portable kernel fuses its multiply-adds where the build has FMA (plain C++ elsewhere).
+TEST(SgemmPacked, PortableKernelSumsEachElementAsOneChainOfFusedMultiplyAdds) {
+  check_chains(detail::sgemm_packed_portable);
+}
+#endif
+
 TEST(SgemmPacked, PackAWritesBlocksOfRowsDepthFirstAndZeroPadsTheLast) {
   // A is 3 x 2 with rows 4 apart: one block, its rows past 3 zero.
   const std::vector<float> a = {1, 2, -1, -1, 3, 4, -1, -1, 5, 6, -1, -1};
