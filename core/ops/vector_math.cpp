@@ -266,6 +266,19 @@ void sigmoid_array(const float* x, float* y, int64_t n) {
   // In one pass of sixteen lanes where the machine has AVX-512 (vector_math_avx512.cpp).
   if (sgemm_uses_avx512()) i = kTimesX ? vn_silu_array_avx512(x, y, n) : vn_sigmoid_array_avx512(x, y, n);
 #endif
+#ifdef VN_VMATH_AVX2
+  // Eight lanes at a time in one pass, the scalar formula's operations lane for lane (the three
+  // passes below, which g++ left scalar past exp, cost EfficientNetV2-S a fifth of its run on
+  // Zen 3).
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 e = exp_of_floats(_mm256_xor_ps(_mm256_and_ps(v, abs_mask), _mm256_set1_ps(-0.0f)));
+    const __m256 s = _mm256_div_ps(_mm256_blendv_ps(e, one, _mm256_cmp_ps(v, zero, _CMP_GE_OQ)), _mm256_add_ps(one, e));
+    _mm256_storeu_ps(y + i, kTimesX ? _mm256_mul_ps(v, s) : s);
+  }
+#endif
   // Elsewhere in three passes over blocks that stay in L1 (EfficientNetV2-S: 14.8 -> 12.3 ms
   // against one element at a time). y is written after x is read at each element only.
   constexpr int64_t kBlock = 1024;

@@ -381,11 +381,15 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
       return false;
     };
     if (read_between(source) || std::any_of(chain.others.begin(), chain.others.end(), read_between)) continue;
-    // A Conv's output that only the chain reads: the Conv may run the chain on its blocks, once
-    // the other tensors are there (then a single Relu is worth a chain too).
+    // A Conv's output that only the chain's links read (SiLU's Sigmoid and Mul both): the Conv
+    // may run the chain on its blocks, once the other tensors are there (then a single Relu is
+    // worth a chain too).
     const int conv = producer[static_cast<size_t>(source)];
+    const std::vector<int>& source_readers = readers_of[static_cast<size_t>(source)];
     const bool epilogue =
-        conv >= 0 && is_conv(conv) && readers_of[static_cast<size_t>(source)].size() == 1 &&
+        conv >= 0 && is_conv(conv) &&
+        std::all_of(source_readers.begin(), source_readers.end(),
+                    [&](int r) { return std::find(links.begin(), links.end(), static_cast<size_t>(r)) != links.end(); }) &&
         !kept[static_cast<size_t>(source)] &&
         std::all_of(chain.others.begin(), chain.others.end(),
                     [&](int s) { return producer[static_cast<size_t>(s)] < conv; });

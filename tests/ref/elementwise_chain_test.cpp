@@ -263,12 +263,15 @@ Model conv_chain_model(int64_t side, int64_t group, bool c_out) {
   groups.i = group;
   conv.attributes = {pads, groups};
   m.graph.nodes = {conv, make_node("add", "Add", {"C", "R"}, {"A"}), make_node("relu", "Relu", {"A"}, {"Y"}),
-                   make_node("pointwise", "Conv", {"X", "V"}, {"P"}), make_node("relu2", "Relu", {"P"}, {"Z"})};
+                   make_node("pointwise", "Conv", {"X", "V"}, {"P"}), make_node("relu2", "Relu", {"P"}, {"Z"}),
+                   // SiLU reads the Conv's output twice, each time in a link of its chain.
+                   make_node("silu_conv", "Conv", {"X", "V"}, {"Q"}), make_node("sigmoid", "Sigmoid", {"Q"}, {"S"}),
+                   make_node("silu", "Mul", {"S", "Q"}, {"U"})};
   const Shape out{1, 16, side, side};
   m.graph.initializers = {{"W", ramp({16, 8 / group, 3, 3}, 0.13f)}, {"B", ramp({16}, 0.7f)},
                           {"V", ramp({16, 8, 1, 1}, 0.31f)}};
   m.graph.inputs = {float_info("X", {1, 8, side, side}), float_info("R", out)};
-  m.graph.outputs = {float_info("Y", out), float_info("Z", out)};
+  m.graph.outputs = {float_info("Y", out), float_info("Z", out), float_info("U", out)};
   if (c_out) m.graph.outputs.push_back(float_info("C", out));
   return m;
 }
@@ -280,15 +283,15 @@ TEST(ReferenceBackend, AConvRunsTheChainOnItsOutputAsItsEpilogueWithTheNodesBits
     for (bool c_out : {false, true}) {
       SCOPED_TRACE(testing::Message() << "side " << side << " group " << group << " c_out " << c_out);
       const Tensor x = ramp({1, 8, side, side}, 0.37f), r = ramp({1, 16, side, side}, 0.11f);
-      std::vector<std::string> names{"Y", "Z"};
+      std::vector<std::string> names{"Y", "Z", "U"};
       if (c_out) names.push_back("C");
       std::vector<std::string> ops =
           ops_run_unobserved_matching_observed(conv_chain_model(side, group, c_out), {{"X", x}, {"R", r}}, names);
       std::sort(ops.begin(), ops.end());
       // Unobserved, each Conv runs its chain (its time includes the chain's); a Conv whose output
       // is kept leaves its chain to run as one pass after it.
-      EXPECT_EQ(ops, c_out ? (std::vector<std::string>{"Conv", "Conv", "Relu"})
-                           : (std::vector<std::string>{"Conv", "Conv"}));
+      EXPECT_EQ(ops, c_out ? (std::vector<std::string>{"Conv", "Conv", "Conv", "Relu"})
+                           : (std::vector<std::string>{"Conv", "Conv", "Conv"}));
     }
   }
 }
