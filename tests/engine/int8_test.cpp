@@ -240,6 +240,26 @@ TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
     kernels::matmul_int8(a.data(), nullptr, y.data(), m, n, k, 3, packed.data(), offsets.data());
     expect(y, "VNNI prepacked");
   }
+  // B kept in int8 panels for the float32 kernel (machines without VNNI; callable anywhere): A as
+  // the floats of its integers, the first rows of it (one row: the few-rows tiles), two slices
+  // of 750; finish sees every element once, after its sums.
+  const kernels::Int8Panels panels = kernels::pack_int8_panels(b.data(), k, n);
+  const std::vector<float> af(a.begin(), a.end());
+  for (int64_t rows : {int64_t{1}, int64_t{7}, m}) {
+    SCOPED_TRACE(testing::Message() << rows << " rows");
+    std::vector<int32_t> yp(static_cast<size_t>(rows * n), -1);
+    std::vector<int> seen(yp.size(), 0);
+    const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t c = c0; c < c1; ++c) {
+          ++seen[static_cast<size_t>(r * n + c)];
+          ASSERT_EQ(yp[static_cast<size_t>(r * n + c)], want[static_cast<size_t>(r * n + c)]) << r << "," << c;
+        }
+      }
+    };
+    kernels::matmul_int8_panels(af.data(), panels, yp.data(), rows, 3, &finish);
+    EXPECT_EQ(seen, std::vector<int>(seen.size(), 1));
+  }
 }
 
 TEST(Int8Kernels, PerChannelWeightScalesKeepASmallChannel) {

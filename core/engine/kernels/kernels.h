@@ -78,6 +78,22 @@ inline constexpr int64_t kFloatExactDepth = 1024;
 void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads = 1,
                  const uint8_t* packed_b = nullptr, const int32_t* a_offsets = nullptr,
                  const ops::Int8Finish* finish = nullptr);
+/// A constant int8 B (k x n) for machines without VNNI, kept once in int8 in sgemm.h's panel
+/// layout (k x ops::kPackCols values per panel, columns past n zero).
+struct Int8Panels {
+  int64_t k = 0, n = 0;
+  std::vector<int8_t> values;
+};
+/// B (k x n, row-major) as Int8Panels.
+Int8Panels pack_int8_panels(const int8_t* b, int64_t k, int64_t n);
+/// y (m x n, int32) = a (m x b.k, rows b.k apart: the integers of an int8 grid as floats,
+/// quantize_to_float) · B, exact: products of slices up to kFloatExactDepth deep on the float32
+/// kernel, B's panels widened a few at a time, the slices added in int32. On up to `threads`
+/// threads; `finish`, when given, runs on blocks of y (all its rows, a range of columns) covering
+/// it once each, each once its sums are complete.
+void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t m, int threads = 1,
+                        const ops::Int8Finish* finish = nullptr);
+
 namespace detail {
 /// matmul_int8 where VNNI is not: float32 products of 1024-deep slices (their sums are exact
 /// integers below 2^24) added in int32. Callable anywhere (for tests).

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// int8 products with a constant B on machines without VNNI (kernels.h, Int8Panels): B kept once
+// in int8, in sgemm.h's panel layout, and widened to float32 a few panels at a time for the float
+// kernel, whose sums of up to kFloatExactDepth int8 products are exact.
+#include <algorithm>
+#include <vector>
+
+#include "core/common/parallel.h"
+#include "core/common/threads.h"
+#include "core/engine/kernels/kernels.h"
+#include "core/ops/kernel_util.h"
+#include "core/ops/sgemm.h"
+
+namespace vn::engine::kernels {
+namespace {
+
+// Floats of B widened at once per task: 256 KiB, in L2 while the rows of A pass.
+constexpr int64_t kWidenFloats = int64_t{1} << 16;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+Int8Panels pack_int8_panels(const int8_t* b, int64_t k, int64_t n) {
+  Int8Panels out;
+  out.k = k;
+  out.n = n;
+  const int64_t panels = ceil_div(n, ops::kPackCols);
+  out.values.assign(static_cast<size_t>(panels * k * ops::kPackCols), 0);
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t j0 = p * ops::kPackCols, cols = std::min(ops::kPackCols, n - j0);
+    for (int64_t r = 0; r < k; ++r) {
+      std::copy_n(b + r * n + j0, cols, out.values.begin() + (p * k + r) * ops::kPackCols);
+    }
+  }
+  return out;
+}
+
+void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t m, int threads,
+                        const ops::Int8Finish* finish) {
+  const int64_t k = b.k, n = b.n;
+  if (m == 0 || n == 0) return;
+  // Slices of even depth, each within kFloatExactDepth: their float sums are the exact integers.
+  const int64_t slices = std::max<int64_t>(1, ceil_div(k, kFloatExactDepth));
+  const int64_t depth = std::max<int64_t>(1, ceil_div(k, slices));
+  const int64_t panels = ceil_div(n, ops::kPackCols);
+  const int64_t group = std::clamp<int64_t>(kWidenFloats / (depth * ops::kPackCols), 1, panels);
+  const int64_t tasks = ceil_div(panels, group);
+  const int team = threads_for_work(threads, m * n * std::max<int64_t>(k, 1), ops::kProductGrain);
+  parallel_for(team, tasks, [&](int64_t task) {
+    const int64_t p0 = task * group, p1 = std::min(panels, p0 + group);
+    const int64_t j0 = p0 * ops::kPackCols, cols = std::min(n, p1 * ops::kPackCols) - j0;
+    std::vector<float> wide(static_cast<size_t>((p1 - p0) * depth * ops::kPackCols));
+    std::vector<float> part(static_cast<size_t>(m * cols));
+    int64_t k0 = 0;
+    do {  // once when k is 0: the sums are zero
+      const int64_t kc = std::min(depth, k - k0);
+      for (int64_t p = p0; p < p1; ++p) {
+        const int8_t* src = b.values.data() + (p * k + k0) * ops::kPackCols;
+        std::copy_n(src, kc * ops::kPackCols, wide.begin() + (p - p0) * kc * ops::kPackCols);
+      }
+      ops::sgemm_packed(m, cols, kc, a + k0, k, wide.data(), nullptr, part.data(), cols);
+      for (int64_t r = 0; r < m; ++r) {
+        int32_t* yr = y + r * n + j0;
+        const float* pr = part.data() + r * cols;
+        for (int64_t c = 0; c < cols; ++c) {
+          const auto sum = static_cast<int32_t>(pr[c]);
+          yr[c] = k0 == 0 ? sum : yr[c] + sum;
+        }
+      }
+      k0 += kc;
+    } while (k0 < k);
+    if (finish != nullptr) (*finish)(0, m, j0, j0 + cols);
+  });
+}
+
+}  // namespace vn::engine::kernels
