@@ -11,6 +11,7 @@
 
 #include "core/engine/layer.h"
 #include "core/ops/igemm.h"
+#include "core/ops/nn/conv.h"
 #include "core/ops/sgemm_driver.h"
 
 namespace vn::engine::kernels {
@@ -93,6 +94,27 @@ Int8Panels pack_int8_panels(const int8_t* b, int64_t k, int64_t n);
 /// it once each, each once its sums are complete.
 void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t m, int threads = 1,
                         const ops::Int8Finish* finish = nullptr);
+
+/// The int8 weights of a one-group convolution summing more than kFloatExactDepth products, for
+/// machines without VNNI: its input channels cut into even slices of at most kFloatExactDepth
+/// products per sum, each slice's weights (output channel by output channel) as floats.
+struct Int8ConvSlices {
+  struct Slice {
+    int64_t channel0 = 0, channels = 0;
+    std::vector<float> weights;  ///< m x channels x taps
+  };
+  std::vector<Slice> slices;
+};
+/// `w` (m x channels x taps, int8) in slices; none when one tap's products already number more
+/// than kFloatExactDepth.
+Int8ConvSlices slice_int8_conv_weights(const std::vector<int8_t>& w, int64_t m, int64_t channels, int64_t taps);
+/// y = the int8 convolution of x (batch x channels planes of g.in: the integers of an int8 grid
+/// as floats) with the sliced weights, exact: each slice's float32 convolution sums exactly, the
+/// slices add in int32, and y holds float32 of the whole sums, as the int8 kernels give them.
+/// `finish` runs on every block of y once it holds them (ops::conv_float32's blocks, of the last
+/// slice), from any of up to `threads` threads.
+void conv_int8_slices(const ops::WindowGeometry& g, int64_t batch, int64_t channels, int64_t m, const float* x,
+                      const Int8ConvSlices& weights, float* y, int threads, const ops::ConvFinish& finish);
 
 namespace detail {
 /// matmul_int8 where VNNI is not: float32 products of 1024-deep slices (their sums are exact
