@@ -2,6 +2,8 @@
 #include "core/ops/sgemm.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -91,8 +93,23 @@ MicroTile pick(bool packed, bool masked) {
   return masked ? &micro_tile<R, V, false, true> : &micro_tile<R, V, false, false>;
 }
 
-/// micro_tile for R rows (1 to 6) and V vectors (2, or 4 for R <= 3).
+/// micro_tile<R, 1> for R = 1 to kPackRows, at index R - 1.
+template <bool Packed, bool Masked, int... Rm1>
+constexpr std::array<MicroTile, sizeof...(Rm1)> one_vector_tiles(std::integer_sequence<int, Rm1...>) {
+  return {&micro_tile<Rm1 + 1, 1, Packed, Masked>...};
+}
+
+/// micro_tile for R rows and V vectors: 1 vector for R = 1 to kPackRows (up to 12 chains), 2 for
+/// R = 1 to 6, 4 for R <= 3.
 MicroTile pick(int rows, int vectors, bool packed, bool masked) {
+  if (vectors == 1) {
+    static constexpr auto kRows = std::make_integer_sequence<int, kPackRows>();
+    static constexpr auto kPacked = one_vector_tiles<true, false>(kRows), kPackedMasked = one_vector_tiles<true, true>(kRows);
+    static constexpr auto kInPlace = one_vector_tiles<false, false>(kRows),
+                          kInPlaceMasked = one_vector_tiles<false, true>(kRows);
+    const auto& table = packed ? (masked ? kPackedMasked : kPacked) : (masked ? kInPlaceMasked : kInPlace);
+    return table[static_cast<size_t>(rows - 1)];
+  }
   if (vectors == 4) {
     switch (rows) {
       case 3:
@@ -123,7 +140,9 @@ MicroTile pick(int rows, int vectors, bool packed, bool masked) {
 /// two even groups (12 = 6 + 6, 8 = 4 + 4, 7 = 4 + 3: no group of one or two rows, whose few chains
 /// would wait on the multiply-add's latency); a group of four or more rows takes the columns
 /// sixteen at a time, each half of B's panel read from L2 once and again from L1 for the other
-/// group; a group of three or fewer rows takes all 32 at once.
+/// group; a group of three or fewer rows takes all 32 at once. A last chunk of at most 8 columns
+/// (a 7 x 7 map's 49 = 32 + 16 + 1, a 14 x 14 map's 196 = 192 + 4) takes all the rows at once in
+/// one vector each, rather than sixteen columns' multiply-adds for a few.
 void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const float* b, BLayout lb, float* c,
                    int64_t ldc, int cols, const float* bias, bool accumulate, const float* next_a) {
   const bool packed = la.step != 1;
@@ -132,6 +151,11 @@ void portable_tile(int rows, int64_t depth, const float* a, ALayout la, const fl
   const int width = (first <= 3 ? 32 : 16);
   for (int c0 = 0; c0 < cols; c0 += width) {
     const int w = std::min(width, cols - c0);
+    if (w <= 8) {
+      pick(rows, 1, packed, lb.direct && w < 8)(depth, a, la.row, b + c0, lb.step, c + c0, ldc, w, bias, accumulate,
+                                                c0 == 0 ? next_a : nullptr);
+      continue;
+    }
     const int vectors = w > 16 ? 4 : 2;
     for (int g = 0, r0 = 0; g < groups; ++g) {
       const int r = g == 0 ? first : rows - first;
