@@ -18,6 +18,8 @@
 namespace vn::surgeon {
 namespace {
 
+// Weights' largest |value| under reduce_range: 7 bits.
+constexpr int32_t kReducedWeightMax = 63;
 // The first opset whose DequantizeLinear takes one scale per channel (the `axis` attribute).
 constexpr int64_t kPerAxisOpset = 13;
 // ONNX's IR version of opset 13.
@@ -94,8 +96,15 @@ struct Plan {
 
 class Quantizer {
  public:
-  Quantizer(const Model& model, const engine::ScaleTable& scales, std::unordered_map<std::string, ValueInfo> types)
-      : model_(model), g_(model.graph), index_(model.graph), scales_(scales), types_(std::move(types)), names_(model) {}
+  Quantizer(const Model& model, const engine::ScaleTable& scales, std::unordered_map<std::string, ValueInfo> types,
+            bool reduce_range)
+      : model_(model),
+        g_(model.graph),
+        index_(model.graph),
+        scales_(scales),
+        types_(std::move(types)),
+        names_(model),
+        weight_max_(reduce_range ? kReducedWeightMax : engine::kInt8Max) {}
 
   Result<QdqResult> run() {
     QdqReport& report = result_.report;
@@ -268,7 +277,10 @@ class Quantizer {
       m = std::max(m, static_cast<double>(std::fabs(values[e])));
     }
     scales.clear();
-    for (double a : amax) scales.push_back(engine::scale_from_amax(a));
+    // Under reduce_range the largest |w| lands on weight_max_ (amax taken as 127 / 63 of itself).
+    for (double a : amax) {
+      scales.push_back(engine::scale_from_amax(weight_max_ == engine::kInt8Max ? a : a * engine::kInt8Max / weight_max_));
+    }
     Tensor quantized(DType::kInt8, w.shape());
     int8_t* out = quantized.mutable_data<int8_t>();
     for (size_t e = 0; e < values.size(); ++e) {
@@ -415,6 +427,7 @@ class Quantizer {
   // DequantizeLinear output, and the report entry's weight fields.
   std::unordered_map<const Tensor*, std::pair<std::string, QuantizedNode>> weights_;
   std::unordered_map<const Tensor*, std::vector<float>> weight_scales_;
+  int32_t weight_max_;  // the largest |quantized weight|: 127, or 63 under reduce_range
   std::vector<Node> nodes_;
   std::vector<Initializer> initializers_;
   std::vector<ValueInfo> value_info_;
@@ -423,8 +436,8 @@ class Quantizer {
 
 }  // namespace
 
-Result<QdqResult> insert_qdq(const Model& model, const engine::ScaleTable& scales) {
-  Quantizer quantizer(model, scales, declared_types(model.graph));
+Result<QdqResult> insert_qdq(const Model& model, const engine::ScaleTable& scales, bool reduce_range) {
+  Quantizer quantizer(model, scales, declared_types(model.graph), reduce_range);
   return quantizer.run();
 }
 
@@ -432,7 +445,7 @@ Result<QdqResult> convert_to_qdq(const Model& model, const QdqOptions& options, 
   VN_ASSIGN_OR_RETURN(engine::ObtainedScales obtained,
                       engine::obtain_int8_scales(model, options.int8, options.input_shapes, registry,
                                                  options.num_threads));
-  VN_ASSIGN_OR_RETURN(QdqResult result, insert_qdq(model, obtained.scales));
+  VN_ASSIGN_OR_RETURN(QdqResult result, insert_qdq(model, obtained.scales, options.reduce_range));
   result.report.calibration = std::move(obtained.description);
   result.report.synthetic = obtained.synthetic;
   return result;

@@ -85,9 +85,11 @@ void expect_pair(const Graph& g, const std::string& consumer_input, const std::s
   EXPECT_EQ(zp.values<int8_t>()[0], 0);
 }
 
-// The weight DequantizeLinear feeding `consumer_input`: int8 per channel along `axis`.
+// The weight DequantizeLinear feeding `consumer_input`: int8 per channel along `axis`, each
+// channel's largest |value| `weight_max` (127, or 63 under reduce_range).
 void expect_weight(const Graph& g, const Model& original, const std::string& consumer_input,
-                   const std::string& weight, int64_t axis, std::vector<float>* scales_out = nullptr) {
+                   const std::string& weight, int64_t axis, std::vector<float>* scales_out = nullptr,
+                   int32_t weight_max = 127) {
   SCOPED_TRACE(weight);
   const Node* dq = producer(g, consumer_input);
   ASSERT_NE(dq, nullptr);
@@ -112,10 +114,39 @@ void expect_weight(const Graph& g, const Model& original, const std::string& con
     double& m = amax[static_cast<size_t>((e / inner) % channels)];
     m = std::max(m, std::fabs(static_cast<double>(w.values<float>()[static_cast<size_t>(e)])));
   }
+  std::vector<int32_t> qmax(static_cast<size_t>(channels), 0);
+  for (int64_t e = 0; e < w.numel(); ++e) {
+    int32_t& m = qmax[static_cast<size_t>((e / inner) % channels)];
+    m = std::max(m, std::abs(static_cast<int32_t>(q.values<int8_t>()[static_cast<size_t>(e)])));
+  }
   for (int64_t c = 0; c < channels; ++c) {
-    EXPECT_EQ(s.values<float>()[static_cast<size_t>(c)], engine::scale_from_amax(amax[static_cast<size_t>(c)])) << c;
+    const double a = amax[static_cast<size_t>(c)];
+    EXPECT_EQ(s.values<float>()[static_cast<size_t>(c)], engine::scale_from_amax(weight_max == 127 ? a : a * 127 / weight_max))
+        << c;
+    if (a > 0) {
+      EXPECT_EQ(qmax[static_cast<size_t>(c)], weight_max) << c;
+    }
   }
   if (scales_out) scales_out->assign(s.values<float>().begin(), s.values<float>().end());
+}
+
+TEST(ConvertQdq, ReduceRangeQuantizesWeightsToSevenBits) {
+  // For x86 int8 kernels without VNNI, which saturate pairs of full-range products in 16 bits:
+  // every weight in [-63, 63], each channel's largest on 63, the rest of the model as without it.
+  const Model model = cnn();
+  Result<engine::ScaleTable> scales = engine::calibrate(model, feeds(10, 4), {engine::CalibrationMethod::kMinMax},
+                                                        ops::reference_registry(), 1);
+  ASSERT_TRUE(scales.ok()) << scales.status().to_string();
+  Result<QdqResult> r = insert_qdq(model, *scales, true);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const Graph& g = r->model.graph;
+  ASSERT_EQ(r->report.quantized.size(), 4u);
+  expect_weight(g, model, producer(g, "c1")->inputs[1], "w1", 0, nullptr, 63);
+  expect_weight(g, model, producer(g, "c2")->inputs[1], "w2", 0, nullptr, 63);
+  expect_weight(g, model, producer(g, "fc")->inputs[1], "wf", 0, nullptr, 63);
+  expect_weight(g, model, producer(g, "y")->inputs[1], "wm", 1, nullptr, 63);
+  expect_pair(g, producer(g, "c1")->inputs[0], "x", scales->at("x"));
+  EXPECT_TRUE(check_model_types(r->model).ok());
 }
 
 TEST(ConvertQdq, ConvGemmAndMatMulGetQdqPairsPerChannelWeightsAndInt32Biases) {

@@ -24,6 +24,7 @@ struct ConvertArgs {
   std::string output;
   std::string to_onnx;
   bool fp16_io = false;
+  bool reduce_range = false;
   std::vector<std::string> keep_fp32;
   std::vector<std::string> outputs;
   bool mark_all = false;
@@ -41,6 +42,9 @@ int convert_plan(const ConvertArgs& args) {
   if (args.fp16_io || !args.keep_fp32.empty()) {
     return report_error(make_error(StatusCode::kInvalidArgument, "{} is for --to-onnx --fp16",
                                    args.fp16_io ? "--fp16-io" : "--keep-fp32"));
+  }
+  if (args.reduce_range) {
+    return report_error(make_error(StatusCode::kInvalidArgument, "--reduce-range is for --to-onnx --int8"));
   }
   if (!args.data.save_inputs.empty()) {
     return report_error(make_error(StatusCode::kInvalidArgument, "--save-inputs: convert writes no inputs"));
@@ -106,6 +110,7 @@ Status check_to_onnx_flags(const ConvertArgs& args) {
                    "--to-onnx takes --fp16 or --int8, not both: the QDQ model keeps float32 between its Q/DQ pairs");
   VN_RETURN_IF_NOT(e.fp16 || (!args.fp16_io && args.keep_fp32.empty()), StatusCode::kInvalidArgument,
                    "{} is for --fp16", args.fp16_io ? "--fp16-io" : "--keep-fp32");
+  VN_RETURN_IF_NOT(e.int8 || !args.reduce_range, StatusCode::kInvalidArgument, "--reduce-range is for --int8");
   const bool calibration = !e.calibration_data.empty() || !e.calibration_method.empty() || !e.calibration_cache.empty();
   VN_RETURN_IF_NOT(e.int8 || !calibration, StatusCode::kInvalidArgument,
                    "calibration flags are for --int8 (--fp16 needs no data)");
@@ -191,6 +196,7 @@ Status to_qdq(const ConvertArgs& args, const Model& model) {
     options.input_shapes[parsed.first] = parsed.second;
   }
   options.num_threads = args.threads;
+  options.reduce_range = args.reduce_range;
   VN_ASSIGN_OR_RETURN(surgeon::QdqResult result, surgeon::convert_to_qdq(model, options));
   const surgeon::QdqReport& r = result.report;
   fmt::print("[I] int8 scales: {}{}\n", r.calibration,
@@ -219,9 +225,10 @@ Status to_qdq(const ConvertArgs& args, const Model& model) {
     fmt::print("[I]     Activations: {} tensor(s) with a QuantizeLinear/DequantizeLinear pair (int8, zero point 0), "
                "scales {} to {}\n",
                r.activations, format_number(r.activation_scale_min), format_number(r.activation_scale_max));
-    fmt::print("[I]     Weights: int8, one scale per output channel (Conv axis 0, MatMul/Gemm output columns), "
+    fmt::print("[I]     Weights: int8{}, one scale per output channel (Conv axis 0, MatMul/Gemm output columns), "
                "scales {} to {}; {} bias(es) int32 (scale = input scale x weight scale)\n",
-               format_number(w_min), format_number(w_max), int32_biases);
+               args.reduce_range ? " in 7 bits (--reduce-range: -63 to 63)" : "", format_number(w_min),
+               format_number(w_max), int32_biases);
   }
   VN_RETURN_IF_ERROR(save_model(result.model, args.to_onnx));
   fmt::print("[I] Saved the QDQ model to {}\n", args.to_onnx);
@@ -248,6 +255,9 @@ void add_convert_command(CLI::App& app, Action& action) {
   cmd->add_option("--to-onnx", args->to_onnx,
                   "Write an ONNX model converted for another engine: float16 (--fp16) or QDQ int8 (--int8)");
   cmd->add_flag("--fp16-io", args->fp16_io, "--to-onnx --fp16: float16 graph inputs and outputs (default: float32)");
+  cmd->add_flag("--reduce-range", args->reduce_range,
+                "--to-onnx --int8: weights in 7 bits, for x86 int8 kernels without VNNI, which saturate full-range "
+                "ones (ONNX Runtime's reduce_range)");
   cmd->add_option("--keep-fp32", args->keep_fp32,
                   "--to-onnx --fp16: keep these nodes in float32 (names, or @FILE with one name per line)");
   cmd->add_option("--outputs", args->outputs, "Mark these tensors as outputs (they block fusions across them)");
