@@ -86,53 +86,33 @@ void micro_tile(int64_t depth, const float* a, int64_t lda, const float* b, int6
 using MicroTile = void (*)(int64_t, const float*, int64_t, const float*, int64_t, float*, int64_t, int, const float*,
                            bool, const float*);
 
-/// micro_tile<R, V> for the layouts at hand.
-template <int R, int V>
-MicroTile pick(bool packed, bool masked) {
-  if (packed) return masked ? &micro_tile<R, V, true, true> : &micro_tile<R, V, true, false>;
-  return masked ? &micro_tile<R, V, false, true> : &micro_tile<R, V, false, false>;
+// Accumulators a micro-tile holds at most (of the sixteen registers; the rest hold B and A).
+constexpr int kMostChains = 12;
+
+/// micro_tile<R, V, Packed, Masked> for R = 1 to the sequence's length, at index R - 1.
+template <int V, bool Packed, bool Masked, int... Rm1>
+constexpr std::array<MicroTile, sizeof...(Rm1)> tiles_by_rows(std::integer_sequence<int, Rm1...>) {
+  return {&micro_tile<Rm1 + 1, V, Packed, Masked>...};
 }
 
-/// micro_tile<R, 1> for R = 1 to kPackRows, at index R - 1.
-template <bool Packed, bool Masked, int... Rm1>
-constexpr std::array<MicroTile, sizeof...(Rm1)> one_vector_tiles(std::integer_sequence<int, Rm1...>) {
-  return {&micro_tile<Rm1 + 1, 1, Packed, Masked>...};
+/// micro_tile<rows, V> (rows from 1 to kMostChains / V) for the layouts at hand.
+template <int V>
+MicroTile pick(int rows, bool packed, bool masked) {
+  static constexpr auto kRows = std::make_integer_sequence<int, kMostChains / V>();
+  static constexpr std::array kTables = {tiles_by_rows<V, false, false>(kRows), tiles_by_rows<V, false, true>(kRows),
+                                         tiles_by_rows<V, true, false>(kRows), tiles_by_rows<V, true, true>(kRows)};
+  return kTables[static_cast<size_t>(2 * packed + masked)][static_cast<size_t>(rows - 1)];
 }
 
-/// micro_tile for R rows and V vectors: 1 vector for R = 1 to kPackRows (up to 12 chains), 2 for
-/// R = 1 to 6, 4 for R <= 3.
+/// micro_tile for R rows and V vectors: 1 vector for R = 1 to 12, 2 for R = 1 to 6, 4 for R <= 3.
 MicroTile pick(int rows, int vectors, bool packed, bool masked) {
-  if (vectors == 1) {
-    static constexpr auto kRows = std::make_integer_sequence<int, kPackRows>();
-    static constexpr auto kPacked = one_vector_tiles<true, false>(kRows), kPackedMasked = one_vector_tiles<true, true>(kRows);
-    static constexpr auto kInPlace = one_vector_tiles<false, false>(kRows),
-                          kInPlaceMasked = one_vector_tiles<false, true>(kRows);
-    const auto& table = packed ? (masked ? kPackedMasked : kPacked) : (masked ? kInPlaceMasked : kInPlace);
-    return table[static_cast<size_t>(rows - 1)];
-  }
-  if (vectors == 4) {
-    switch (rows) {
-      case 3:
-        return pick<3, 4>(packed, masked);
-      case 2:
-        return pick<2, 4>(packed, masked);
-      default:
-        return pick<1, 4>(packed, masked);
-    }
-  }
-  switch (rows) {
-    case 6:
-      return pick<6, 2>(packed, masked);
-    case 5:
-      return pick<5, 2>(packed, masked);
-    case 4:
-      return pick<4, 2>(packed, masked);
-    case 3:
-      return pick<3, 2>(packed, masked);
+  switch (vectors) {
+    case 1:
+      return pick<1>(rows, packed, masked);
     case 2:
-      return pick<2, 2>(packed, masked);
+      return pick<2>(rows, packed, masked);
     default:
-      return pick<1, 2>(packed, masked);
+      return pick<4>(rows, packed, masked);
   }
 }
 

@@ -69,10 +69,16 @@ def ort_outputs(model, out_dir, inputs):
     return out_dir
 
 
+def npy_name(tensor):
+    """The file holding an output's values in an out_dir (ort_run.js's naming, which vernier_outputs
+    follows): its name with characters other than letters, digits and ._- replaced by _, plus .npy."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in tensor) + ".npy"
+
+
 def relative_errors(reference, out_dir):
     errors = {}
     for name, ref in reference.items():
-        got = np.load(os.path.join(out_dir, "".join(c if c.isalnum() or c in "._-" else "_" for c in name) + ".npy"))
+        got = np.load(os.path.join(out_dir, npy_name(name)))
         ref = ref.astype(np.float64)
         errors[name] = float(np.abs(got.astype(np.float64) - ref).mean() / np.abs(ref).mean())
     return errors
@@ -98,7 +104,7 @@ def vernier_outputs(vernier, model, inputs_npz, out_dir):
     saved = os.path.join(out_dir, "ref.npz")
     run([vernier, "run", model, "--ref", "--load-inputs", inputs_npz, "--save-outputs", saved])
     for name, a in np.load(saved).items():
-        np.save(os.path.join(out_dir, "".join(c if c.isalnum() or c in "._-" else "_" for c in name) + ".npy"), a)
+        np.save(os.path.join(out_dir, npy_name(name)), a)
     return out_dir
 
 
