@@ -60,6 +60,7 @@ struct ScalarLanes {
   static D add(D a, D b) { return a + b; }
   static D sub(D a, D b) { return a - b; }
   static D mul(D a, D b) { return a * b; }
+  static D div(D a, D b) { return a / b; }
   static D fmadd(D a, D b, D c) { return std::fma(a, b, c); }
   static D scale(D y, D t) {
     return std::bit_cast<double>(std::bit_cast<uint64_t>(y) + (std::bit_cast<uint64_t>(t) << 52));
@@ -100,6 +101,7 @@ struct Avx2Lanes {
   static D add(D a, D b) { return _mm256_add_pd(a, b); }
   static D sub(D a, D b) { return _mm256_sub_pd(a, b); }
   static D mul(D a, D b) { return _mm256_mul_pd(a, b); }
+  static D div(D a, D b) { return _mm256_div_pd(a, b); }
   static D fmadd(D a, D b, D c) { return _mm256_fmadd_pd(a, b, c); }
   static D scale(D y, D t) {
     return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(y), _mm256_slli_epi64(_mm256_castpd_si256(t), 52)));
@@ -300,6 +302,31 @@ void sigmoid_array(const float* x, float* y, int64_t n) {
 void sigmoid(const float* x, float* y, int64_t n) { sigmoid_array<false>(x, y, n); }
 
 void silu(const float* x, float* y, int64_t n) { sigmoid_array<true>(x, y, n); }
+
+float tanh(float x) {
+  if (std::isnan(x)) return x + x;
+  const double a = std::min(std::fabs(static_cast<double>(x)), kTanhMax);
+  return static_cast<float>(std::copysign(tanh_lanes<ScalarLanes>(a), static_cast<double>(x)));
+}
+
+void tanh(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+#ifdef VN_VMATH_AVX2
+  // The scalar formula on |x| in four double lanes at a time, x's sign put back on the float: the
+  // same bits, as rounding commutes with the sign. A NaN lane is clamped to kTanhMax (minps returns
+  // its second operand) and replaced at the end.
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256 bound = _mm256_set1_ps(static_cast<float>(kTanhMax));
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 a = _mm256_min_ps(_mm256_andnot_ps(sign, v), bound);
+    const __m128 lo = _mm256_cvtpd_ps(tanh_lanes<Avx2Lanes>(_mm256_cvtps_pd(_mm256_castps256_ps128(a))));
+    const __m128 hi = _mm256_cvtpd_ps(tanh_lanes<Avx2Lanes>(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1))));
+    _mm256_storeu_ps(y + i, keep_nan(v, _mm256_or_ps(_mm256_set_m128(hi, lo), _mm256_and_ps(sign, v))));
+  }
+#endif
+  for (; i < n; ++i) y[i] = tanh(x[i]);
+}
 
 void gelu_erf(const float* x, float* y, int64_t n) {
   int64_t i = 0;

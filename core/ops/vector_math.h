@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// float32 exp and erf over arrays, vectorized (AVX2 and FMA where the build has them), that are
+// float32 exp, erf and tanh over arrays, vectorized (AVX2 and FMA where the build has them), that are
 // exact in practice: each evaluates the function in double precision with polynomials (relative
 // error about one unit in the last place of a double) and rounds once to float. The result is the
 // correctly rounded float of the true value unless that value lies within about 2^-52 of the
@@ -38,6 +38,12 @@ float sigmoid(float x);
 /// y[i] = x[i] * sigmoid(x[i]), the product of sigmoid's float with x rounded once: the bits of
 /// a Sigmoid followed by a Mul (SiLU, Swish). y may be x.
 void silu(const float* x, float* y, int64_t n);
+
+/// tanh(x) evaluated in double (as exp, from e^(2|x|) - 1 without cancellation) and rounded once to
+/// float, x's sign on it: tanh(±0) = ±0, tanh(±inf) = ±1, NaN gives the same NaN (quieted).
+float tanh(float x);
+/// y[i] = tanh(x[i]) for i < n; y may be x.
+void tanh(const float* x, float* y, int64_t n);
 
 /// y[i] = 0.5 x (1 + erf(x / sqrt 2)) for x = x[i], evaluated in double and rounded once to float
 /// (ONNX's Gelu), with x / sqrt 2 taken as x times the double nearest 1 / sqrt 2; y may be x.

@@ -24,6 +24,7 @@ struct Avx512Lanes {
   static D add(D a, D b) { return _mm512_add_pd(a, b); }
   static D sub(D a, D b) { return _mm512_sub_pd(a, b); }
   static D mul(D a, D b) { return _mm512_mul_pd(a, b); }
+  static D div(D a, D b) { return _mm512_div_pd(a, b); }
   static D fmadd(D a, D b, D c) { return _mm512_fmadd_pd(a, b, c); }
   static D scale(D y, D t) {
     return _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(y), _mm512_slli_epi64(_mm512_castpd_si512(t), 52)));

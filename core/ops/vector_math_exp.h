@@ -42,7 +42,7 @@ constexpr double kErfcL[] = {
 constexpr double kInvSqrt2 = 0x1.6a09e667f3bcdp-1;
 
 // The formulas take the lanes as `V`: its type `D` (a double or a vector of them) and set1, add,
-// sub, mul, fmadd (an explicit fused multiply-add: the files that use them are compiled with
+// sub, mul, div, fmadd (an explicit fused multiply-add: the files that use them are compiled with
 // -ffp-contract=off, so every width computes the same bits) and scale(y, t): y with t's low bits
 // added to its exponent.
 
@@ -65,6 +65,29 @@ typename V::D exp_lanes(typename V::D x) {
   r = V::fmadd(k, V::set1(-kLn2Lo), r);
   const D y = V::add(V::set1(1.0), V::fmadd(V::mul(r, r), horner_lanes<V>(kExpP, r), r));
   return V::scale(y, t);
+}
+
+/// tanh of a float beyond this is 1 once rounded to float (1 - tanh(a) ~ 2e^(-2a) falls below half
+/// a unit in the last place below 1 from a ~ 9.01 on).
+constexpr double kTanhMax = 10.0;
+
+/// tanh(a) for a in [0, kTanhMax], through e = e^(2a) - 1 and e / (e + 2), which cancels nowhere
+/// for a >= 0: 2a = k ln2 + r as in exp_lanes, q = e^r - 1 = r + r^2 P(r), and e = 2^k q + (2^k - 1)
+/// in one fused step (2^k - 1 is exact). Near 0, k is 0 and e is q itself, so tiny arguments keep
+/// their relative precision. `div` is the lanes' division.
+template <typename V>
+typename V::D tanh_lanes(typename V::D a) {
+  using D = typename V::D;
+  const D x = V::add(a, a);
+  const D shifter = V::set1(kShifter);
+  const D t = V::fmadd(x, V::set1(kInvLn2), shifter);
+  const D k = V::sub(t, shifter);
+  D r = V::fmadd(k, V::set1(-kLn2Hi), x);
+  r = V::fmadd(k, V::set1(-kLn2Lo), r);
+  const D q = V::fmadd(V::mul(r, r), horner_lanes<V>(kExpP, r), r);
+  const D s = V::scale(V::set1(1.0), t);
+  const D e = V::fmadd(s, q, V::sub(s, V::set1(1.0)));
+  return V::div(e, V::add(e, V::set1(2.0)));
 }
 
 /// erf(x) for |x| < kErfSplit, u = x^2: x (2/sqrt(pi) + u Q(u)), 2/sqrt(pi) in two parts.

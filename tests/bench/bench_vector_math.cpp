@@ -2,10 +2,10 @@
 // Accuracy and speed of core/ops/vector_math.h against glibc's float functions.
 //
 // Accuracy: over every STRIDE-th float bit pattern (default 97; 1 covers all 2^32), counts how
-// often vmath's exp and erf, and glibc's expf and erff, differ from (float)exp((double)x) and
-// (float)erf((double)x) (the correctly rounded value in practice: the double function's error is
-// below one double ulp; the count of its disagreements with the long double function rounded to
-// float tells how far that holds). Each disagreement of vmath is printed with the long double
+// often vmath's exp, erf and tanh, and glibc's expf, erff and tanhf, differ from the double
+// function rounded to float, (float)exp((double)x) and so on (the correctly rounded value in
+// practice: the double function's error is below one double ulp; the count of its disagreements
+// with the long double function rounded to float tells how far that holds). Each disagreement of vmath is printed with the long double
 // function's value. Also checks that vmath's vector and scalar paths agree bit for bit.
 // Speed: ns per element on one thread, vmath's arrays against a loop of glibc's functions.
 //
@@ -110,6 +110,11 @@ int main(int argc, char** argv) {
       [](float v) { return vmath::erf(v); }, [](float v) { return std::erf(v); },
       [](float v) { return static_cast<float>(std::erf(static_cast<double>(v))); },
       [](float v) { return static_cast<float>(std::erf(static_cast<long double>(v))); });
+  sweep(
+      "tanh", stride, [](const float* x, float* y, int64_t n) { vmath::tanh(x, y, n); },
+      [](float v) { return vmath::tanh(v); }, [](float v) { return std::tanh(v); },
+      [](float v) { return static_cast<float>(std::tanh(static_cast<double>(v))); },
+      [](float v) { return static_cast<float>(std::tanh(static_cast<long double>(v))); });
 
   std::mt19937 rng(7);
   std::vector<float> scores(1 << 13), activations(1 << 13);
@@ -131,5 +136,8 @@ int main(int argc, char** argv) {
         return w;
       }(),
       [](const float* x, float* y, int64_t n) { vmath::erf(x, y, n); }, [](float v) { return std::erf(v); });
+  speed(
+      "tanh on N(0, 1)", activations, [](const float* x, float* y, int64_t n) { vmath::tanh(x, y, n); },
+      [](float v) { return std::tanh(v); });
   return 0;
 }

@@ -65,7 +65,7 @@ float exact(ActivationFn fn, float alpha, float beta, float v) {
     case ActivationFn::kSigmoid:
       return ops::vmath::sigmoid(v);
     case ActivationFn::kTanh:
-      return std::tanh(v);
+      return ops::vmath::tanh(v);
     case ActivationFn::kHardSigmoid: {
       const float h = alpha * v + beta;
       return h < 0.0f ? 0.0f : (h > 1.0f ? 1.0f : h);
@@ -196,8 +196,8 @@ class EltwiseKernel final : public LayerKernel {
 
 void activate_values(const Activation& activation, float* v, int64_t n) {
   const float alpha = activation.alpha, beta = activation.beta;
-  // One loop per function, the switch outside it: the piecewise-linear ones then vectorize; exp and
-  // erf take vector_math.h's arrays, which give exact()'s bits.
+  // One loop per function, the switch outside it: the piecewise-linear ones then vectorize; exp,
+  // erf, tanh and the sigmoids take vector_math.h's arrays, which give exact()'s bits.
   const auto each = [&]<ActivationFn F>() {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) v[i] = exact(F, alpha, beta, v[i]);
@@ -232,7 +232,7 @@ void activate_values(const Activation& activation, float* v, int64_t n) {
     case ActivationFn::kSigmoid:
       return ops::vmath::sigmoid(v, v, n);
     case ActivationFn::kTanh:
-      return each.template operator()<ActivationFn::kTanh>();
+      return ops::vmath::tanh(v, v, n);
     case ActivationFn::kHardSigmoid:
       return each.template operator()<ActivationFn::kHardSigmoid>();
     case ActivationFn::kHardSwish:

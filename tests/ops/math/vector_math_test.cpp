@@ -23,6 +23,7 @@ uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 
 float exp_rounded(float x) { return static_cast<float>(std::exp(static_cast<double>(x))); }
 float erf_rounded(float x) { return static_cast<float>(std::erf(static_cast<double>(x))); }
+float tanh_rounded(float x) { return static_cast<float>(std::tanh(static_cast<double>(x))); }
 
 /// f over x through the arrays (8 or 16 at a time, the vector paths where the build and the
 /// machine have them) and one by one through arrays of one (the scalar path); fails on any
@@ -117,9 +118,11 @@ TEST(VectorMath, NaNStaysTheSameNaN) {
   check(both_paths(x, [](const float* a, float* b, int64_t n) { exp(a, b, n); }));
   check(both_paths(x, [](const float* a, float* b, int64_t n) { erf(a, b, n); }));
   check(both_paths(x, [](const float* a, float* b, int64_t n) { exp_shifted(a, 0.5f, b, n); }));
+  check(both_paths(x, [](const float* a, float* b, int64_t n) { tanh(a, b, n); }));
   for (const float v : x) {
     EXPECT_EQ(bits(exp(v)), bits(v + v));
     EXPECT_EQ(bits(erf(v)), bits(v + v));
+    EXPECT_EQ(bits(tanh(v)), bits(v + v));
   }
 }
 
@@ -163,6 +166,45 @@ TEST(VectorMath, ErfSampleIsCorrectlyRounded) {
     if (wrong == 1 && bits(y[i]) != bits(want)) ADD_FAILURE() << "erf(" << x[i] << ") = " << y[i] << ", not " << want;
   }
   EXPECT_EQ(wrong, 0);
+}
+
+TEST(VectorMath, TanhSpecialValues) {
+  const std::vector<float> x = {0.0f,  -0.0f, kInf,  -kInf,  0x1p-149f, -0x1p-149f, 0x1p-126f, 1e-20f,
+                                0.25f, -0.5f, 9.0f,  9.02f,  10.0f,     -10.5f,     88.0f,     -1e30f};
+  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { tanh(a, b, n); });
+  EXPECT_EQ(bits(y[0]), bits(0.0f));
+  EXPECT_EQ(bits(y[1]), bits(-0.0f));
+  EXPECT_EQ(y[2], 1.0f);
+  EXPECT_EQ(y[3], -1.0f);
+  // Subnormal and tiny arguments are their own tanh: e^(2a) - 1 is taken without cancelling.
+  for (size_t i = 4; i <= 7; ++i) EXPECT_EQ(bits(y[i]), bits(x[i])) << "x = " << x[i];
+  for (size_t i = 8; i <= 11; ++i) expect_same(y[i], tanh_rounded(x[i]), x[i]);
+  EXPECT_LT(y[10], 1.0f);  // tanh(9) is the float below 1; from about 9.01 on it rounds to 1
+  EXPECT_EQ(y[11], 1.0f);
+  EXPECT_EQ(y[12], 1.0f);
+  EXPECT_EQ(y[13], -1.0f);
+  EXPECT_EQ(y[14], 1.0f);
+  EXPECT_EQ(y[15], -1.0f);
+}
+
+TEST(VectorMath, TanhSampleIsCorrectlyRounded) {
+  const std::vector<float> x = sample_patterns();
+  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { tanh(a, b, n); });
+  int64_t wrong = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float want = tanh_rounded(x[i]);
+    if (std::isnan(want) ? !std::isnan(y[i]) : bits(y[i]) != bits(want)) ++wrong;
+    if (wrong == 1 && bits(y[i]) != bits(want)) ADD_FAILURE() << "tanh(" << x[i] << ") = " << y[i] << ", not " << want;
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+// An LSTM's gates and cell states: dense over the range where tanh is not yet 1.
+TEST(VectorMath, TanhDenseRangeIsCorrectlyRounded) {
+  std::vector<float> x;
+  for (float v = -9.5f; v <= 9.5f; v += 0.000613f) x.push_back(v);
+  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { tanh(a, b, n); });
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(bits(y[i]), bits(tanh_rounded(x[i]))) << "x = " << x[i];
 }
 
 // The activations of a network: dense around 0, where erf takes its first formula, and out to

@@ -268,6 +268,56 @@ TEST(Lstm, HandComputedSingleStepWithDefaults) {
   t.run();
 }
 
+/// Floats in [0.05, 3) whose tanh glibc's tanhf rounds the wrong way (2.8% of all floats).
+std::vector<float> where_tanhf_is_off(size_t count) {
+  std::vector<float> x;
+  for (float v = 0.05f; v < 3.0f && x.size() < count; v = std::nextafter(v, 4.0f) + 1e-5f) {
+    if (std::tanh(v) != static_cast<float>(std::tanh(static_cast<double>(v)))) x.push_back(v);
+  }
+  return x;
+}
+
+TEST(Recurrent, GatesTakeTheCorrectlyRoundedTanhAsTheTanhOpDoes) {
+  // An RNN whose every step is h = tanh(x_t) (W = 1, R = 0), over inputs where glibc's tanhf is an
+  // ulp off, gives tanh rounded once from double, bit for bit, as the Tanh op does; so does an
+  // LSTM's cell, 0.5 * tanh(x) with i = f = o = sigmoid(0) = 0.5 and C_0 = 0.
+  const std::vector<float> x = where_tanhf_is_off(24);
+  ASSERT_EQ(x.size(), 24u);
+  const auto n = static_cast<int64_t>(x.size());
+  std::vector<float> want(x.size()), h(x.size()), c(x.size());
+  float carried = 0.0f;
+  for (size_t i = 0; i < x.size(); ++i) {
+    want[i] = static_cast<float>(std::tanh(static_cast<double>(x[i])));
+    carried = 0.5f * carried + 0.5f * want[i];
+    c[i] = carried;
+    h[i] = 0.5f * static_cast<float>(std::tanh(static_cast<double>(carried)));
+  }
+  OpTester rnn("RNN", 14);
+  rnn.attr("hidden_size", int64_t{1});
+  rnn.input<float>({n, 1, 1}, x);
+  rnn.input<float>({1, 1, 1}, {1.0f});
+  rnn.input<float>({1, 1, 1}, {0.0f});
+  rnn.output<float>({n, 1, 1, 1}, want);
+  rnn.unchecked_output();
+  rnn.tolerance(0.0, 0.0);
+  rnn.run();
+  OpTester tanh_op("Tanh", 13);
+  tanh_op.input<float>({n}, x);
+  tanh_op.output<float>({n}, want);
+  tanh_op.tolerance(0.0, 0.0);
+  tanh_op.run();
+  OpTester lstm("LSTM", 14);
+  lstm.attr("hidden_size", int64_t{1});
+  lstm.input<float>({n, 1, 1}, x);
+  lstm.input<float>({1, 4, 1}, {0, 0, 0, 1});
+  lstm.input<float>({1, 4, 1}, {0, 0, 0, 0});
+  lstm.output<float>({n, 1, 1, 1}, h);
+  lstm.unchecked_output();
+  lstm.output<float>({1, 1, 1}, {c.back()});
+  lstm.tolerance(0.0, 0.0);
+  lstm.run();
+}
+
 TEST(Recurrent, DefaultsAtEveryVersion) {
   for (const std::string op : {"RNN", "GRU", "LSTM"}) {
     for (const int64_t opset : {7, 14}) {
