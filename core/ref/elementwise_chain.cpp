@@ -105,6 +105,12 @@ bool reads_source(const std::vector<ChainOp>& ops) {
 void run_span(const ElementwiseChain& chain, bool keep_source, const float* x, float* y, int64_t m, int64_t offset,
               std::span<const float* const> others) {
   const std::vector<ChainOp>& ops = chain.ops;
+  const auto is = [](const ChainOp& op, Operand a, Operand b) {
+    return (op.lhs == a && op.rhs == b) || (op.lhs == b && op.rhs == a);
+  };
+  // SiLU: the chain starts with the source's Sigmoid (unsaved) times the source.
+  const bool silu = ops.size() >= 2 && ops[0].kind == Kind::kSigmoid && ops[0].save < 0 &&
+                    ops[1].kind == Kind::kMul && is(ops[1], Operand::kPrevious, Operand::kSource);
   alignas(64) float block[kBlock];
   alignas(64) float saved[kChainMaxSaved][kBlock];
   BlockOperands at;
@@ -117,8 +123,17 @@ void run_span(const ElementwiseChain& chain, bool keep_source, const float* x, f
     }
     // The block's values are final before y's block is written: y may be x.
     float* t = keep_source ? block : y + b0;
-    if (t != x + b0) std::copy(x + b0, x + b0 + count, t);
-    for (const ChainOp& op : ops) {
+    size_t first = 0;
+    if (silu) {
+      // Sigmoid then its product with the source, in one pass from the source: vmath::silu gives
+      // the two links' bits.
+      ops::vmath::silu(x + b0, t, count);
+      first = 2;
+    } else if (t != x + b0) {
+      std::copy(x + b0, x + b0 + count, t);
+    }
+    for (size_t k = first; k < ops.size(); ++k) {
+      const ChainOp& op = ops[k];
       apply(op, x + b0, t, count, at);
       if (op.save >= 0) std::copy(t, t + count, at.saved[op.save]);
     }
