@@ -108,13 +108,19 @@ struct Avx2Lanes {
   }
 };
 
-__m256d exp_core(__m256d x) { return exp_lanes<Avx2Lanes>(x); }
+// The helpers below are inlined into the array loops, which take two vectors per step: called
+// through a function, one vector at a time, the lanes' long chains of multiply-adds overlapped
+// little (sigmoid on Zen 3: 1.84 ns a value, 1.39 inlined two at a time).
+#define VN_VMATH_INLINE __attribute__((always_inline)) inline
+#define VN_VMATH_INLINE_LAMBDA __attribute__((always_inline))
+
+VN_VMATH_INLINE __m256d exp_core(__m256d x) { return exp_lanes<Avx2Lanes>(x); }
 
 /// erf_core's formula for |x| < 1.5 on four lanes (u = x^2).
-__m256d erf_small(__m256d x, __m256d u) { return erf_small_lanes<Avx2Lanes>(x, u); }
+VN_VMATH_INLINE __m256d erf_small(__m256d x, __m256d u) { return erf_small_lanes<Avx2Lanes>(x, u); }
 
 /// erf_core on four lanes; a NaN lane gives ±1 (callers replace it).
-__m256d erf_core(__m256d x) {
+VN_VMATH_INLINE __m256d erf_core(__m256d x) {
   const __m256d sign = _mm256_set1_pd(-0.0);
   const __m256d a = _mm256_min_pd(_mm256_andnot_pd(sign, x), _mm256_set1_pd(kErfMax));
   const __m256d u = _mm256_mul_pd(a, a);
@@ -128,14 +134,14 @@ __m256d erf_core(__m256d x) {
 }
 
 /// r, with x + x (x's NaN, quieted) in the lanes where x is NaN.
-__m256 keep_nan(__m256 x, __m256 r) {
+VN_VMATH_INLINE __m256 keep_nan(__m256 x, __m256 r) {
   return _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
 /// exp_of_float on eight floats. The clamps keep a NaN (maxps and minps return their second operand
 /// when one is NaN), and a NaN goes through exp_core unchanged: its payload sits above the low 29
 /// bits of the double, so the exponent shift adds nothing, and the result is x + x as on scalars.
-__m256 exp_of_floats(__m256 x) {
+VN_VMATH_INLINE __m256 exp_of_floats(__m256 x) {
   x = _mm256_min_ps(_mm256_set1_ps(static_cast<float>(kExpMax)),
                     _mm256_max_ps(_mm256_set1_ps(static_cast<float>(kExpMin)), x));
   const __m128 lo = _mm256_cvtpd_ps(exp_core(_mm256_cvtps_pd(_mm256_castps256_ps128(x))));
@@ -144,13 +150,27 @@ __m256 exp_of_floats(__m256 x) {
 }
 
 /// float(double(q) / d) on eight floats, or q / d in float.
-__m256 quotients(const float* q, double d) {
+VN_VMATH_INLINE __m256 quotients(const float* q, double d) {
   const __m256d dv = _mm256_set1_pd(d);
   const __m128 lo = _mm256_cvtpd_ps(_mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(q)), dv));
   const __m128 hi = _mm256_cvtpd_ps(_mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(q + 4)), dv));
   return _mm256_set_m128(hi, lo);
 }
-__m256 quotients(const float* q, float d) { return _mm256_div_ps(_mm256_loadu_ps(q), _mm256_set1_ps(d)); }
+VN_VMATH_INLINE __m256 quotients(const float* q, float d) {
+  return _mm256_div_ps(_mm256_loadu_ps(q), _mm256_set1_ps(d));
+}
+
+/// step(j) for j = i, i + 8, ... while j + 8 <= n, two steps per iteration; returns the first j
+/// not taken. `step` should be an always-inline lambda (VN_VMATH_INLINE_LAMBDA).
+template <typename Step>
+VN_VMATH_INLINE int64_t in_pairs(int64_t i, int64_t n, Step step) {
+  for (; i + 16 <= n; i += 16) {
+    step(i);
+    step(i + 8);
+  }
+  for (; i + 8 <= n; i += 8) step(i);
+  return i;
+}
 
 #endif
 
@@ -181,12 +201,12 @@ void exp_array(const float* x, float shift, float* y, int64_t n, const float* q,
 #endif
 #ifdef VN_VMATH_AVX2
   const __m256 s = _mm256_set1_ps(shift);
-  for (; i + 8 <= n; i += 8) {
-    __m256 v = _mm256_loadu_ps(x + i);
+  i = in_pairs(i, n, [&](int64_t j) VN_VMATH_INLINE_LAMBDA {
+    __m256 v = _mm256_loadu_ps(x + j);
     if constexpr (kShifted) v = _mm256_sub_ps(v, s);
-    _mm256_storeu_ps(y + i, exp_of_floats(v));
-    if (q != nullptr) _mm256_storeu_ps(z + i, quotients(q + i, d));
-  }
+    _mm256_storeu_ps(y + j, exp_of_floats(v));
+    if (q != nullptr) _mm256_storeu_ps(z + j, quotients(q + j, d));
+  });
 #endif
   for (; i < n; ++i) {
     y[i] = exp_of_float(kShifted ? x[i] - shift : x[i]);
@@ -235,8 +255,8 @@ void erf(const float* x, float* y, int64_t n) {
 #ifdef VN_VMATH_AVX2
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256 split = _mm256_set1_ps(static_cast<float>(kErfSplit));
-  for (; i + 8 <= n; i += 8) {
-    const __m256 v = _mm256_loadu_ps(x + i);
+  i = in_pairs(i, n, [&](int64_t j) VN_VMATH_INLINE_LAMBDA {
+    const __m256 v = _mm256_loadu_ps(x + j);
     const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
     const __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
     __m128 rlo, rhi;
@@ -247,8 +267,8 @@ void erf(const float* x, float* y, int64_t n) {
       rlo = _mm256_cvtpd_ps(erf_core(lo));
       rhi = _mm256_cvtpd_ps(erf_core(hi));
     }
-    _mm256_storeu_ps(y + i, keep_nan(v, _mm256_set_m128(rhi, rlo)));
-  }
+    _mm256_storeu_ps(y + j, keep_nan(v, _mm256_set_m128(rhi, rlo)));
+  });
 #endif
   for (; i < n; ++i) y[i] = erf(x[i]);
 }
@@ -274,12 +294,12 @@ void sigmoid_array(const float* x, float* y, int64_t n) {
   // Zen 3).
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
-  for (; i + 8 <= n; i += 8) {
-    const __m256 v = _mm256_loadu_ps(x + i);
+  i = in_pairs(i, n, [&](int64_t j) VN_VMATH_INLINE_LAMBDA {
+    const __m256 v = _mm256_loadu_ps(x + j);
     const __m256 e = exp_of_floats(_mm256_xor_ps(_mm256_and_ps(v, abs_mask), _mm256_set1_ps(-0.0f)));
     const __m256 s = _mm256_div_ps(_mm256_blendv_ps(e, one, _mm256_cmp_ps(v, zero, _CMP_GE_OQ)), _mm256_add_ps(one, e));
-    _mm256_storeu_ps(y + i, kTimesX ? _mm256_mul_ps(v, s) : s);
-  }
+    _mm256_storeu_ps(y + j, kTimesX ? _mm256_mul_ps(v, s) : s);
+  });
 #endif
   // Elsewhere in three passes over blocks that stay in L1 (EfficientNetV2-S: 14.8 -> 12.3 ms
   // against one element at a time). y is written after x is read at each element only.
@@ -317,13 +337,13 @@ void tanh(const float* x, float* y, int64_t n) {
   // its second operand) and replaced at the end.
   const __m256 sign = _mm256_set1_ps(-0.0f);
   const __m256 bound = _mm256_set1_ps(static_cast<float>(kTanhMax));
-  for (; i + 8 <= n; i += 8) {
-    const __m256 v = _mm256_loadu_ps(x + i);
+  i = in_pairs(i, n, [&](int64_t j) VN_VMATH_INLINE_LAMBDA {
+    const __m256 v = _mm256_loadu_ps(x + j);
     const __m256 a = _mm256_min_ps(_mm256_andnot_ps(sign, v), bound);
     const __m128 lo = _mm256_cvtpd_ps(tanh_lanes<Avx2Lanes>(_mm256_cvtps_pd(_mm256_castps256_ps128(a))));
     const __m128 hi = _mm256_cvtpd_ps(tanh_lanes<Avx2Lanes>(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1))));
-    _mm256_storeu_ps(y + i, keep_nan(v, _mm256_or_ps(_mm256_set_m128(hi, lo), _mm256_and_ps(sign, v))));
-  }
+    _mm256_storeu_ps(y + j, keep_nan(v, _mm256_or_ps(_mm256_set_m128(hi, lo), _mm256_and_ps(sign, v))));
+  });
 #endif
   for (; i < n; ++i) y[i] = tanh(x[i]);
 }
@@ -338,9 +358,9 @@ void gelu_erf(const float* x, float* y, int64_t n) {
   // Below 2.1, x / sqrt 2 is below 1.5: erf_core would take erf_small for every lane.
   const __m256 small_bound = _mm256_set1_ps(2.1f);
   const __m256d inv_sqrt2 = _mm256_set1_pd(kInvSqrt2), half = _mm256_set1_pd(0.5), one = _mm256_set1_pd(1.0);
-  for (; i + 8 <= n; i += 8) {
+  i = in_pairs(i, n, [&](int64_t j) VN_VMATH_INLINE_LAMBDA {
     // A NaN lane stays NaN: 0.5 x carries it whatever erf gives.
-    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 v = _mm256_loadu_ps(x + j);
     const bool small = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(v, abs_mask), small_bound, _CMP_LT_OQ)) == 0xFF;
     __m128 r[2];
     for (int h = 0; h < 2; ++h) {
@@ -349,8 +369,8 @@ void gelu_erf(const float* x, float* y, int64_t n) {
       const __m256d e = small ? erf_small(t, _mm256_mul_pd(t, t)) : erf_core(t);
       r[h] = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_mul_pd(half, xd), _mm256_add_pd(one, e)));
     }
-    _mm256_storeu_ps(y + i, _mm256_set_m128(r[1], r[0]));
-  }
+    _mm256_storeu_ps(y + j, _mm256_set_m128(r[1], r[0]));
+  });
 #endif
   for (; i < n; ++i) y[i] = gelu_of_float(x[i]);
 }
