@@ -441,6 +441,18 @@ std::shared_ptr<const uint16_t[]> PackedWeights::rounded_conv_weights(const Tens
       }));
 }
 
+std::shared_ptr<const float[]> PackedWeights::derived_weights(const Tensor& owner, const float* w,
+                                                              const std::string& layout, int64_t floats,
+                                                              const std::function<bool(float*)>& fill) {
+  return std::static_pointer_cast<const float[]>(
+      find_or_make(fmt::format("D{}:{}", layout, static_cast<const void*>(w)), owner,
+                   static_cast<size_t>(floats) * sizeof(float), [&]() -> std::shared_ptr<const void> {
+                     std::shared_ptr<float[]> out(new float[static_cast<size_t>(floats)]);
+                     if (!fill(out.get())) return nullptr;
+                     return out;
+                   }));
+}
+
 size_t PackedWeights::bytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return bytes_;

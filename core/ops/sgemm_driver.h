@@ -80,6 +80,12 @@ class PackedWeights {
   std::shared_ptr<const uint16_t[]> rounded_conv_weights(const Tensor& owner, const float* w, int64_t groups,
                                                          int64_t rows, int64_t depth, Narrow format,
                                                          const PanelTransform& round, int threads);
+  /// A constant's weights `w` (in the storage of `owner`) in a layout of the caller's, `floats`
+  /// values that `fill(out)` writes, kept under `layout`, which must name that layout and every
+  /// size it depends on; null when they do not fit or when fill returned false (remembered, as the
+  /// other entries).
+  std::shared_ptr<const float[]> derived_weights(const Tensor& owner, const float* w, const std::string& layout,
+                                                 int64_t floats, const std::function<bool(float*)>& fill);
   /// Bytes of panels kept.
   size_t bytes() const;
 

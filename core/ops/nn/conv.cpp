@@ -305,7 +305,9 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     conv_direct(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads);
     return false;
   }
-  if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform)) return false;
+  if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform, w_constant)) {
+    return false;
+  }
   if (single_position(p)) {
     // Each image's output is W times its input vector (a squeeze-excitation block's 1x1
     // convolutions of pooled channels): as a product of images x channels by W's rows, which

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/nn/conv_regions.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <optional>
+#include <string>
 
 #include "core/common/parallel.h"
 #include "core/common/threads.h"
@@ -12,6 +16,7 @@
 #include "core/ops/nn/conv_im2col.h"
 #include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
+#include "core/ops/sgemm_driver.h"
 
 namespace vn::ops {
 namespace {
@@ -25,6 +30,8 @@ constexpr size_t kMaxRuns = 4;
 // Input channels per chunk of a block's weight gather: 12 rows x 64 channels x up to 27 live taps
 // (81 KiB at most; 12 KiB for DeepLabV3's 3 x 3 kernels).
 constexpr int64_t kGatherChannels = 64;
+// Row blocks of output channels a job gathers and multiplies at most (96 rows).
+constexpr int64_t kRegionBlocks = 8;
 
 /// The runs of axis i, or none when some position has no live tap.
 std::vector<Run> axis_runs(const WindowGeometry& g, size_t i) {
@@ -126,11 +133,46 @@ bool all_finite(const float* w, int64_t n) {
   return bad == 0;
 }
 
+/// Everything of `g` that decides its regions, for the key of their kept weights.
+std::string geometry_key(const WindowGeometry& g) {
+  return fmt::format("{}/{}/{}/{}/{}/{}", fmt::join(g.in, ","), fmt::join(g.kernel, ","), fmt::join(g.strides, ","),
+                     fmt::join(g.dilations, ","), fmt::join(g.pads_begin, ","), fmt::join(g.pads_end, ","));
+}
+
+/// Writes the live weights of `region` for row blocks [blk0, blk1) of group gi (mg output
+/// channels of cg input channels x `taps` taps in w) into `out` in sgemm.h's packed layout for A,
+/// block after block (cg x live taps deep each); rows past mg are zeros. Row by row, each weight
+/// row read front to back, a chunk of input channels at a time so that the packed rows being
+/// interleaved stay in L1.
+void gather_live(const float* w, int64_t gi, int64_t mg, int64_t cg, int64_t taps, const ConvRegion& region,
+                 int64_t blk0, int64_t blk1, float* out) {
+  const std::vector<int64_t>& live = region.taps;
+  const auto l = static_cast<int64_t>(live.size());
+  for (int64_t blk = blk0; blk < blk1; ++blk) {
+    float* packed = out + (blk - blk0) * cg * l * kPackRows;
+    for (int64_t ch0 = 0; ch0 < cg; ch0 += kGatherChannels) {
+      const int64_t ch1 = std::min(cg, ch0 + kGatherChannels);
+      for (int64_t row = 0; row < kPackRows; ++row) {
+        const int64_t oc = blk * kPackRows + row;
+        float* a = packed + ch0 * l * kPackRows + row;
+        if (oc >= mg) {
+          for (int64_t i = 0; i < (ch1 - ch0) * l; ++i) a[i * kPackRows] = 0.0f;
+          continue;
+        }
+        const float* src = w + ((gi * mg + oc) * cg + ch0) * taps;
+        for (int64_t ch = ch0; ch < ch1; ++ch, src += taps) {
+          for (int64_t t = 0; t < l; ++t, a += kPackRows) *a = src[live[static_cast<size_t>(t)]];
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
-bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group,
-                             const float* x, const float* w, const float* bias, float* y, int threads,
-                             const std::function<void(std::span<float>)>* transform) {
+bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
+                             const float* w, const float* bias, float* y, int threads,
+                             const std::function<void(std::span<float>)>* transform, const Tensor* w_constant) {
   const std::vector<ConvRegion> regions = padding_regions(geo);
   if (regions.empty()) return false;
   const int64_t cg = c / group, mg = m / group, taps = shape_numel(geo.kernel);
@@ -171,49 +213,65 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
     im2col_panels(x + (img * c + gi * cg + ch0) * in_size, ch1 - ch0, box_geo[ru], 0, positions[ru], ch0 * live,
                   depth[ru], panels + plane * per_plane + at[ru]);
   });
-  // Blocks of output channels: their live weights gathered box by box into sgemm's packed layout,
-  // then each box's product into a buffer and its rows into y.
-  parallel_loop(threads, group * row_blocks, [&](LoopIndices& claims) {
+  // Constant weights are gathered once, every box's for every row block (group by group, box by
+  // box: box r of group gi at (gi * row_blocks * kPackRows * sum of depths) + row_blocks *
+  // kPackRows * (depths before r)), and kept; a non-finite weight keeps nothing.
+  std::vector<int64_t> gathered_at(regions.size() + 1, 0);
+  for (size_t r = 0; r < regions.size(); ++r) gathered_at[r + 1] = gathered_at[r] + row_blocks * kPackRows * depth[r];
+  std::shared_ptr<const float[]> gathered;
+  if (w_constant && !transform) {
+    gathered = packed_weights().derived_weights(
+        *w_constant, w, fmt::format("regions:{}:{}:{}:{}", group, mg, cg, geometry_key(geo)),
+        group * gathered_at.back(), [&](float* out) {
+          if (!all_finite(w, group * mg * cg * taps)) return false;
+          parallel_for(threads, group * count, [&](int64_t job) {
+            const int64_t gi = job / count, r = job % count;
+            gather_live(w, gi, mg, cg, taps, regions[static_cast<size_t>(r)], 0, row_blocks,
+                        out + gi * gathered_at.back() + gathered_at[static_cast<size_t>(r)]);
+          });
+          return true;
+        });
+  }
+  // Chunks of output channels, up to kRegionBlocks row blocks each: their live weights (gathered
+  // here box by box into sgemm's packed layout, unless kept), then each box's product into a
+  // buffer and its rows into y.
+  // Of one group, as many chunks as threads (or a multiple) when they can be even.
+  int64_t per_group = std::max((row_blocks + kRegionBlocks - 1) / kRegionBlocks, (threads + group - 1) / group);
+  if (group == 1) per_group = (per_group + threads - 1) / threads * threads;
+  per_group = std::min(row_blocks, per_group);
+  parallel_loop(threads, group * per_group, [&](LoopIndices& claims) {
     std::optional<Scratch<float>> block, box;
     for (int64_t job; claims.next(job);) {
-      if (!block) {
-        block.emplace(static_cast<size_t>(kPackRows * most_depth), ScratchSlot::kWeights);
-        box.emplace(static_cast<size_t>(kPackRows * most_positions), ScratchSlot::kTile);
+      const int64_t gi = job / per_group, chunk = job % per_group;
+      const int64_t blk0 = row_blocks * chunk / per_group, blk1 = row_blocks * (chunk + 1) / per_group;
+      const int64_t r0 = blk0 * kPackRows, rows = std::min(blk1 * kPackRows, mg) - r0;
+      if (!box) {
+        const int64_t most_rows = (row_blocks + per_group - 1) / per_group * kPackRows;
+        if (!gathered) block.emplace(static_cast<size_t>(most_rows * most_depth), ScratchSlot::kWeights);
+        box.emplace(static_cast<size_t>(most_rows * most_positions), ScratchSlot::kTile);
       }
-      const int64_t gi = job / row_blocks, r0 = job % row_blocks * kPackRows;
-      const int64_t rows = std::min(kPackRows, mg - r0);
       // Checked here rather than before, where it was a pass over all weights from memory of
-      // its own: this one brings the block's rows into cache for the gathers.
-      if (!all_finite(w + (gi * mg + r0) * cg * taps, rows * cg * taps)) {
+      // its own: this one brings the chunk's rows into cache for the gathers.
+      if (!gathered && !all_finite(w + (gi * mg + r0) * cg * taps, rows * cg * taps)) {
         non_finite.store(true, std::memory_order_relaxed);
         continue;
       }
       for (size_t r = 0; r < regions.size(); ++r) {
-        const ConvRegion& region = regions[r];
-        const std::vector<int64_t>& live = region.taps;
-        // Row by row, each weight row read front to back, a chunk of input channels at a time so
-        // that the packed rows being interleaved stay in L1.
-        const auto l = static_cast<int64_t>(live.size());
-        for (int64_t ch0 = 0; ch0 < cg; ch0 += kGatherChannels) {
-          const int64_t ch1 = std::min(cg, ch0 + kGatherChannels);
-          for (int64_t row = 0; row < kPackRows; ++row) {
-            float* a = block->data() + ch0 * l * kPackRows + row;
-            if (row >= rows) {
-              for (int64_t i = 0; i < (ch1 - ch0) * l; ++i) a[i * kPackRows] = 0.0f;
-              continue;
-            }
-            const float* src = w + ((gi * mg + r0 + row) * cg + ch0) * taps;
-            for (int64_t ch = ch0; ch < ch1; ++ch, src += taps) {
-              for (int64_t t = 0; t < l; ++t, a += kPackRows) *a = src[live[static_cast<size_t>(t)]];
-            }
+        const float* a = nullptr;
+        if (gathered) {
+          a = gathered.get() + gi * gathered_at.back() + gathered_at[r] + blk0 * kPackRows * depth[r];
+        } else {
+          gather_live(w, gi, mg, cg, taps, regions[r], blk0, blk1, block->data());
+          if (transform) {
+            (*transform)(std::span<float>(block->data(), static_cast<size_t>((blk1 - blk0) * kPackRows * depth[r])));
           }
+          a = block->data();
         }
-        if (transform) (*transform)(std::span<float>(block->data(), static_cast<size_t>(kPackRows * depth[r])));
         const WindowGeometry& g = box_geo[r];
         const Shape& b0 = begin[r];
         for (int64_t img = 0; img < n; ++img) {
           const int64_t plane = img * group + gi;
-          sgemm_packed(rows, positions[r], depth[r], block->data(), 0, panels + plane * per_plane + at[r],
+          sgemm_packed(rows, positions[r], depth[r], a, 0, panels + plane * per_plane + at[r],
                        bias ? bias + gi * mg + r0 : nullptr, box->data(), positions[r]);
           for (int64_t row = 0; row < rows; ++row) {
             const float* src = box->data() + row * positions[r];

@@ -16,6 +16,7 @@
 
 #include "core/ops/nn/conv.h"
 #include "core/ops/nn/conv_regions.h"
+#include "core/ops/sgemm_driver.h"
 #include "core/ops/sgemm.h"
 #include "tests/ops/half_tensor.h"
 #include "tests/ops/nn/conv_naive.h"
@@ -438,6 +439,18 @@ TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
               << "case in " << shape_to_string(k.in) << " output " << i << ": " << got[i] << " vs " << want[i];
         }
       }
+      // Weights that are a constant have their live taps gathered once and kept (none kept when
+      // one is not finite): the same bits at the call that gathers them and at the next.
+      const Tensor constant = Tensor::from_vector<float>({m, c, shape_numel(k.kernel)}, w);
+      const size_t kept_before = packed_weights().bytes();
+      for (int call = 0; call < 2; ++call) {
+        std::vector<float> kept(got.size());
+        conv_float32(geo, n, c, m, 1, x.data(), constant.data<float>(), b.data(), kept.data(), 2, nullptr, nullptr,
+                     &constant);
+        ASSERT_EQ(std::memcmp(kept.data(), got.data(), got.size() * sizeof(float)), 0)
+            << "case in " << shape_to_string(k.in) << " call " << call;
+      }
+      EXPECT_EQ(packed_weights().bytes() > kept_before, !non_finite) << shape_to_string(k.in);
     }
   }
 }
