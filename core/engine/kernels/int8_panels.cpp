@@ -9,6 +9,7 @@
 #include "core/common/threads.h"
 #include "core/engine/kernels/kernels.h"
 #include "core/ops/kernel_util.h"
+#include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
 
 namespace vn::engine::kernels {
@@ -16,6 +17,9 @@ namespace {
 
 // Floats of B widened at once per task: 256 KiB, in L2 while the rows of A pass.
 constexpr int64_t kWidenFloats = int64_t{1} << 16;
+// Float sums of a chunk of rows at most (128 KiB), and row blocks per chunk at most.
+constexpr int64_t kPartFloats = int64_t{1} << 15;
+constexpr int64_t kMostChunkBlocks = 16;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -50,27 +54,36 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t
   parallel_for(team, tasks, [&](int64_t task) {
     const int64_t p0 = task * group, p1 = std::min(panels, p0 + group);
     const int64_t j0 = p0 * ops::kPackCols, cols = std::min(n, p1 * ops::kPackCols) - j0;
-    std::vector<float> wide(static_cast<size_t>((p1 - p0) * depth * ops::kPackCols));
-    std::vector<float> part(static_cast<size_t>(m * cols));
+    // Rows of A per product, in whole blocks of kPackRows: few enough that their float sums stay
+    // in L2 beside the widened panels, to be converted and finished there (the sums of all m rows
+    // went through memory, in a fresh buffer, and the finish read them from memory again).
+    const int64_t chunk =
+        std::clamp<int64_t>(kPartFloats / cols / ops::kPackRows, 1, kMostChunkBlocks) * ops::kPackRows;
+    ops::Scratch<float> wide(static_cast<size_t>((p1 - p0) * depth * ops::kPackCols), ops::ScratchSlot::kGemmB);
+    ops::Scratch<float> part(static_cast<size_t>(std::min(chunk, m) * cols), ops::ScratchSlot::kTile);
     int64_t k0 = 0;
     do {  // once when k is 0: the sums are zero
       const int64_t kc = std::min(depth, k - k0);
       for (int64_t p = p0; p < p1; ++p) {
         const int8_t* src = b.values.data() + (p * k + k0) * ops::kPackCols;
-        std::copy_n(src, kc * ops::kPackCols, wide.begin() + (p - p0) * kc * ops::kPackCols);
+        std::copy_n(src, kc * ops::kPackCols, wide.data() + (p - p0) * kc * ops::kPackCols);
       }
-      ops::sgemm_packed(m, cols, kc, a + k0, k, wide.data(), nullptr, part.data(), cols);
-      for (int64_t r = 0; r < m; ++r) {
-        int32_t* yr = y + r * n + j0;
-        const float* pr = part.data() + r * cols;
-        for (int64_t c = 0; c < cols; ++c) {
-          const auto sum = static_cast<int32_t>(pr[c]);
-          yr[c] = k0 == 0 ? sum : yr[c] + sum;
+      const bool last = k0 + kc >= k;
+      for (int64_t r0 = 0; r0 < m; r0 += chunk) {
+        const int64_t rows = std::min(chunk, m - r0);
+        ops::sgemm_packed(rows, cols, kc, a + r0 * k + k0, k, wide.data(), nullptr, part.data(), cols);
+        for (int64_t r = 0; r < rows; ++r) {
+          int32_t* yr = y + (r0 + r) * n + j0;
+          const float* pr = part.data() + r * cols;
+          for (int64_t c = 0; c < cols; ++c) {
+            const auto sum = static_cast<int32_t>(pr[c]);
+            yr[c] = k0 == 0 ? sum : yr[c] + sum;
+          }
         }
+        if (last && finish != nullptr) (*finish)(r0, r0 + rows, j0, j0 + cols);
       }
       k0 += kc;
     } while (k0 < k);
-    if (finish != nullptr) (*finish)(0, m, j0, j0 + cols);
   });
 }
 
