@@ -88,6 +88,9 @@ Result<ConvPlan> conv_plan(const KernelContext& ctx, const Tensor& x, const Tens
 constexpr size_t kKeptPanelBytes = size_t{4} << 20;
 // Packed or transformed weights are kept up to this size.
 constexpr size_t kKeptWeightBytes = size_t{16} << 20;
+// Output channels (per group) below which the AVX2 kernel multiplies a 1x1 convolution's input
+// planes as they lie rather than packing them (conv_packed).
+constexpr int64_t kPointwiseRows = 640;
 // Output channels whose weights a transform sees at once, when they are not packed for all tiles
 // (whole row blocks of the product).
 constexpr int64_t kTransformRows = 5 * kPackRows;
@@ -343,11 +346,13 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
           ? packed_weights().rounded_conv_weights(*w_constant, pw, p.group, mg, rows, kept_as, *transform, threads)
           : nullptr;
   const bool pack_all = !kept && p.n * t.tiles > 1;
-  // A 1x1 convolution without stride or padding multiplies its input planes as they lie on the
-  // AVX-512 kernel: its im2col would be a copy of them. The AVX2 kernel reads packed panels
-  // faster than planes a whole plane apart, by more than the copy costs (ResNet-50's 1x1 layers
-  // over 14 x 14 and 7 x 7 maps on Zen 3: 29-33 -> 33-38 GMAC/s); the bits are the same.
-  bool pointwise = k_size == 1 && sgemm_uses_avx512();
+  // A 1x1 convolution without stride or padding multiplies its input planes as they lie: its
+  // im2col would be a copy of them. On the AVX2 kernel only up to kPointwiseRows output channels:
+  // with more, the kernel's reads of packed panels gain more than the copy costs (Zen 3: 256 ->
+  // 1024 channels over 14 x 14 1.07-1.13x faster packed, 160 -> 960 over 7 x 7 1.2x), with fewer
+  // the copy costs more (64 -> 24 over 56 x 56 2.1x slower packed, 64 -> 256 1.15x, 512 -> 128
+  // over 28 x 28 1.2x). The bits are the same.
+  bool pointwise = k_size == 1 && (sgemm_uses_avx512() || mg < kPointwiseRows);
   for (size_t i = 0; i < p.geo.rank(); ++i) {
     pointwise = pointwise && p.geo.strides[i] == 1 && p.geo.pads_begin[i] == 0 && p.geo.pads_end[i] == 0;
   }
