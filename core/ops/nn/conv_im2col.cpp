@@ -21,9 +21,19 @@ namespace {
 /// each spatial dim a bit mask of the positions of each panel that land inside the input (none
 /// past the tile's end). A panel row of the im2col matrix is then its kPackCols positions read at
 /// offset + the kernel offset's shift, masked: contiguous reads when the panel's positions are
-/// consecutive in the input (stride 1, output rows as wide as the input's), gathers otherwise.
+/// consecutive in the input (stride 1, output rows as wide as the input's); else, when the panel
+/// is a few runs of positions 1 or 2 apart (output rows narrower than the input's, stride 2),
+/// contiguous reads run by run; gathers otherwise.
 class TileIndex {
  public:
+  /// Positions `lanes` of a panel (bits) whose input offsets are base + step * lane.
+  struct Run {
+    uint32_t lanes;
+    int32_t base, step;
+  };
+  // Runs per panel at most for the runs' reads (a 7-wide stride-2 output row: 5 per panel).
+  static constexpr size_t kMostRuns = 6;
+
   /// Indexes columns [c0, c1) of the geometry; false when the input plane is too large for 32-bit
   /// offsets.
   bool build(const WindowGeometry& g, int64_t c0, int64_t c1) {
@@ -56,12 +66,30 @@ class TileIndex {
         consecutive_[static_cast<size_t>(panel)] = 0;
       }
     }
+    runs_.assign(static_cast<size_t>(panels_), {});
+    for (int64_t panel = 0; panel < panels_; ++panel) {
+      if (consecutive(panel)) continue;
+      // Greedy maximal runs of the panel's positions (those before c1) 1 or 2 apart.
+      const int32_t* at = base(panel);
+      const int count = static_cast<int>(std::min(kPackCols, c1 - c0 - panel * kPackCols));
+      std::vector<Run>& runs = runs_[static_cast<size_t>(panel)];
+      for (int j = 0; j < count;) {
+        const int32_t step = j + 1 < count && at[j + 1] - at[j] == 2 ? 2 : 1;
+        int end = j + 1;
+        while (end < count && at[end] - at[end - 1] == step) ++end;
+        runs.push_back({static_cast<uint32_t>((uint64_t{1} << end) - (uint64_t{1} << j)), at[j] - step * j, step});
+        j = end;
+      }
+      if (runs.size() > kMostRuns) runs.clear();
+    }
     return true;
   }
 
   int64_t panels() const { return panels_; }
   const int32_t* base(int64_t panel) const { return base_.data() + panel * kPackCols; }
   bool consecutive(int64_t panel) const { return consecutive_[static_cast<size_t>(panel)] != 0; }
+  /// The runs of a panel that is not consecutive; none when it has too many (gathered).
+  const std::vector<Run>& runs(int64_t panel) const { return runs_[static_cast<size_t>(panel)]; }
   /// Positions of `panel` inside the input at kernel offset (kd, kh, kw).
   uint32_t valid(int64_t kd, int64_t kh, int64_t kw, int64_t panel) const {
     const auto at = [&](int d, int64_t k) { return valid_[static_cast<size_t>((first_[d] + k) * panels_ + panel)]; };
@@ -73,6 +101,7 @@ class TileIndex {
   int64_t first_[3] = {};
   std::vector<int32_t> base_;
   std::vector<uint8_t> consecutive_;
+  std::vector<std::vector<Run>> runs_;
   std::vector<uint32_t> valid_;
 };
 
@@ -81,6 +110,20 @@ inline __m256i lane_mask(uint32_t bits, int q) {
   const __m256i select = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   const __m256i v = _mm256_set1_epi32(static_cast<int>((bits >> (8 * q)) & 0xFF));
   return _mm256_cmpeq_epi32(_mm256_and_si256(v, select), select);
+}
+
+/// Lanes 0-3 of `bits` at the even lanes of an eight-float lane mask: the floats of a vector that
+/// positions two apart read (the odd lanes' 16 is never among the bits).
+inline __m256i even_lane_mask(uint32_t bits) {
+  const __m256i select = _mm256_setr_epi32(1, 16, 2, 16, 4, 16, 8, 16);
+  const __m256i v = _mm256_set1_epi32(static_cast<int>(bits & 0xF));
+  return _mm256_cmpeq_epi32(_mm256_and_si256(v, select), select);
+}
+
+/// The even lanes of a, then those of b.
+inline __m256 even_lanes(__m256 a, __m256 b) {
+  const __m256 lanes = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // a0 a2 b0 b2 | a4 a6 b4 b6
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(lanes), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
 #endif
@@ -132,6 +175,33 @@ void im2col_panels(const float* x, int64_t channels, const WindowGeometry& g, in
             for (int q = 0; q < 4; ++q) {
               _mm256_storeu_ps(dst + 8 * q, _mm256_maskload_ps(from + 8 * q, lane_mask(bits, q)));
             }
+          }
+        }
+      } else if (const std::vector<TileIndex::Run>& runs = index.runs(panel); !runs.empty()) {
+        // Run by run, masked contiguous reads, two vectors' even lanes for positions two apart:
+        // gathers cost Zen 3 about a cycle a float. Each position is in one run, and the others'
+        // reads leave its lane zero.
+        for (int64_t c = 0; c < channels; ++c) {
+          const float* xc = x + c * in_size;
+          for (int64_t k = 0; k < k_size; ++k, dst += kPackCols) {
+            const uint32_t bits = masks[static_cast<size_t>(k)];
+            const int32_t shift = shifts[static_cast<size_t>(k)];
+            __m256 out[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+            for (const TileIndex::Run& run : runs) {
+              const float* from = xc + run.base + shift;
+              for (int q = 0; q < 4; ++q) {
+                const uint32_t lanes = (bits & run.lanes) >> (8 * q) & 0xFF;
+                if (lanes == 0) continue;
+                if (run.step == 1) {
+                  out[q] = _mm256_or_ps(out[q], _mm256_maskload_ps(from + 8 * q, lane_mask(lanes, 0)));
+                } else {
+                  const __m256 lo = _mm256_maskload_ps(from + 16 * q, even_lane_mask(lanes));
+                  const __m256 hi = _mm256_maskload_ps(from + 16 * q + 8, even_lane_mask(lanes >> 4));
+                  out[q] = _mm256_or_ps(out[q], even_lanes(lo, hi));
+                }
+              }
+            }
+            for (int q = 0; q < 4; ++q) _mm256_storeu_ps(dst + 8 * q, out[q]);
           }
         }
       } else {

@@ -12,12 +12,14 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ops/nn/conv.h"
+#include "core/ops/nn/conv_im2col.h"
 #include "core/ops/nn/conv_regions.h"
-#include "core/ops/sgemm_driver.h"
 #include "core/ops/sgemm.h"
+#include "core/ops/sgemm_driver.h"
 #include "tests/ops/half_tensor.h"
 #include "tests/ops/nn/conv_naive.h"
 #include "tests/ops/op_tester.h"
@@ -451,6 +453,50 @@ TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
             << "case in " << shape_to_string(k.in) << " call " << call;
       }
       EXPECT_EQ(packed_weights().bytes() > kept_before, !non_finite) << shape_to_string(k.in);
+    }
+  }
+}
+
+// im2col_panels writes the packed panels of im2col_tile's matrix, value for value, on each of its
+// paths: panels of consecutive positions (stride 1, same padding), runs of positions 1 apart
+// (valid padding), runs 2 apart (stride 2 over output rows 56, 14, 12 and 7 wide), and gathers
+// (stride 3); for whole planes and for tiles that start and end inside a panel.
+TEST(Conv, Im2colPanelsHoldTheIm2colMatrixOnEveryPath) {
+  struct Case {
+    Shape in, kernel, strides, dilations, pads;  // 3-D; pads begin = end
+  };
+  const Case cases[] = {
+      {{1, 9, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}},
+      {{1, 17, 17}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}},
+      {{1, 112, 112}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}},
+      {{1, 28, 28}, {1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {0, 1, 1}},
+      {{1, 23, 23}, {1, 7, 7}, {1, 2, 2}, {1, 1, 1}, {0, 3, 3}},
+      {{1, 14, 14}, {1, 1, 1}, {1, 2, 2}, {1, 1, 1}, {0, 0, 0}},
+      {{1, 16, 16}, {1, 3, 3}, {1, 1, 1}, {1, 2, 2}, {0, 2, 2}},
+      {{1, 20, 20}, {1, 3, 3}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}},
+  };
+  uint32_t seed = 950;
+  for (const Case& k : cases) {
+    WindowGeometry g{k.in, k.kernel, k.strides, k.dilations, k.pads, k.pads, Shape(3)};
+    for (size_t d = 0; d < 3; ++d) g.out[d] = (k.in[d] + 2 * k.pads[d] - g.effective_kernel(d)) / k.strides[d] + 1;
+    const int64_t channels = 3, n = shape_numel(g.out), depth = channels * shape_numel(k.kernel);
+    const std::vector<float> x = random_floats(static_cast<size_t>(channels * shape_numel(k.in)), seed++);
+    for (const auto& [c0, c1] : {std::pair<int64_t, int64_t>{0, n}, {5, n - 3}, {32, std::min<int64_t>(n, 101)}}) {
+      if (c1 <= c0) continue;
+      const int64_t width = c1 - c0, panels = (width + kPackCols - 1) / kPackCols;
+      std::vector<float> packed(static_cast<size_t>(panels * depth * kPackCols), std::nanf(""));
+      std::vector<float> plain(static_cast<size_t>(depth * width));
+      im2col_panels(x.data(), channels, g, c0, c1, 0, depth, packed.data());
+      im2col_tile(x.data(), channels, g, c0, c1, plain.data());
+      for (int64_t row = 0; row < depth; ++row) {
+        for (int64_t j = 0; j < panels * kPackCols; ++j) {
+          const float got = packed[static_cast<size_t>((j / kPackCols * depth + row) * kPackCols + j % kPackCols)];
+          const float want = j < width ? plain[static_cast<size_t>(row * width + j)] : 0.0f;
+          ASSERT_EQ(std::memcmp(&got, &want, sizeof(float)), 0)
+              << "in " << shape_to_string(k.in) << " stride " << k.strides[2] << " columns [" << c0 << ", " << c1
+              << ") row " << row << " column " << j << ": " << got << " vs " << want;
+        }
+      }
     }
   }
 }
