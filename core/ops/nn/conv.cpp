@@ -308,7 +308,8 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
     conv_direct(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads);
     return false;
   }
-  if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform, w_constant)) {
+  if (conv_float32_by_regions(p.geo, p.n, p.c, p.m, p.group, px, pw, pb, py, threads, transform, w_constant,
+                              kept_as)) {
     return false;
   }
   if (single_position(p)) {

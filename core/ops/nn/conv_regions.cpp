@@ -172,7 +172,8 @@ void gather_live(const float* w, int64_t gi, int64_t mg, int64_t cg, int64_t tap
 
 bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                              const float* w, const float* bias, float* y, int threads,
-                             const std::function<void(std::span<float>)>* transform, const Tensor* w_constant) {
+                             const std::function<void(std::span<float>)>* transform, const Tensor* w_constant,
+                             Narrow kept_as) {
   const std::vector<ConvRegion> regions = padding_regions(geo);
   if (regions.empty()) return false;
   const int64_t cg = c / group, mg = m / group, taps = shape_numel(geo.kernel);
@@ -219,15 +220,19 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
   std::vector<int64_t> gathered_at(regions.size() + 1, 0);
   for (size_t r = 0; r < regions.size(); ++r) gathered_at[r + 1] = gathered_at[r] + row_blocks * kPackRows * depth[r];
   std::shared_ptr<const float[]> gathered;
-  if (w_constant && !transform) {
+  if (w_constant && (!transform || kept_as != Narrow::kNone)) {
     gathered = packed_weights().derived_weights(
-        *w_constant, w, fmt::format("regions:{}:{}:{}:{}", group, mg, cg, geometry_key(geo)),
+        *w_constant, w,
+        fmt::format("regions:{}:{}:{}:{}:{}", group, mg, cg, geometry_key(geo), transform ? narrow_name(kept_as) : ""),
         group * gathered_at.back(), [&](float* out) {
           if (!all_finite(w, group * mg * cg * taps)) return false;
           parallel_for(threads, group * count, [&](int64_t job) {
             const int64_t gi = job / count, r = job % count;
-            gather_live(w, gi, mg, cg, taps, regions[static_cast<size_t>(r)], 0, row_blocks,
-                        out + gi * gathered_at.back() + gathered_at[static_cast<size_t>(r)]);
+            float* box_weights = out + gi * gathered_at.back() + gathered_at[static_cast<size_t>(r)];
+            gather_live(w, gi, mg, cg, taps, regions[static_cast<size_t>(r)], 0, row_blocks, box_weights);
+            if (transform) {
+              (*transform)(std::span<float>(box_weights, static_cast<size_t>(row_blocks * kPackRows * depth[r])));
+            }
           });
           return true;
         });

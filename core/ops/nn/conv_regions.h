@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/ir/tensor.h"
+#include "core/ops/narrow.h"
 #include "core/ops/spatial.h"
 
 namespace vn::ops {
@@ -34,19 +35,21 @@ std::vector<ConvRegion> padding_regions(const WindowGeometry& g);
 /// conv_float32 (conv.h, same arguments) box by box over padding_regions(geo), when there are
 /// regions and every weight is finite. Returns false otherwise: y is then left with some or none
 /// of its values, for the caller to compute in full. Each box's im2col holds only its live taps,
-/// and each block of output channels gathers its live weights from rows of w it has just read, so
-/// the weights are read once whatever the number of boxes. A dead tap would add w * 0 to each
-/// sum, which leaves the sum as it is (up to the sign of an all-zero sum after a bias of -0) when
-/// w is finite, and the live ones are summed in the order of the whole convolution (input
-/// channel, then tap): the outputs have its bits. With a non-finite weight the taps all stay
-/// (inf * 0 is NaN, as ONNX's zero padding makes it).
+/// and each chunk of output channels (up to 96) gathers its live weights box by box from rows of
+/// w it has just read. A dead tap would add w * 0 to each sum, which leaves the sum as it is (up
+/// to the sign of an all-zero sum after a bias of -0) when w is finite, and the live ones are
+/// summed in the order of the whole convolution (input channel, then tap): the outputs have its
+/// bits. With a non-finite weight the taps all stay (inf * 0 is NaN, as ONNX's zero padding makes
+/// it).
 ///
-/// When w lies in the constant `w_constant` and there is no transform, the live weights of every
-/// box, gathered, are kept from call to call (PackedWeights::derived_weights): the gathers read
-/// each weight once per box, 5.4 times the weights' size for DeepLabV3's rate-6 boxes.
+/// When w lies in the constant `w_constant` and there is no transform, or one that rounds to the
+/// 16-bit format `kept_as` (as conv_float32's), the live weights of every box, gathered (and
+/// rounded), are kept from call to call in float32 (PackedWeights::derived_weights): the gathers
+/// read each weight once per box and chunk, 5.4 times the weights' size per chunk for DeepLabV3's
+/// rate-6 boxes.
 bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                              const float* w, const float* bias, float* y, int threads,
                              const std::function<void(std::span<float>)>* transform,
-                             const Tensor* w_constant = nullptr);
+                             const Tensor* w_constant = nullptr, Narrow kept_as = Narrow::kNone);
 
 }  // namespace vn::ops

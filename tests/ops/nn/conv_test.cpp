@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/ops/narrow.h"
 #include "core/ops/nn/conv.h"
 #include "core/ops/nn/conv_im2col.h"
 #include "core/ops/nn/conv_regions.h"
@@ -393,6 +394,8 @@ TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
       {{5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {4, 4, 4}, {4, 4, 4, 4, 4, 4}},
   };
   uint32_t seed = 720;
+  std::vector<Tensor> constants;
+  constants.reserve(2 * std::size(cases));
   for (const Case& k : cases) {
     const size_t rank = k.in.size();
     const int64_t n = 2, c = 12, m = 13;  // 13: a block of output channels is part empty
@@ -442,8 +445,15 @@ TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
         }
       }
       // Weights that are a constant have their live taps gathered once and kept (none kept when
-      // one is not finite): the same bits at the call that gathers them and at the next.
-      const Tensor constant = Tensor::from_vector<float>({m, c, shape_numel(k.kernel)}, w);
+      // one is not finite): the same bits at the call that gathers them and at the next. The
+      // constants stay alive to the end, so that no kept entry of theirs goes meanwhile.
+      const Tensor& constant =
+          constants.emplace_back(Tensor::from_vector<float>({m, c, shape_numel(k.kernel)}, w));
+      size_t gathered_bytes = 0;
+      for (const ConvRegion& region : padding_regions(geo)) {
+        gathered_bytes += static_cast<size_t>((m + kPackRows - 1) / kPackRows * kPackRows * c) * region.taps.size() *
+                          sizeof(float);
+      }
       const size_t kept_before = packed_weights().bytes();
       for (int call = 0; call < 2; ++call) {
         std::vector<float> kept(got.size());
@@ -452,7 +462,24 @@ TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
         ASSERT_EQ(std::memcmp(kept.data(), got.data(), got.size() * sizeof(float)), 0)
             << "case in " << shape_to_string(k.in) << " call " << call;
       }
-      EXPECT_EQ(packed_weights().bytes() > kept_before, !non_finite) << shape_to_string(k.in);
+      EXPECT_EQ(packed_weights().bytes() - kept_before == gathered_bytes, !non_finite) << shape_to_string(k.in);
+      // So with a transform that rounds to float16 (an fp16 engine's): kept rounded, the bits of
+      // the weights rounded at every call.
+      const std::function<void(std::span<float>)> to_half = [](std::span<float> v) {
+        std::vector<uint16_t> half(v.size());
+        narrow(Narrow::kFloat16, v.data(), static_cast<int64_t>(v.size()), half.data());
+        widen(Narrow::kFloat16, half.data(), static_cast<int64_t>(v.size()), v.data());
+      };
+      std::vector<float> rounded(got.size()), kept_rounded(got.size());
+      conv_float32(geo, n, c, m, 1, x.data(), w.data(), b.data(), rounded.data(), 2, &to_half);
+      const size_t before_rounded = packed_weights().bytes();
+      for (int call = 0; call < 2; ++call) {
+        conv_float32(geo, n, c, m, 1, x.data(), constant.data<float>(), b.data(), kept_rounded.data(), 2, &to_half,
+                     nullptr, &constant, Narrow::kFloat16);
+        ASSERT_EQ(std::memcmp(kept_rounded.data(), rounded.data(), got.size() * sizeof(float)), 0)
+            << "case in " << shape_to_string(k.in) << " rounded, call " << call;
+      }
+      EXPECT_EQ(packed_weights().bytes() - before_rounded == gathered_bytes, !non_finite) << shape_to_string(k.in);
     }
   }
 }
