@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The direct float32 convolution of the reference's Conv (conv.cpp) for groups of few channels:
-// depthwise convolutions and the grouped ones of RegNet-like models, which im2col + GEMM runs
-// poorly (tiny GEMMs, an im2col k*k times the input). Internal to the Conv kernels.
+// depthwise convolutions, the grouped ones of RegNet-like models and networks' stems, which
+// im2col + GEMM runs poorly (tiny GEMMs, an im2col k*k times the input). Internal to the Conv
+// kernels.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,9 @@
 namespace vn::ops {
 
 /// Whether conv_direct computes a convolution of `group` groups of `cg` input and `mg` output
-/// channels: one input channel per group (depthwise, any channel multiplier), or several groups of
-/// few channels each, where it beats im2col + GEMM.
+/// channels: one input channel per group (depthwise, any channel multiplier), several groups of
+/// few channels each, or one group of up to 4 input and 32 output channels (a network's stem),
+/// where it beats im2col + GEMM.
 bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg);
 
 /// y = conv(x, w) (+ one bias per output channel when `bias` is non-null) over dense row-major

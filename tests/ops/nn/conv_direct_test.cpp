@@ -122,8 +122,8 @@ TEST(ConvDirect, GroupsOfFewChannels) {
 }
 
 TEST(ConvDirect, LargePlanesAreCopiedInChunksOfRows) {
-  // A padded copy of more than 1 MiB is cut into chunks of output rows, each copying the input
-  // rows it reads (here 2 and 3 chunks).
+  // A padded copy of more than 256 KiB is cut into chunks of output rows, each copying the input
+  // rows it reads.
   check_conv({.x = {1, 1, 520, 515}, .m = 1, .group = 1, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 475);
   check_conv({.x = {1, 8, 363, 361}, .m = 4, .group = 2, .kernel = {3, 3}, .strides = {2, 1}, .pads = {1, 1, 1, 1}},
              476);
@@ -184,7 +184,7 @@ TEST(ConvDirect, ThreadCountKeepsTheBits) {
 // outputs have the bits of that group alone run as one im2col + GEMM (one group never runs
 // directly), the direct sum following the GEMM's order and rounding.
 TEST(ConvDirect, SameBitsAsTheGemm) {
-  for (int64_t cg : {4, 8, 16}) {
+  for (int64_t cg : {5, 8, 16}) {  // one group of 4 channels or fewer runs directly too
     SCOPED_TRACE("channels per group " + std::to_string(cg));
     const int64_t group = 3, mg = 8, h = 13, w = 11;
     WindowGeometry geo;
@@ -207,6 +207,44 @@ TEST(ConvDirect, SameBitsAsTheGemm) {
                    b.data() + gi * mg, gemm.data(), 1);
       EXPECT_EQ(std::memcmp(gemm.data(), direct.data() + gi * mg * out_size, gemm.size() * sizeof(float)), 0) << gi;
     }
+  }
+}
+
+// A network's stem (one group of 3 input channels, few output channels) runs directly, with the
+// bits of the im2col + GEMM path: the same convolution over two more input channels of zeros,
+// with zero weights, runs as a GEMM and adds w * 0 = +0 to each sum past the live ones.
+TEST(ConvDirect, StemsHaveTheBitsOfTheGemm) {
+  ASSERT_TRUE(conv_direct_suits(1, 3, 24));
+  ASSERT_FALSE(conv_direct_suits(1, 5, 24));
+  ASSERT_FALSE(conv_direct_suits(1, 3, 64));  // ResNet's 7 x 7 stem: faster as a GEMM
+  struct Case {
+    int64_t m, kernel, stride, h, w;
+  };
+  for (const Case& k : {Case{24, 3, 2, 31, 29}, Case{16, 3, 2, 40, 40}, Case{32, 7, 2, 23, 27}, Case{8, 3, 1, 9, 14}}) {
+    SCOPED_TRACE("m " + std::to_string(k.m) + " kernel " + std::to_string(k.kernel));
+    const int64_t c = 3, wide = 5, taps = k.kernel * k.kernel, pad = k.kernel / 2;
+    WindowGeometry geo;
+    geo.in = {k.h, k.w};
+    geo.kernel = {k.kernel, k.kernel};
+    geo.strides = {k.stride, k.stride};
+    geo.dilations = {1, 1};
+    geo.pads_begin = {pad, pad};
+    geo.pads_end = {pad, pad};
+    geo.out = {(k.h + 2 * pad - k.kernel) / k.stride + 1, (k.w + 2 * pad - k.kernel) / k.stride + 1};
+    const int64_t in_size = k.h * k.w, out_size = geo.out[0] * geo.out[1];
+    const std::vector<float> x = random_floats(static_cast<size_t>(c * in_size), 520);
+    const std::vector<float> wt = random_floats(static_cast<size_t>(k.m * c * taps), 521);
+    const std::vector<float> b = random_floats(static_cast<size_t>(k.m), 522);
+    std::vector<float> x_wide(static_cast<size_t>(wide * in_size), 0.0f),
+        wt_wide(static_cast<size_t>(k.m * wide * taps), 0.0f);
+    std::copy(x.begin(), x.end(), x_wide.begin());
+    for (int64_t o = 0; o < k.m; ++o) {
+      std::copy_n(wt.begin() + o * c * taps, c * taps, wt_wide.begin() + o * wide * taps);
+    }
+    std::vector<float> direct(static_cast<size_t>(k.m * out_size)), gemm(direct.size());
+    conv_float32(geo, 1, c, k.m, 1, x.data(), wt.data(), b.data(), direct.data(), 2);
+    conv_float32(geo, 1, wide, k.m, 1, x_wide.data(), wt_wide.data(), b.data(), gemm.data(), 2);
+    EXPECT_EQ(std::memcmp(gemm.data(), direct.data(), gemm.size() * sizeof(float)), 0);
   }
 }
 
