@@ -122,7 +122,8 @@ void run_span(const ElementwiseChain& chain, bool keep_source, const float* x, f
       at.rows[r] = chain.rows[r].data() + (offset + b0) % chain.row_lengths[r];
     }
     // The block's values are final before y's block is written: y may be x.
-    float* t = keep_source ? block : y + b0;
+    // A chain that is SiLU alone writes y from x in its one pass (y may be x).
+    float* t = keep_source && !(silu && ops.size() == 2) ? block : y + b0;
     size_t first = 0;
     if (silu) {
       // Sigmoid then its product with the source, in one pass from the source: vmath::silu gives
@@ -217,6 +218,15 @@ void ElementwiseChain::run_rows(float* y, int64_t first, int64_t rows, int64_t s
                                 std::span<const float* const> others) const {
   const bool keep_source = reads_source(ops);
   const float* at[kChainMaxOthers];
+  if (width == stride) {
+    // Whole rows, one after another (a depthwise convolution's 7 x 7 planes): one span, whose
+    // vectors run past each row's end, where a span per row ran each row's tail (49 = 6 x 8 + 1)
+    // one value at a time.
+    for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + first;
+    run_span(*this, keep_source, y + first, y + first, rows * width, first,
+             std::span<const float* const>(at, others.size()));
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t offset = first + r * stride;
     for (size_t o = 0; o < others.size(); ++o) at[o] = others[o] + offset;
