@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/common/parallel.h"
 #include "core/common/threads.h"
@@ -226,15 +227,23 @@ bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, in
         fmt::format("regions:{}:{}:{}:{}:{}", group, mg, cg, geometry_key(geo), transform ? narrow_name(kept_as) : ""),
         group * gathered_at.back(), [&](float* out) {
           if (!all_finite(w, group * mg * cg * taps)) return false;
+          std::atomic<bool> rounds{true};
           parallel_for(threads, group * count, [&](int64_t job) {
             const int64_t gi = job / count, r = job % count;
+            const int64_t size = row_blocks * kPackRows * depth[static_cast<size_t>(r)];
             float* box_weights = out + gi * gathered_at.back() + gathered_at[static_cast<size_t>(r)];
             gather_live(w, gi, mg, cg, taps, regions[static_cast<size_t>(r)], 0, row_blocks, box_weights);
-            if (transform) {
-              (*transform)(std::span<float>(box_weights, static_cast<size_t>(row_blocks * kPackRows * depth[r])));
-            }
+            if (!transform) return;
+            // Kept only when the transform is the rounding to kept_as, as PackedWeights' rounded
+            // entries: their key names no other transform.
+            std::vector<uint16_t> narrowed(static_cast<size_t>(size));
+            std::vector<float> want(static_cast<size_t>(size));
+            narrow(kept_as, box_weights, size, narrowed.data());
+            widen(kept_as, narrowed.data(), size, want.data());
+            (*transform)(std::span<float>(box_weights, static_cast<size_t>(size)));
+            if (std::memcmp(want.data(), box_weights, want.size() * sizeof(float)) != 0) rounds = false;
           });
-          return true;
+          return rounds.load();
         });
   }
   // Chunks of output channels, up to kRegionBlocks row blocks each: their live weights (gathered

@@ -43,10 +43,11 @@ std::vector<ConvRegion> padding_regions(const WindowGeometry& g);
 /// it).
 ///
 /// When w lies in the constant `w_constant` and there is no transform, or one that rounds to the
-/// 16-bit format `kept_as` (as conv_float32's), the live weights of every box, gathered (and
-/// rounded), are kept from call to call in float32 (PackedWeights::derived_weights): the gathers
-/// read each weight once per box and chunk, 5.4 times the weights' size per chunk for DeepLabV3's
-/// rate-6 boxes.
+/// 16-bit format `kept_as` (as conv_float32's; checked when they are gathered, as PackedWeights'
+/// rounded entries: any other transform keeps nothing), the live weights of every box, gathered
+/// (and rounded), are kept from call to call in float32 (PackedWeights::derived_weights): the
+/// gathers read each weight once per box and chunk, 5.4 times the weights' size per chunk for
+/// DeepLabV3's rate-6 boxes.
 bool conv_float32_by_regions(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,
                              const float* w, const float* bias, float* y, int threads,
                              const std::function<void(std::span<float>)>* transform,

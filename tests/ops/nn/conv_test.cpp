@@ -395,7 +395,7 @@ TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
   };
   uint32_t seed = 720;
   std::vector<Tensor> constants;
-  constants.reserve(2 * std::size(cases));
+  constants.reserve(4 * std::size(cases));
   for (const Case& k : cases) {
     const size_t rank = k.in.size();
     const int64_t n = 2, c = 12, m = 13;  // 13: a block of output channels is part empty
@@ -480,6 +480,20 @@ TEST(Conv, BoxesOfLiveTapsGiveTheBitsOfTheZeroPaddedConvolution) {
             << "case in " << shape_to_string(k.in) << " rounded, call " << call;
       }
       EXPECT_EQ(packed_weights().bytes() - before_rounded == gathered_bytes, !non_finite) << shape_to_string(k.in);
+      // A transform that is not the rounding it is said to be (on other weights: a key names the
+      // rounding) keeps nothing, and gives its own bits.
+      const Tensor& other = constants.emplace_back(Tensor::from_vector<float>({m, c, shape_numel(k.kernel)}, w));
+      const std::function<void(std::span<float>)> not_rounding = [](std::span<float> v) {
+        for (float& e : v) e = 2 * e - 0.25f;
+      };
+      std::vector<float> transformed(got.size()), kept_transformed(got.size());
+      conv_float32(geo, n, c, m, 1, x.data(), w.data(), b.data(), transformed.data(), 2, &not_rounding);
+      const size_t before_other = packed_weights().bytes();
+      conv_float32(geo, n, c, m, 1, x.data(), other.data<float>(), b.data(), kept_transformed.data(), 2,
+                   &not_rounding, nullptr, &other, Narrow::kFloat16);
+      ASSERT_EQ(std::memcmp(kept_transformed.data(), transformed.data(), got.size() * sizeof(float)), 0)
+          << "case in " << shape_to_string(k.in) << " not rounding";
+      EXPECT_EQ(packed_weights().bytes(), before_other) << shape_to_string(k.in);
     }
   }
 }
