@@ -2,6 +2,7 @@
 // im2col into sgemm.h's packed panels (conv_im2col.h): gathers with lane masks under AVX2.
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #if defined(__AVX2__)
@@ -66,21 +67,27 @@ class TileIndex {
         consecutive_[static_cast<size_t>(panel)] = 0;
       }
     }
-    runs_.assign(static_cast<size_t>(panels_), {});
+    runs_.resize(static_cast<size_t>(panels_) * kMostRuns);
+    run_count_.assign(static_cast<size_t>(panels_), 0);
     for (int64_t panel = 0; panel < panels_; ++panel) {
       if (consecutive(panel)) continue;
-      // Greedy maximal runs of the panel's positions (those before c1) 1 or 2 apart.
+      // Greedy maximal runs of the panel's positions (those before c1) 1 or 2 apart; none kept
+      // when there are more than kMostRuns.
       const int32_t* at = base(panel);
       const int count = static_cast<int>(std::min(kPackCols, c1 - c0 - panel * kPackCols));
-      std::vector<Run>& runs = runs_[static_cast<size_t>(panel)];
-      for (int j = 0; j < count;) {
+      Run* runs = runs_.data() + panel * static_cast<int64_t>(kMostRuns);
+      size_t n = 0;
+      for (int j = 0; j < count && n <= kMostRuns;) {
         const int32_t step = j + 1 < count && at[j + 1] - at[j] == 2 ? 2 : 1;
         int end = j + 1;
         while (end < count && at[end] - at[end - 1] == step) ++end;
-        runs.push_back({static_cast<uint32_t>((uint64_t{1} << end) - (uint64_t{1} << j)), at[j] - step * j, step});
+        if (n < kMostRuns) {
+          runs[n] = {static_cast<uint32_t>((uint64_t{1} << end) - (uint64_t{1} << j)), at[j] - step * j, step};
+        }
+        ++n;
         j = end;
       }
-      if (runs.size() > kMostRuns) runs.clear();
+      run_count_[static_cast<size_t>(panel)] = static_cast<uint8_t>(n <= kMostRuns ? n : 0);
     }
     return true;
   }
@@ -89,7 +96,9 @@ class TileIndex {
   const int32_t* base(int64_t panel) const { return base_.data() + panel * kPackCols; }
   bool consecutive(int64_t panel) const { return consecutive_[static_cast<size_t>(panel)] != 0; }
   /// The runs of a panel that is not consecutive; none when it has too many (gathered).
-  const std::vector<Run>& runs(int64_t panel) const { return runs_[static_cast<size_t>(panel)]; }
+  std::span<const Run> runs(int64_t panel) const {
+    return {runs_.data() + panel * static_cast<int64_t>(kMostRuns), run_count_[static_cast<size_t>(panel)]};
+  }
   /// Positions of `panel` inside the input at kernel offset (kd, kh, kw).
   uint32_t valid(int64_t kd, int64_t kh, int64_t kw, int64_t panel) const {
     const auto at = [&](int d, int64_t k) { return valid_[static_cast<size_t>((first_[d] + k) * panels_ + panel)]; };
@@ -101,7 +110,8 @@ class TileIndex {
   int64_t first_[3] = {};
   std::vector<int32_t> base_;
   std::vector<uint8_t> consecutive_;
-  std::vector<std::vector<Run>> runs_;
+  std::vector<Run> runs_;            // kMostRuns places per panel
+  std::vector<uint8_t> run_count_;  // per panel: its runs in runs_
   std::vector<uint32_t> valid_;
 };
 
@@ -177,7 +187,7 @@ void im2col_panels(const float* x, int64_t channels, const WindowGeometry& g, in
             }
           }
         }
-      } else if (const std::vector<TileIndex::Run>& runs = index.runs(panel); !runs.empty()) {
+      } else if (const std::span<const TileIndex::Run> runs = index.runs(panel); !runs.empty()) {
         // Run by run, masked contiguous reads, two vectors' even lanes for positions two apart:
         // gathers cost Zen 3 about a cycle a float. Each position is in one run, and the others'
         // reads leave its lane zero.
