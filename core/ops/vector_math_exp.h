@@ -54,17 +54,28 @@ typename V::D horner_lanes(const double (&c)[N], typename V::D x) {
   return p;
 }
 
-/// e^x for x in [kExpMin, kExpMax]: x = k ln2 + r, e^r = 1 + r + r^2 P(r), 2^k into the exponent.
+/// The parts of e^x: x = k ln2 + r with |r| <= ln2 / 2, `q` = e^r - 1 = r + r^2 P(r), and `t`, whose
+/// low bits hold k (V::scale(y, t) multiplies y by 2^k).
 template <typename V>
-typename V::D exp_lanes(typename V::D x) {
+struct ExpParts {
+  typename V::D q, t;
+};
+template <typename V>
+ExpParts<V> exp_parts(typename V::D x) {
   using D = typename V::D;
   const D shifter = V::set1(kShifter);
   const D t = V::fmadd(x, V::set1(kInvLn2), shifter);
   const D k = V::sub(t, shifter);
   D r = V::fmadd(k, V::set1(-kLn2Hi), x);
   r = V::fmadd(k, V::set1(-kLn2Lo), r);
-  const D y = V::add(V::set1(1.0), V::fmadd(V::mul(r, r), horner_lanes<V>(kExpP, r), r));
-  return V::scale(y, t);
+  return {V::fmadd(V::mul(r, r), horner_lanes<V>(kExpP, r), r), t};
+}
+
+/// e^x for x in [kExpMin, kExpMax]: 2^k (1 + q), the exponent added to.
+template <typename V>
+typename V::D exp_lanes(typename V::D x) {
+  const ExpParts<V> p = exp_parts<V>(x);
+  return V::scale(V::add(V::set1(1.0), p.q), p.t);
 }
 
 /// tanh of a float beyond this is 1 once rounded to float (1 - tanh(a) ~ 2e^(-2a) falls below half
@@ -72,21 +83,15 @@ typename V::D exp_lanes(typename V::D x) {
 constexpr double kTanhMax = 10.0;
 
 /// tanh(a) for a in [0, kTanhMax], through e = e^(2a) - 1 and e / (e + 2), which cancels nowhere
-/// for a >= 0: 2a = k ln2 + r as in exp_lanes, q = e^r - 1 = r + r^2 P(r), and e = 2^k q + (2^k - 1)
-/// in one fused step (2^k - 1 is exact). Near 0, k is 0 and e is q itself, so tiny arguments keep
-/// their relative precision. `div` is the lanes' division.
+/// for a >= 0: with exp_parts of 2a, e = 2^k q + (2^k - 1) in one fused step (2^k - 1 is exact).
+/// Near 0, k is 0 and e is q itself, so tiny arguments keep their relative precision. `div` is
+/// the lanes' division.
 template <typename V>
 typename V::D tanh_lanes(typename V::D a) {
   using D = typename V::D;
-  const D x = V::add(a, a);
-  const D shifter = V::set1(kShifter);
-  const D t = V::fmadd(x, V::set1(kInvLn2), shifter);
-  const D k = V::sub(t, shifter);
-  D r = V::fmadd(k, V::set1(-kLn2Hi), x);
-  r = V::fmadd(k, V::set1(-kLn2Lo), r);
-  const D q = V::fmadd(V::mul(r, r), horner_lanes<V>(kExpP, r), r);
-  const D s = V::scale(V::set1(1.0), t);
-  const D e = V::fmadd(s, q, V::sub(s, V::set1(1.0)));
+  const ExpParts<V> p = exp_parts<V>(V::add(a, a));
+  const D s = V::scale(V::set1(1.0), p.t);
+  const D e = V::fmadd(s, p.q, V::sub(s, V::set1(1.0)));
   return V::div(e, V::add(e, V::set1(2.0)));
 }
 

@@ -88,8 +88,8 @@ struct Activation {
       case Fn::kTanh:
         return tanh(x);
       case Fn::kSigmoid: {
-        if constexpr (std::is_same_v<T, float>) return vmath::sigmoid(x);
-        // Split form: exp of a non-positive argument never overflows.
+        // Split form: exp of a non-positive argument never overflows. (float32 gates take
+        // vmath::sigmoid's arrays instead: Recurrence::apply.)
         if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
         const T e = std::exp(x);
         return e / (T(1) + e);
@@ -324,8 +324,8 @@ class Recurrence {
     const T bound = c_.clip ? static_cast<T>(*c_.clip) : T(0);
     const bool clip = c_.clip.has_value();
     if constexpr (std::is_same_v<T, float>) {
-      // The gates' functions in float32 run over whole rows in vmath's arrays (the same bits as
-      // Activation's scalars): one at a time through glibc they were a sixth of an LSTM's run.
+      // Sigmoid and Tanh in float32 run over whole rows in vmath's arrays (the Sigmoid and Tanh
+      // ops' bits): one at a time through glibc they were a sixth of an LSTM's run.
       if (f.fn == Fn::kTanh || f.fn == Fn::kSigmoid) {
         if (clip) m = m.unaryExpr([&](T v) { return std::clamp(v, -bound, bound); });
         for (Eigen::Index r = 0; r < m.rows() && m.cols() > 0; ++r) {

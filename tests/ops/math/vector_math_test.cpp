@@ -46,6 +46,21 @@ std::vector<float> sample_patterns() {
   return x;
 }
 
+/// f over sample_patterns() against `rounded` (the double function rounded to float): no value
+/// may differ (NaN matching NaN); the first that does is reported.
+template <typename F>
+void expect_sample_correctly_rounded(const char* name, F f, float (*rounded)(float)) {
+  const std::vector<float> x = sample_patterns();
+  const std::vector<float> y = both_paths(x, f);
+  int64_t wrong = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float want = rounded(x[i]);
+    if (std::isnan(want) ? !std::isnan(y[i]) : bits(y[i]) != bits(want)) ++wrong;
+    if (wrong == 1 && bits(y[i]) != bits(want)) ADD_FAILURE() << name << "(" << x[i] << ") = " << y[i] << ", not " << want;
+  }
+  EXPECT_EQ(wrong, 0) << name;
+}
+
 void expect_same(float got, float want, float x) {
   if (std::isnan(want)) {
     EXPECT_TRUE(std::isnan(got)) << "x = " << x;
@@ -145,27 +160,11 @@ TEST(VectorMath, ErfSpecialValues) {
 // bench_vector_math found no difference from the double function rounded to float over every 97th
 // pattern (and none over all 2^32); this sample must have none either.
 TEST(VectorMath, ExpSampleIsCorrectlyRounded) {
-  const std::vector<float> x = sample_patterns();
-  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { exp(a, b, n); });
-  int64_t wrong = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const float want = exp_rounded(x[i]);
-    if (std::isnan(want) ? !std::isnan(y[i]) : bits(y[i]) != bits(want)) ++wrong;
-    if (wrong == 1 && bits(y[i]) != bits(want)) ADD_FAILURE() << "exp(" << x[i] << ") = " << y[i] << ", not " << want;
-  }
-  EXPECT_EQ(wrong, 0);
+  expect_sample_correctly_rounded("exp", [](const float* a, float* b, int64_t n) { exp(a, b, n); }, exp_rounded);
 }
 
 TEST(VectorMath, ErfSampleIsCorrectlyRounded) {
-  const std::vector<float> x = sample_patterns();
-  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { erf(a, b, n); });
-  int64_t wrong = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const float want = erf_rounded(x[i]);
-    if (std::isnan(want) ? !std::isnan(y[i]) : bits(y[i]) != bits(want)) ++wrong;
-    if (wrong == 1 && bits(y[i]) != bits(want)) ADD_FAILURE() << "erf(" << x[i] << ") = " << y[i] << ", not " << want;
-  }
-  EXPECT_EQ(wrong, 0);
+  expect_sample_correctly_rounded("erf", [](const float* a, float* b, int64_t n) { erf(a, b, n); }, erf_rounded);
 }
 
 TEST(VectorMath, TanhSpecialValues) {
@@ -188,15 +187,7 @@ TEST(VectorMath, TanhSpecialValues) {
 }
 
 TEST(VectorMath, TanhSampleIsCorrectlyRounded) {
-  const std::vector<float> x = sample_patterns();
-  const std::vector<float> y = both_paths(x, [](const float* a, float* b, int64_t n) { tanh(a, b, n); });
-  int64_t wrong = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const float want = tanh_rounded(x[i]);
-    if (std::isnan(want) ? !std::isnan(y[i]) : bits(y[i]) != bits(want)) ++wrong;
-    if (wrong == 1 && bits(y[i]) != bits(want)) ADD_FAILURE() << "tanh(" << x[i] << ") = " << y[i] << ", not " << want;
-  }
-  EXPECT_EQ(wrong, 0);
+  expect_sample_correctly_rounded("tanh", [](const float* a, float* b, int64_t n) { tanh(a, b, n); }, tanh_rounded);
 }
 
 // An LSTM's gates and cell states: dense over the range where tanh is not yet 1.
