@@ -49,10 +49,18 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t
   const int64_t depth = std::max<int64_t>(1, ceil_div(k, slices));
   const int64_t panels = ceil_div(n, ops::kPackCols);
   const int64_t group = std::clamp<int64_t>(kWidenFloats / (depth * ops::kPackCols), 1, panels);
-  const int64_t tasks = ceil_div(panels, group);
+  const int64_t groups = ceil_div(panels, group);
   const int team = threads_for_work(threads, m * n * std::max<int64_t>(k, 1), ops::kProductGrain);
-  parallel_for(team, tasks, [&](int64_t task) {
-    const int64_t p0 = task * group, p1 = std::min(panels, p0 + group);
+  // Rows split too where the panels make fewer than four tasks a thread: a shallow B fits in one
+  // group (ConvNeXt-T's 96 x 384 over 3136 rows ran on one of two threads). Each part is whole
+  // row blocks and widens its group's panels again, a small cost beside its rows' products.
+  const int64_t blocks = ceil_div(m, ops::kPackRows);
+  const int64_t parts = team == 1 ? 1 : std::clamp<int64_t>(ceil_div(4 * team, groups), 1, blocks);
+  parallel_for(team, groups * parts, [&](int64_t task) {
+    const int64_t p0 = task / parts * group, p1 = std::min(panels, p0 + group);
+    const int64_t part = task % parts;
+    const int64_t i0 = blocks * part / parts * ops::kPackRows;
+    const int64_t i1 = std::min(m, blocks * (part + 1) / parts * ops::kPackRows);
     const int64_t j0 = p0 * ops::kPackCols, cols = std::min(n, p1 * ops::kPackCols) - j0;
     // Rows of A per product, in whole blocks of kPackRows: few enough that their float sums stay
     // in L2 beside the widened panels, to be converted and finished there (the sums of all m rows
@@ -60,7 +68,7 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t
     const int64_t chunk =
         std::clamp<int64_t>(kPartFloats / cols / ops::kPackRows, 1, kMostChunkBlocks) * ops::kPackRows;
     ops::Scratch<float> wide(static_cast<size_t>((p1 - p0) * depth * ops::kPackCols), ops::ScratchSlot::kGemmB);
-    ops::Scratch<float> part(static_cast<size_t>(std::min(chunk, m) * cols), ops::ScratchSlot::kTile);
+    ops::Scratch<float> sums(static_cast<size_t>(std::min(chunk, i1 - i0) * cols), ops::ScratchSlot::kTile);
     int64_t k0 = 0;
     do {  // once when k is 0: the sums are zero
       const int64_t kc = std::min(depth, k - k0);
@@ -69,12 +77,12 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t
         std::copy_n(src, kc * ops::kPackCols, wide.data() + (p - p0) * kc * ops::kPackCols);
       }
       const bool last = k0 + kc >= k;
-      for (int64_t r0 = 0; r0 < m; r0 += chunk) {
-        const int64_t rows = std::min(chunk, m - r0);
-        ops::sgemm_packed(rows, cols, kc, a + r0 * k + k0, k, wide.data(), nullptr, part.data(), cols);
+      for (int64_t r0 = i0; r0 < i1; r0 += chunk) {
+        const int64_t rows = std::min(chunk, i1 - r0);
+        ops::sgemm_packed(rows, cols, kc, a + r0 * k + k0, k, wide.data(), nullptr, sums.data(), cols);
         for (int64_t r = 0; r < rows; ++r) {
           int32_t* yr = y + (r0 + r) * n + j0;
-          const float* pr = part.data() + r * cols;
+          const float* pr = sums.data() + r * cols;
           for (int64_t c = 0; c < cols; ++c) {
             const auto sum = static_cast<int32_t>(pr[c]);
             yr[c] = k0 == 0 ? sum : yr[c] + sum;

@@ -90,8 +90,8 @@ Int8Panels pack_int8_panels(const int8_t* b, int64_t k, int64_t n);
 /// y (m x n, int32) = a (m x b.k, rows b.k apart: the integers of an int8 grid as floats,
 /// quantize_to_float) · B, exact: products of slices up to kFloatExactDepth deep on the float32
 /// kernel, B's panels widened a few at a time, the slices added in int32. On up to `threads`
-/// threads; `finish`, when given, runs on blocks of y (all its rows, a range of columns) covering
-/// it once each, each once its sums are complete.
+/// threads (the result does not depend on their number); `finish`, when given, runs on blocks of y
+/// (a range of rows and one of columns) covering it once each, each once its sums are complete.
 void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t m, int threads = 1,
                         const ops::Int8Finish* finish = nullptr);
 
