@@ -3,10 +3,12 @@
 // beating min-max on a residual conv net with activation outliers, the calibration cache and the
 // plan round trips, explicitly quantized (QDQ) models, and the layers that stay in float.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -260,6 +262,33 @@ TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
     kernels::matmul_int8_panels(af.data(), panels, yp.data(), rows, 3, &finish);
     EXPECT_EQ(seen, std::vector<int>(seen.size(), 1));
   }
+}
+
+TEST(Int8Kernels, ASecondProductFaultsInNoFreshPages) {
+  // An int8 MatMul's int32 sums (2048 x 1024: 8 MiB) and its quantized A are per-call buffers:
+  // taken from the tensors' kept mappings, the second call finds them mapped, where fresh heap
+  // buffers past the program's 4 MiB mapping threshold faulted in 2048 pages at every call.
+  configure_heap_for_tensors();
+  OneLayer l(make_model(kHeader + "g (float[2048,64] A, float[64,1024] B) => (float[2048,1024] Y) { Y = MatMul(A, B) }",
+                        {{"B", random_tensor({64, 1024}, 31)}}));
+  const ScaleTable scales{{"A", 1.0f / 127}, {"Y", 1.0f}};
+  Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(l.args(TacticId::kGemmInt8, scales));
+  ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+  const Tensor a = random_tensor({2048, 64}, 32);
+  const auto minor_faults = [] {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
+  };
+  std::vector<float> first(static_cast<size_t>(2048 * 1024));
+  {  // the first output released, as the engine releases a tensor after its last reader
+    const Tensor y = run_kernel(**kernel, a);
+    std::copy_n(y.data<float>(), first.size(), first.begin());
+  }
+  const long before = minor_faults();
+  const Tensor second = run_kernel(**kernel, a);
+  EXPECT_LT(minor_faults() - before, 2048 / 4);
+  EXPECT_EQ(std::memcmp(first.data(), second.data<float>(), first.size() * sizeof(float)), 0);
 }
 
 TEST(Int8Kernels, PerChannelWeightScalesKeepASmallChannel) {

@@ -37,8 +37,8 @@ void conv_int8_slices(const ops::WindowGeometry& g, int64_t batch, int64_t chann
   const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
   const size_t count = weights.slices.size();
   // Every element of these is written before it is read: no zero fill.
-  const auto sums = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(m * out_size));
-  const auto part = std::make_unique_for_overwrite<float[]>(count > 1 ? static_cast<size_t>(m * out_size) : 0);
+  CallBuffer<int32_t> sums(m * out_size);
+  CallBuffer<float> part(count > 1 ? m * out_size : 0);
   for (int64_t img = 0; img < batch; ++img) {
     float* yi = y + img * m * out_size;
     for (size_t s = 0; s < count; ++s) {

@@ -383,12 +383,12 @@ class ConvKernel final : public LayerKernel {
     const int threads = args_.num_threads;
     // Every byte of these is written before it is read: no zero fill.
     const int64_t xq_size = batch * group_ * cg * in_size;
-    const auto xq = std::make_unique_for_overwrite<int8_t[]>(static_cast<size_t>(xq_size));
+    CallBuffer<int8_t> xq(xq_size);
     ops::parallel_chunks(threads, xq_size, [&](int64_t i0, int64_t i1) {
       quantize_to_int8(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xq.get() + i0);
     });
-    const auto col = std::make_unique_for_overwrite<int8_t[]>(pointwise ? 0 : static_cast<size_t>(rows * out_size));
-    const auto acc = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(mg * out_size));
+    CallBuffer<int8_t> col(pointwise ? 0 : rows * out_size);
+    CallBuffer<int32_t> acc(mg * out_size);
     for (int64_t img = 0; img < batch; ++img) {
       for (int64_t gi = 0; gi < group_; ++gi) {
         const int8_t* xg = xq.get() + (img * group_ * cg + gi * cg) * in_size;
@@ -443,7 +443,7 @@ class ConvKernel final : public LayerKernel {
       return;
     }
     const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
-    const auto xf = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(size));
+    CallBuffer<float> xf(size);
     ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
       quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0);
     });

@@ -180,25 +180,25 @@ class GemmKernel final : public LayerKernel {
       return;
     }
     // Every element of these is written before it is read: no zero fill.
-    const auto acc = std::make_unique_for_overwrite<int32_t[]>(static_cast<size_t>(m * n));
+    CallBuffer<int32_t> acc(m * n);
     // Each block of sums rescaled per column while in cache.
     const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
       for (int64_t r = r0; r < r1; ++r) {
         for (int64_t c = c0; c < c1; ++c) {
           y[r * n + c] =
-              static_cast<float>(acc[static_cast<size_t>(r * n + c)]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
+              static_cast<float>(acc.get()[r * n + c]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
         }
       }
     };
     if (b_packed_.empty()) {
-      const auto af = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(m * k));
+      CallBuffer<float> af(m * k);
       ops::parallel_chunks(threads, m * k, [&](int64_t i0, int64_t i1) {
         quantize_to_float(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, af.get() + i0);
       });
       matmul_int8_panels(af.get(), b_panels_, acc.get(), m, threads, &finish);
       return;
     }
-    const auto aq = std::make_unique_for_overwrite<int8_t[]>(static_cast<size_t>(m * k));
+    CallBuffer<int8_t> aq(m * k);
     ops::parallel_chunks(threads, m * k, [&](int64_t i0, int64_t i1) {
       quantize_to_int8(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, aq.get() + i0);
     });

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <vector>
@@ -115,6 +116,27 @@ Int8ConvSlices slice_int8_conv_weights(const std::vector<int8_t>& w, int64_t m, 
 /// slice), from any of up to `threads` threads.
 void conv_int8_slices(const ops::WindowGeometry& g, int64_t batch, int64_t channels, int64_t m, const float* x,
                       const Int8ConvSlices& weights, float* y, int threads, const ops::ConvFinish& finish);
+
+/// A buffer of `count` T for one call of a kernel (an int8 product's int32 sums, a quantized copy
+/// of its input), not zeroed: a tensor's storage, whose large buffers come from mappings kept for
+/// reuse. A heap buffer of 4 MiB or more is a fresh mapping (configure_heap_for_tensors) whose
+/// pages fault in at every call: ConvNeXt-T's first-stage int8 MatMuls faulted in 26 MB per
+/// inference, 3 of their 8 ms. Throws std::bad_alloc when memory runs out, as new does.
+template <typename T>
+class CallBuffer {
+ public:
+  explicit CallBuffer(int64_t count) {
+    Result<Tensor> t = Tensor::create_for_overwrite(dtype_of<T>, {count});
+    if (!t.ok()) throw std::bad_alloc();
+    tensor_ = std::move(*t);
+    data_ = tensor_.mutable_data<T>();
+  }
+  T* get() const { return data_; }
+
+ private:
+  Tensor tensor_;
+  T* data_ = nullptr;
+};
 
 namespace detail {
 /// matmul_int8 where VNNI is not: float32 products of 1024-deep slices (their sums are exact
