@@ -119,6 +119,8 @@ TEST(ConvDirect, GroupsOfFewChannels) {
              471);
   check_conv({.x = {1, 12, 9, 9}, .m = 24, .group = 3, .kernel = {5, 5}, .pads = {2, 2, 2, 2}}, 472);
   check_conv({.x = {1, 32, 6, 19}, .m = 16, .group = 2, .kernel = {1, 3}, .pads = {0, 1, 0, 1}, .bias = false}, 473);
+  // 6 out per group: one block of 4 channels summed together, then 2 one by one.
+  check_conv({.x = {1, 8, 10, 12}, .m = 12, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 474);
 }
 
 TEST(ConvDirect, LargePlanesAreCopiedInChunksOfRows) {
