@@ -14,6 +14,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ops/nn/conv.h"
@@ -121,6 +122,11 @@ TEST(ConvDirect, GroupsOfFewChannels) {
   check_conv({.x = {1, 32, 6, 19}, .m = 16, .group = 2, .kernel = {1, 3}, .pads = {0, 1, 0, 1}, .bias = false}, 473);
   // 6 out per group: one block of 4 channels summed together, then 2 one by one.
   check_conv({.x = {1, 8, 10, 12}, .m = 12, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 474);
+  // Rows of more than two vectors: 8 and 16 out per group in the lanes of the vectors (30 = 8 + 8 +
+  // 8 + 6 positions, 19 = 8 + 8 + 3), 3x3 and 5x5 at stride 2.
+  check_conv({.x = {1, 16, 6, 30}, .m = 16, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 477);
+  check_conv({.x = {1, 8, 9, 37}, .m = 32, .group = 2, .kernel = {5, 5}, .strides = {2, 2}, .pads = {2, 2, 2, 2}},
+             478);
 }
 
 TEST(ConvDirect, LargePlanesAreCopiedInChunksOfRows) {
@@ -186,9 +192,10 @@ TEST(ConvDirect, ThreadCountKeepsTheBits) {
 // outputs have the bits of that group alone run as one im2col + GEMM (one group never runs
 // directly), the direct sum following the GEMM's order and rounding.
 TEST(ConvDirect, SameBitsAsTheGemm) {
-  for (int64_t cg : {5, 8, 16}) {  // one group of 4 channels or fewer runs directly too
-    SCOPED_TRACE("channels per group " + std::to_string(cg));
-    const int64_t group = 3, mg = 8, h = 13, w = 11;
+  // One group of 4 channels or fewer runs directly too; rows of 29 sum 8 channels in lanes.
+  for (const auto& [cg, w] : {std::pair<int64_t, int64_t>{5, 11}, {8, 11}, {16, 11}, {8, 29}}) {
+    SCOPED_TRACE("channels per group " + std::to_string(cg) + ", width " + std::to_string(w));
+    const int64_t group = 3, mg = 8, h = 13;
     WindowGeometry geo;
     geo.in = {h, w};
     geo.kernel = {3, 3};
