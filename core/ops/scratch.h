@@ -19,6 +19,7 @@ enum class ScratchSlot {
   kWeights,       ///< packed or transformed convolution weights
   kGemmB,         ///< sgemm's packed chunk of B
   kGemmA,         ///< sgemm's packed transposed A
+  kInterleaved,   ///< conv_direct's padded copies of eight depthwise channels, and them interleaved
   kCount,
 };
 

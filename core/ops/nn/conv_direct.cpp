@@ -169,8 +169,10 @@ inline void transpose8(__m256 (&r)[kLanes]) {
 /// and broadcasts each position's input, so every lane is used (rows of 7 or 14 positions left 1
 /// of 8 or 2 of 16 lanes of block()'s vectors empty), and a tap costs 1 + P loads for P
 /// multiply-adds. Each output's sum is block()'s chain. The sums are transposed into the eight
-/// channels' planes (`ystep` apart) at the end.
-template <int P, int K>
+/// channels' planes (`ystep` apart) at the end. Interleaved (depthwise: output channel o reads
+/// input channel o alone): the input holds the eight channels' values of each position together
+/// (`off` counts floats of that layout), and each position's vector is loaded instead.
+template <int P, int K, bool Interleaved>
 void lanes_block(const float* in, const int64_t* off, const float* w, int64_t count, const float* bias, float* y,
                  int64_t ystep) {
   __m256 acc[kLanes];
@@ -180,7 +182,10 @@ void lanes_block(const float* in, const int64_t* off, const float* w, int64_t co
     const __m256 wv = _mm256_loadu_ps(w + kLanes * i);
     const float* x = in + off[i];
 #pragma GCC unroll 8
-    for (int p = 0; p < P; ++p) acc[p] = _mm256_fmadd_ps(_mm256_broadcast_ss(x + p), wv, acc[p]);
+    for (int p = 0; p < P; ++p) {
+      const __m256 xv = Interleaved ? _mm256_loadu_ps(x + kLanes * p) : _mm256_broadcast_ss(x + p);
+      acc[p] = _mm256_fmadd_ps(xv, wv, acc[p]);
+    }
   };
   if constexpr (K > 0) {
     for (int64_t i = 0; i < count; i += K) {
@@ -203,15 +208,21 @@ void lanes_block(const float* in, const int64_t* off, const float* w, int64_t co
 
 using LanesBlockFn = void (*)(const float* in, const int64_t* off, const float* w, int64_t count, const float* bias,
                               float* y, int64_t ystep);
-/// lanes_block<P, K> for P = 1 to 8, at index P - 1.
-template <int K, int... Pm1>
+/// lanes_block<P, K, Interleaved> for P = 1 to 8, at index P - 1.
+template <int K, bool Interleaved, int... Pm1>
 constexpr std::array<LanesBlockFn, kLanes> lanes_row(std::integer_sequence<int, Pm1...>) {
-  return {&lanes_block<Pm1 + 1, K>...};
+  return {&lanes_block<Pm1 + 1, K, Interleaved>...};
 }
-constexpr auto kLanes3x3 = lanes_row<9>(std::make_integer_sequence<int, kLanes>{});
-constexpr auto kLanes5x5 = lanes_row<25>(std::make_integer_sequence<int, kLanes>{});
-constexpr auto kLanes7x7 = lanes_row<49>(std::make_integer_sequence<int, kLanes>{});
-constexpr auto kLanesAny = lanes_row<0>(std::make_integer_sequence<int, kLanes>{});
+/// The blocks for a window of `taps` taps.
+template <bool Interleaved>
+const std::array<LanesBlockFn, kLanes>& lanes_blocks(int64_t taps) {
+  static constexpr auto kPositions = std::make_integer_sequence<int, kLanes>{};
+  static constexpr auto k3x3 = lanes_row<9, Interleaved>(kPositions);
+  static constexpr auto k5x5 = lanes_row<25, Interleaved>(kPositions);
+  static constexpr auto k7x7 = lanes_row<49, Interleaved>(kPositions);
+  static constexpr auto kAny = lanes_row<0, Interleaved>(kPositions);
+  return taps == 9 ? k3x3 : taps == 25 ? k5x5 : taps == 49 ? k7x7 : kAny;
+}
 
 /// Whether conv_direct sums the group's channels in lanes_block: whole blocks of eight, over rows
 /// of more than two vectors. Narrower rows give a block too few positions, whose chains wait on
@@ -219,9 +230,16 @@ constexpr auto kLanesAny = lanes_row<0>(std::make_integer_sequence<int, kLanes>{
 /// lanes_block its 28-wide ones 20%.
 bool in_lanes(int64_t mg, int64_t out_w) { return mg % kLanes == 0 && out_w > 2 * kLanes; }
 
+/// Whether conv_direct sums depthwise channels (one in, one out per group) eight at a time in
+/// the lanes of its vectors (depthwise_lanes): the per-channel tasks of maps of 7 x 7 to 28 x 28
+/// spent more on their copies and calls than on their few multiply-adds (EfficientNetV2-S's 960
+/// channels of 14 x 14 at 3 GMAC/s).
+bool depthwise_in_lanes(int64_t cg, int64_t mg, int64_t group) { return cg == 1 && mg == 1 && group >= kLanes; }
+
 #else
 
 bool in_lanes(int64_t, int64_t) { return false; }
+bool depthwise_in_lanes(int64_t, int64_t, int64_t) { return false; }
 
 /// Without AVX2 and FMA: the same sums in plain loops, each step written as sgemm.cpp's portable
 /// kernel writes it (so that the compiler fuses both or neither).
@@ -461,6 +479,47 @@ void fill_padded(const Layout& l, const float* xg, int64_t in_size, const float*
 }
 
 /// Output rows [oh0, oh1) of every depth slice of the group's mg output channels, from `buf`.
+#if defined(__AVX2__) && defined(__FMA__)
+
+/// The `count` floats of each of eight planes (`plane` apart from src) interleaved into dst: the
+/// eight values of position q at dst + 8 q, in plane order.
+void interleave8(const float* src, int64_t plane, int64_t count, float* dst) {
+  int64_t q = 0;
+  for (; q + kLanes <= count; q += kLanes) {
+    __m256 r[kLanes];
+    for (int ch = 0; ch < kLanes; ++ch) r[ch] = _mm256_loadu_ps(src + ch * plane + q);
+    transpose8(r);
+    for (int j = 0; j < kLanes; ++j) _mm256_storeu_ps(dst + (q + j) * kLanes, r[j]);
+  }
+  for (; q < count; ++q) {
+    for (int ch = 0; ch < kLanes; ++ch) dst[q * kLanes + ch] = src[ch * plane + q];
+  }
+}
+
+/// Output rows [oh0, oh1) of eight depthwise channels (their weights by tap in `w`, tap i's eight
+/// at w + 8 i; their planes `out_size` apart from y) from `lanes`, the eight channels' padded
+/// copies interleaved (l's layout for one channel, each float eight). `off` holds l's tap
+/// offsets times eight.
+void depthwise_rows(const Layout& l, const float* lanes, const int64_t* off, int64_t oh0, int64_t oh1, const float* w,
+                    const float* bias, float* y, int64_t out_size) {
+  const WindowGeometry& g = l.g;
+  const int64_t out_h = g.out[1], out_w = g.out[2];
+  const int64_t row_step = g.strides[1] * l.row_stride;
+  const auto& table = lanes_blocks<true>(l.taps);
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    for (int64_t oh = oh0; oh < oh1; ++oh) {
+      const float* in = lanes + (od * g.strides[0] * l.slice + (oh - oh0) * row_step) * kLanes;
+      float* yr = y + (od * out_h + oh) * out_w;
+      for (int64_t c0 = 0; c0 < out_w; c0 += kLanes) {
+        const int64_t p = std::min<int64_t>(kLanes, out_w - c0);
+        table[static_cast<size_t>(p - 1)](in + c0 * kLanes, off, w, l.taps, bias, yr + c0, out_size);
+      }
+    }
+  }
+}
+
+#endif
+
 /// `lanes_w`, when given, holds the group's weights as lanes_block reads them, each block of eight
 /// channels' count x 8 after the previous block's.
 void compute_rows(const Layout& l, const float* buf, int64_t oh0, int64_t oh1, const float* w, const float* bias,
@@ -477,7 +536,7 @@ void compute_rows(const Layout& l, const float* buf, int64_t oh0, int64_t oh1, c
   int64_t o = 0;
 #if defined(__AVX2__) && defined(__FMA__)
   if (lanes_w != nullptr) {
-    const auto& ltable = l.taps == 9 ? kLanes3x3 : l.taps == 25 ? kLanes5x5 : l.taps == 49 ? kLanes7x7 : kLanesAny;
+    const auto& ltable = lanes_blocks<false>(l.taps);
     for (; o + kLanes <= l.mg; o += kLanes) {
       const float* wl = lanes_w + o * count;
       float* yo = y + o * plane;
@@ -556,7 +615,25 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
                  const std::function<void(std::span<float>)>* transform) {
   const Layout l = make_layout(geo, n, c, m, group, threads);
   const int64_t in_size = shape_numel(geo.in), out_size = shape_numel(geo.out);
-  const int64_t tasks = n * group * l.chunks;
+  // Depthwise channels eight at a time where they make blocks of eight (as groups of 8 in and 8
+  // out: l8's copies hold the eight), the rest one at a time.
+  const int64_t blocks8 = depthwise_in_lanes(l.cg, l.mg, group) ? group / kLanes : 0;
+  std::optional<Layout> l8;
+  std::vector<float> w8;
+  std::vector<int64_t> off8;
+  if (blocks8 > 0) {
+    l8 = make_layout(geo, n, blocks8 * kLanes, blocks8 * kLanes, blocks8, threads);
+    for (int64_t i = 0; i < l.taps; ++i) off8.push_back(l8->offsets[static_cast<size_t>(i)] * kLanes);
+    w8.resize(static_cast<size_t>(blocks8 * kLanes * l.taps));
+    for (int64_t b = 0; b < blocks8; ++b) {
+      for (int64_t i = 0; i < l.taps; ++i) {
+        for (int64_t o = 0; o < kLanes; ++o) w8[static_cast<size_t>((b * l.taps + i) * kLanes + o)] = w[(b * kLanes + o) * l.taps + i];
+      }
+    }
+  }
+  const int64_t first = blocks8 * kLanes;  // the first group summed alone
+  const int64_t tasks8 = blocks8 > 0 ? n * blocks8 * l8->chunks : 0;
+  const int64_t tasks = tasks8 + n * (group - first) * l.chunks;
   // The weights by tap, eight channels at a time (never across groups: mg is a multiple of 8).
   std::vector<float> lanes;
   if (in_lanes(l.mg, l.g.out[2])) {
@@ -569,16 +646,36 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
     }
   }
   parallel_loop(threads, tasks, [&](LoopIndices& claims) {
-    std::optional<Scratch<float>> scratch;
+    std::optional<Scratch<float>> scratch, scratch8;
     for (int64_t task; claims.next(task);) {
+#if defined(__AVX2__) && defined(__FMA__)
+      if (task < tasks8) {
+        const int64_t copies = kLanes * l8->plane;
+        if (!scratch8) {
+          // The copies (zeros past the last as in `scratch`), then them interleaved.
+          scratch8.emplace(static_cast<size_t>(2 * copies + kLanes), ScratchSlot::kInterleaved);
+          std::fill_n(scratch8->data(), copies + kLanes, 0.0f);
+        }
+        const int64_t pair = task / l8->chunks, img = pair / blocks8, b = pair % blocks8;
+        const int64_t oh0 = task % l8->chunks * l8->chunk, oh1 = std::min(oh0 + l8->chunk, l.g.out[1]);
+        fill_padded(*l8, x + (img * c + b * kLanes) * in_size, in_size, x + n * c * in_size, oh0, oh1,
+                    scratch8->data());
+        if (transform) (*transform)(std::span<float>(scratch8->data(), static_cast<size_t>(copies)));
+        float* lanes8 = scratch8->data() + copies + kLanes;
+        interleave8(scratch8->data(), l8->plane, l8->plane, lanes8);
+        depthwise_rows(*l8, lanes8, off8.data(), oh0, oh1, w8.data() + b * kLanes * l.taps,
+                       bias ? bias + b * kLanes : nullptr, y + (img * m + b * kLanes) * out_size, out_size);
+        continue;
+      }
+#endif
       if (!scratch) {
         // The last row's copy may write zeros up to 7 floats past the end (copy_strided).
         scratch.emplace(static_cast<size_t>(l.cg * l.plane + kLanes), ScratchSlot::kTile);
         // The left and right padding, which no task writes but as zeros.
         std::fill_n(scratch->data(), l.cg * l.plane + kLanes, 0.0f);
       }
-      const int64_t pair = task / l.chunks, img = pair / group, gi = pair % group;
-      const int64_t oh0 = task % l.chunks * l.chunk, oh1 = std::min(oh0 + l.chunk, l.g.out[1]);
+      const int64_t pair = (task - tasks8) / l.chunks, img = pair / (group - first), gi = first + pair % (group - first);
+      const int64_t oh0 = (task - tasks8) % l.chunks * l.chunk, oh1 = std::min(oh0 + l.chunk, l.g.out[1]);
       fill_padded(l, x + (img * c + gi * l.cg) * in_size, in_size, x + n * c * in_size, oh0, oh1, scratch->data());
       if (transform) (*transform)(std::span<float>(scratch->data(), static_cast<size_t>(l.cg * l.plane)));
       compute_rows(l, scratch->data(), oh0, oh1, w + gi * l.mg * l.cg * l.taps, bias ? bias + gi * l.mg : nullptr,

@@ -3,7 +3,8 @@
 // the naive double convolution: the unrolled windows (3x3, 5x5, 7x7) and the others, strides 1 to
 // 3, dilations, padding on every side, rows narrower and wider than a vector, 1-D to 3-D, batches
 // and channel multipliers; and its bits: the same on 1 and 4 threads, the same as im2col +
-// GEMM's, and with a transform of its copies the same as on the transformed input.
+// GEMM's, and with a transform of its copies the same as on the transformed input. Depthwise cases
+// have 8 channels or more: 8 at a time in the lanes of the vectors, the rest one by one.
 #include "core/ops/nn/conv_direct.h"
 
 #include <gtest/gtest.h>
@@ -31,18 +32,18 @@ TEST(ConvDirect, DepthwiseWindowsAndStrides) {
       SCOPED_TRACE("kernel " + std::to_string(k) + " stride " + std::to_string(s));
       const int64_t p = k / 2;
       // Odd sizes: the last stride-2 window ends one column short of the input's edge.
-      check_conv({.x = {1, 3, 13, 11}, .m = 3, .group = 3, .kernel = {k, k}, .strides = {s, s}, .pads = {p, p, p, p}},
+      check_conv({.x = {1, 11, 13, 11}, .m = 11, .group = 11, .kernel = {k, k}, .strides = {s, s}, .pads = {p, p, p, p}},
                  seed++);
-      check_conv({.x = {1, 2, 12, 17}, .m = 2, .group = 2, .kernel = {k, k}, .strides = {s, s}}, seed++);
+      check_conv({.x = {1, 16, 12, 17}, .m = 16, .group = 16, .kernel = {k, k}, .strides = {s, s}}, seed++);
     }
   }
 }
 
 TEST(ConvDirect, OtherWindowsAndStrides) {
   // 3x5 and 2x2 windows: taps counted at run time; stride 3: three phases per padded row.
-  check_conv({.x = {1, 3, 10, 12}, .m = 3, .group = 3, .kernel = {3, 5}, .pads = {1, 2, 1, 2}}, 410);
+  check_conv({.x = {1, 10, 10, 12}, .m = 10, .group = 10, .kernel = {3, 5}, .pads = {1, 2, 1, 2}}, 410);
   check_conv({.x = {1, 2, 9, 9}, .m = 2, .group = 2, .kernel = {2, 2}, .strides = {2, 2}}, 411);
-  check_conv({.x = {1, 2, 14, 23}, .m = 2, .group = 2, .kernel = {3, 3}, .strides = {3, 3}, .pads = {1, 1, 1, 1}}, 412);
+  check_conv({.x = {1, 9, 14, 23}, .m = 9, .group = 9, .kernel = {3, 3}, .strides = {3, 3}, .pads = {1, 1, 1, 1}}, 412);
   check_conv({.x = {1, 2, 11, 19}, .m = 2, .group = 2, .kernel = {5, 5}, .strides = {1, 3}, .pads = {2, 0, 2, 1}}, 413);
   check_conv({.x = {1, 2, 9, 13}, .m = 2, .group = 2, .kernel = {1, 7}, .pads = {0, 3, 0, 3}}, 414);
   check_conv({.x = {1, 2, 13, 9}, .m = 2, .group = 2, .kernel = {7, 1}, .strides = {2, 1}, .pads = {3, 0, 3, 0}}, 415);
@@ -50,7 +51,7 @@ TEST(ConvDirect, OtherWindowsAndStrides) {
 
 TEST(ConvDirect, Dilations) {
   // DeepLabV3's dilated 5x5 (dilation 2, pads 4) and a dilation of 6 wider than the input.
-  check_conv({.x = {1, 4, 20, 20}, .m = 4, .group = 4, .kernel = {5, 5}, .dilations = {2, 2}, .pads = {4, 4, 4, 4}},
+  check_conv({.x = {1, 12, 20, 20}, .m = 12, .group = 12, .kernel = {5, 5}, .dilations = {2, 2}, .pads = {4, 4, 4, 4}},
              420);
   check_conv({.x = {1, 2, 11, 13}, .m = 2, .group = 2, .kernel = {3, 3}, .dilations = {6, 6}, .pads = {6, 6, 6, 6}},
              421);
@@ -67,8 +68,8 @@ TEST(ConvDirect, Dilations) {
 TEST(ConvDirect, PaddingOnEverySide) {
   check_conv({.x = {1, 2, 9, 10}, .m = 2, .group = 2, .kernel = {3, 3}, .pads = {0, 2, 3, 1}}, 430);
   // Pads wider than the window reaches: whole rows and columns of outputs are the bias alone.
-  check_conv({.x = {1, 2, 5, 6}, .m = 2, .group = 2, .kernel = {3, 3}, .pads = {4, 5, 3, 4}}, 431);
-  check_conv({.x = {1, 2, 5, 6}, .m = 2, .group = 2, .kernel = {3, 3}, .strides = {2, 2}, .pads = {4, 5, 3, 4}}, 432);
+  check_conv({.x = {1, 8, 5, 6}, .m = 8, .group = 8, .kernel = {3, 3}, .pads = {4, 5, 3, 4}}, 431);
+  check_conv({.x = {1, 8, 5, 6}, .m = 8, .group = 8, .kernel = {3, 3}, .strides = {2, 2}, .pads = {4, 5, 3, 4}}, 432);
   for (const char* mode : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
     SCOPED_TRACE(mode);
     check_conv({.x = {1, 3, 9, 11}, .m = 3, .group = 3, .kernel = {3, 3}, .strides = {2, 2}, .auto_pad = mode}, 433);
@@ -83,17 +84,17 @@ TEST(ConvDirect, RowsNarrowerAndWiderThanAVector) {
   for (int64_t w : {1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 40, 67}) {
     for (int64_t h : {1, 9}) {
       SCOPED_TRACE("width " + std::to_string(w) + " height " + std::to_string(h));
-      check_conv({.x = {1, 2, h, w}, .m = 2, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, seed++);
+      check_conv({.x = {1, 9, h, w}, .m = 9, .group = 9, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, seed++);
       check_conv({.x = {1, 2, 2 * h + 1, 2 * w + 1}, .m = 2, .group = 2, .kernel = {3, 3}, .strides = {2, 2}}, seed++);
     }
   }
 }
 
 TEST(ConvDirect, OneAndThreeDimensional) {
-  check_conv({.x = {2, 4, 29}, .m = 4, .group = 4, .kernel = {7}, .strides = {2}, .pads = {3, 2}}, 450);
+  check_conv({.x = {2, 8, 29}, .m = 8, .group = 8, .kernel = {7}, .strides = {2}, .pads = {3, 2}}, 450);
   check_conv({.x = {1, 3, 9}, .m = 6, .group = 3, .kernel = {3}, .dilations = {2}, .pads = {2, 2}}, 451);
   check_conv(
-      {.x = {1, 3, 5, 6, 7}, .m = 3, .group = 3, .kernel = {3, 3, 3}, .strides = {1, 2, 1}, .pads = {1, 1, 1, 1, 1, 1}},
+      {.x = {1, 10, 5, 6, 7}, .m = 10, .group = 10, .kernel = {3, 3, 3}, .strides = {1, 2, 1}, .pads = {1, 1, 1, 1, 1, 1}},
       452);
   check_conv({.x = {2, 2, 4, 5, 6},
               .m = 4,
@@ -108,7 +109,7 @@ TEST(ConvDirect, OneAndThreeDimensional) {
 TEST(ConvDirect, BatchesAndChannelMultipliers) {
   check_conv({.x = {3, 4, 9, 10}, .m = 8, .group = 4, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 460);
   check_conv({.x = {2, 3, 7, 7}, .m = 9, .group = 3, .kernel = {5, 5}, .strides = {2, 2}, .pads = {2, 2, 2, 2}}, 461);
-  check_conv({.x = {2, 5, 6, 9}, .m = 5, .group = 5, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 462);
+  check_conv({.x = {2, 13, 6, 9}, .m = 13, .group = 13, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .bias = false}, 462);
 }
 
 TEST(ConvDirect, GroupsOfFewChannels) {
@@ -132,7 +133,7 @@ TEST(ConvDirect, GroupsOfFewChannels) {
 TEST(ConvDirect, LargePlanesAreCopiedInChunksOfRows) {
   // A padded copy of more than 256 KiB is cut into chunks of output rows, each copying the input
   // rows it reads.
-  check_conv({.x = {1, 1, 520, 515}, .m = 1, .group = 1, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 475);
+  check_conv({.x = {1, 8, 520, 515}, .m = 8, .group = 8, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 475);
   check_conv({.x = {1, 8, 363, 361}, .m = 4, .group = 2, .kernel = {3, 3}, .strides = {2, 1}, .pads = {1, 1, 1, 1}},
              476);
 }
@@ -168,10 +169,10 @@ TEST(ConvDirect, EdgeValuesStayInTheirWindows) {
 
 TEST(ConvDirect, ThreadCountKeepsTheBits) {
   const std::vector<ConvConfig> configs = {
-      {.x = {2, 6, 23, 19}, .m = 6, .group = 6, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
+      {.x = {2, 14, 23, 19}, .m = 14, .group = 14, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
       // Fewer (image, group) pairs than threads: the output rows are cut among them too.
       {.x = {1, 2, 37, 21}, .m = 4, .group = 2, .kernel = {5, 5}, .dilations = {2, 2}, .pads = {4, 4, 4, 4}},
-      {.x = {1, 2, 6, 9, 7}, .m = 2, .group = 2, .kernel = {3, 3, 3}, .pads = {1, 1, 1, 1, 1, 1}},
+      {.x = {1, 8, 6, 9, 7}, .m = 8, .group = 8, .kernel = {3, 3, 3}, .pads = {1, 1, 1, 1, 1, 1}},
       {.x = {1, 16, 15, 15}, .m = 16, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}},
   };
   uint32_t seed = 490;
