@@ -3,13 +3,12 @@
 // group's input channels into a scratch buffer with the padding written out as zeros and every
 // row split into `stride` phases (stride 2: its even columns, then its odd ones), so that any tap
 // of consecutive output columns reads consecutive floats, whatever the stride, the dilation or the
-// edge. Blocks of output rows x columns (up to 8 vectors of 8 floats) are then summed in registers
-// over all the taps, from a table of where each tap reads; windows of 3x3, 5x5 and 7x7 taps have
-// their tap loop unrolled.
+// edge. Blocks of output rows x columns, of channels, or of eight channels in the lanes of the
+// vectors (conv_direct_blocks.h) are then summed in registers over all the taps, from a table of
+// where each tap reads.
 #include "core/ops/nn/conv_direct.h"
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <optional>
 #include <utility>
@@ -20,288 +19,22 @@
 #endif
 
 #include "core/common/parallel.h"
+#include "core/ops/nn/conv_direct_blocks.h"
 #include "core/ops/scratch.h"
 
 namespace vn::ops {
 namespace {
 
-constexpr int kLanes = 8;       // floats per vector
-constexpr int kMaxBlock = 8;    // vectors summed at once: rows x vectors per row
-constexpr int kMaxVectors = 4;  // vectors per row of a block
-// Output channels summed at once where a group has that many (channel_block), and the vectors of
-// each of them: their sums, a tap's input vectors and its weight fill the 16 registers.
-constexpr int kChannels = 4;
-constexpr int kMaxChannelBlock = 3;
+using direct::kChannels;
+using direct::kLanes;
+using direct::kMaxBlock;
+using direct::kMaxChannelBlock;
+using direct::kMaxVectors;
+
 // A task's padded copy of its input, at most (unless one output row needs more): within L2 while
 // its output channels read it (a stem's 24 channels over 224 x 224: 0.56 -> 0.46 ms against 1
 // MiB), and never a large image's worth per thread.
 constexpr int64_t kMaxCopyBytes = int64_t{1} << 18;
-
-/// One block: `R` output rows (`ldy` floats apart in y, `row_step` apart in the padded input) of
-/// `V` vectors, the last one `last` (1 to 8) columns wide. Tap i reads the padded input at in +
-/// off[i] with weight w[i], for `count` taps; K > 0 unrolls them K at a time (count is a multiple).
-using BlockFn = void (*)(const float* in, int64_t row_step, const int64_t* off, const float* w, int64_t count,
-                         float bias, float* y, int64_t ldy, int last);
-
-#if defined(__AVX2__) && defined(__FMA__)
-
-/// The first n lanes (n clamped to [0, 8]).
-__m256i first_lanes(int64_t n) {
-  alignas(32) static constexpr int32_t kMask[2 * kLanes] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + kLanes - std::clamp<int64_t>(n, 0, kLanes)));
-}
-
-/// acc[r][v] += *w * the vector at rows[r] + o + v * 8, fused.
-template <int R, int V>
-__attribute__((always_inline)) inline void tap(__m256 (&acc)[R][V], const float* const (&rows)[R], int64_t o,
-                                               const float* w) {
-  const __m256 wv = _mm256_broadcast_ss(w);
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(rows[r] + o + v * kLanes), acc[r][v]);
-  }
-}
-
-template <int R, int V, int K>
-void block(const float* in, int64_t row_step, const int64_t* off, const float* w, int64_t count, float bias, float* y,
-           int64_t ldy, int last) {
-  __m256 acc[R][V];
-  const float* rows[R];
-  for (int r = 0; r < R; ++r) {
-    rows[r] = in + r * row_step;
-    for (int v = 0; v < V; ++v) acc[r][v] = _mm256_set1_ps(bias);
-  }
-  if constexpr (K > 0) {
-    for (int64_t i = 0; i < count; i += K) {
-#pragma GCC unroll 49
-      for (int t = 0; t < K; ++t) tap<R, V>(acc, rows, off[i + t], w + i + t);
-    }
-  } else {
-    for (int64_t i = 0; i < count; ++i) tap<R, V>(acc, rows, off[i], w + i);
-  }
-  const __m256i mask = first_lanes(last);
-  for (int r = 0; r < R; ++r) {
-    float* yr = y + r * ldy;
-    for (int v = 0; v + 1 < V; ++v) _mm256_storeu_ps(yr + v * kLanes, acc[r][v]);
-    // The last vector's lanes past `last` belong to the next row, or to another task's plane.
-    _mm256_maskstore_ps(yr + (V - 1) * kLanes, mask, acc[r][V - 1]);
-  }
-}
-
-/// block() for kChannels output channels at once (their weights `wstep` apart, their planes
-/// `ystep` apart in y, their biases from `bias`): each tap's input vectors are loaded once for
-/// all of them, where a block per channel loaded them again for each (RegNetY's groups of 8 in
-/// and 8 out ran at a third of the multiply-adds' rate, bound by loads). Each output's sum is the
-/// same chain as block()'s.
-template <int R, int V, int K>
-void channel_block(const float* in, int64_t row_step, const int64_t* off, const float* w, int64_t wstep,
-                   int64_t count, const float* bias, float* y, int64_t ystep, int64_t ldy, int last) {
-  __m256 acc[kChannels][R][V];
-  const float* rows[R];
-  for (int r = 0; r < R; ++r) rows[r] = in + r * row_step;
-  for (int o = 0; o < kChannels; ++o) {
-    for (int r = 0; r < R; ++r) {
-      for (int v = 0; v < V; ++v) acc[o][r][v] = _mm256_set1_ps(bias ? bias[o] : 0.0f);
-    }
-  }
-  const auto step = [&](int64_t i) __attribute__((always_inline)) {
-    __m256 x[R][V];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) x[r][v] = _mm256_loadu_ps(rows[r] + off[i] + v * kLanes);
-    }
-#pragma GCC unroll 4
-    for (int o = 0; o < kChannels; ++o) {
-      const __m256 wv = _mm256_broadcast_ss(w + o * wstep + i);
-#pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-        for (int v = 0; v < V; ++v) acc[o][r][v] = _mm256_fmadd_ps(wv, x[r][v], acc[o][r][v]);
-      }
-    }
-  };
-  if constexpr (K > 0) {
-    for (int64_t i = 0; i < count; i += K) {
-#pragma GCC unroll 49
-      for (int t = 0; t < K; ++t) step(i + t);
-    }
-  } else {
-    for (int64_t i = 0; i < count; ++i) step(i);
-  }
-  const __m256i mask = first_lanes(last);
-  for (int o = 0; o < kChannels; ++o) {
-    for (int r = 0; r < R; ++r) {
-      float* yr = y + o * ystep + r * ldy;
-      for (int v = 0; v + 1 < V; ++v) _mm256_storeu_ps(yr + v * kLanes, acc[o][r][v]);
-      _mm256_maskstore_ps(yr + (V - 1) * kLanes, mask, acc[o][r][V - 1]);
-    }
-  }
-}
-
-/// The 8 x 8 floats of r transposed: r[j] holds what was lane j of r[0] to r[7].
-inline void transpose8(__m256 (&r)[kLanes]) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-  const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-  const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-  const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-  const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
-  const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
-  const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
-  const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
-  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
-
-/// Eight output channels in the lanes of each vector, P consecutive positions of one output row
-/// in P vectors: each tap loads its eight weights (`w` holds them by tap, tap i's at w + 8 i) once
-/// and broadcasts each position's input, so every lane is used (rows of 7 or 14 positions left 1
-/// of 8 or 2 of 16 lanes of block()'s vectors empty), and a tap costs 1 + P loads for P
-/// multiply-adds. Each output's sum is block()'s chain. The sums are transposed into the eight
-/// channels' planes (`ystep` apart) at the end. Interleaved (depthwise: output channel o reads
-/// input channel o alone): the input holds the eight channels' values of each position together
-/// (`off` counts floats of that layout), and each position's vector is loaded instead.
-template <int P, int K, bool Interleaved>
-void lanes_block(const float* in, const int64_t* off, const float* w, int64_t count, const float* bias, float* y,
-                 int64_t ystep) {
-  __m256 acc[kLanes];
-  const __m256 start = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
-  for (int p = 0; p < kLanes; ++p) acc[p] = p < P ? start : _mm256_setzero_ps();
-  const auto step = [&](int64_t i) __attribute__((always_inline)) {
-    const __m256 wv = _mm256_loadu_ps(w + kLanes * i);
-    const float* x = in + off[i];
-#pragma GCC unroll 8
-    for (int p = 0; p < P; ++p) {
-      const __m256 xv = Interleaved ? _mm256_loadu_ps(x + kLanes * p) : _mm256_broadcast_ss(x + p);
-      acc[p] = _mm256_fmadd_ps(xv, wv, acc[p]);
-    }
-  };
-  if constexpr (K > 0) {
-    for (int64_t i = 0; i < count; i += K) {
-#pragma GCC unroll 49
-      for (int t = 0; t < K; ++t) step(i + t);
-    }
-  } else {
-    for (int64_t i = 0; i < count; ++i) step(i);
-  }
-  transpose8(acc);
-  const __m256i mask = first_lanes(P);
-  for (int o = 0; o < kLanes; ++o) {
-    if constexpr (P == kLanes) {
-      _mm256_storeu_ps(y + o * ystep, acc[o]);
-    } else {
-      _mm256_maskstore_ps(y + o * ystep, mask, acc[o]);
-    }
-  }
-}
-
-using LanesBlockFn = void (*)(const float* in, const int64_t* off, const float* w, int64_t count, const float* bias,
-                              float* y, int64_t ystep);
-/// lanes_block<P, K, Interleaved> for P = 1 to 8, at index P - 1.
-template <int K, bool Interleaved, int... Pm1>
-constexpr std::array<LanesBlockFn, kLanes> lanes_row(std::integer_sequence<int, Pm1...>) {
-  return {&lanes_block<Pm1 + 1, K, Interleaved>...};
-}
-/// The blocks for a window of `taps` taps.
-template <bool Interleaved>
-const std::array<LanesBlockFn, kLanes>& lanes_blocks(int64_t taps) {
-  static constexpr auto kPositions = std::make_integer_sequence<int, kLanes>{};
-  static constexpr auto k3x3 = lanes_row<9, Interleaved>(kPositions);
-  static constexpr auto k5x5 = lanes_row<25, Interleaved>(kPositions);
-  static constexpr auto k7x7 = lanes_row<49, Interleaved>(kPositions);
-  static constexpr auto kAny = lanes_row<0, Interleaved>(kPositions);
-  return taps == 9 ? k3x3 : taps == 25 ? k5x5 : taps == 49 ? k7x7 : kAny;
-}
-
-/// Whether conv_direct sums the group's channels in lanes_block: whole blocks of eight, over rows
-/// of more than two vectors. Narrower rows give a block too few positions, whose chains wait on
-/// the multiply-add's latency; channel_block took RegNetY's 7- and 14-wide rows 5% and 3% faster,
-/// lanes_block its 28-wide ones 20%.
-bool in_lanes(int64_t mg, int64_t out_w) { return mg % kLanes == 0 && out_w > 2 * kLanes; }
-
-/// Whether conv_direct sums depthwise channels (one in, one out per group) eight at a time in
-/// the lanes of its vectors (depthwise_lanes): the per-channel tasks of maps of 7 x 7 to 28 x 28
-/// spent more on their copies and calls than on their few multiply-adds (EfficientNetV2-S's 960
-/// channels of 14 x 14 at 3 GMAC/s).
-bool depthwise_in_lanes(int64_t cg, int64_t mg, int64_t group) { return cg == 1 && mg == 1 && group >= kLanes; }
-
-#else
-
-bool in_lanes(int64_t, int64_t) { return false; }
-bool depthwise_in_lanes(int64_t, int64_t, int64_t) { return false; }
-
-/// Without AVX2 and FMA: the same sums in plain loops, each step written as sgemm.cpp's portable
-/// kernel writes it (so that the compiler fuses both or neither).
-template <int R, int V, int K>
-void block(const float* in, int64_t row_step, const int64_t* off, const float* w, int64_t count, float bias, float* y,
-           int64_t ldy, int last) {
-  float acc[R][V * kLanes];
-  for (int r = 0; r < R; ++r) std::fill_n(acc[r], V * kLanes, bias);
-  for (int64_t i = 0; i < count; ++i) {
-    const float wv = w[i];
-    for (int r = 0; r < R; ++r) {
-      const float* src = in + r * row_step + off[i];
-      for (int l = 0; l < V * kLanes; ++l) acc[r][l] += wv * src[l];
-    }
-  }
-  for (int r = 0; r < R; ++r) std::copy_n(acc[r], (V - 1) * kLanes + last, y + r * ldy);
-}
-
-/// channel_block() without AVX2 and FMA: block() for each channel.
-template <int R, int V, int K>
-void channel_block(const float* in, int64_t row_step, const int64_t* off, const float* w, int64_t wstep,
-                   int64_t count, const float* bias, float* y, int64_t ystep, int64_t ldy, int last) {
-  for (int o = 0; o < kChannels; ++o) {
-    block<R, V, K>(in, row_step, off, w + o * wstep, count, bias ? bias[o] : 0.0f, y + o * ystep, ldy, last);
-  }
-}
-
-#endif
-
-/// The blocks for a tap count K: [V - 1][R - 1], R * V <= kMaxBlock (null elsewhere).
-template <int K, int V, int... Rm1>
-constexpr std::array<BlockFn, kMaxBlock> block_row(std::integer_sequence<int, Rm1...>) {
-  return {((Rm1 + 1) * V <= kMaxBlock ? &block < (Rm1 + 1) * V <= kMaxBlock ? Rm1 + 1 : 1, V, K > : nullptr)...};
-}
-template <int K>
-constexpr std::array<std::array<BlockFn, kMaxBlock>, kMaxVectors> block_table() {
-  constexpr auto rows = std::make_integer_sequence<int, kMaxBlock>{};
-  return {block_row<K, 1>(rows), block_row<K, 2>(rows), block_row<K, 3>(rows), block_row<K, 4>(rows)};
-}
-/// channel_block()'s blocks, as BlockFn's: [V - 1][R - 1], R * V <= kMaxChannelBlock.
-using ChannelBlockFn = void (*)(const float* in, int64_t row_step, const int64_t* off, const float* w,
-                                int64_t wstep, int64_t count, const float* bias, float* y, int64_t ystep,
-                                int64_t ldy, int last);
-template <int K, int V, int... Rm1>
-constexpr std::array<ChannelBlockFn, kMaxChannelBlock> channel_row(std::integer_sequence<int, Rm1...>) {
-  return {((Rm1 + 1) * V <= kMaxChannelBlock
-               ? &channel_block < (Rm1 + 1) * V <= kMaxChannelBlock ? Rm1 + 1 : 1, V, K >
-               : nullptr)...};
-}
-template <int K>
-constexpr std::array<std::array<ChannelBlockFn, kMaxChannelBlock>, kMaxChannelBlock> channel_table() {
-  constexpr auto rows = std::make_integer_sequence<int, kMaxChannelBlock>{};
-  return {channel_row<K, 1>(rows), channel_row<K, 2>(rows), channel_row<K, 3>(rows)};
-}
-constexpr auto kChannels3x3 = channel_table<9>();
-constexpr auto kChannels5x5 = channel_table<25>();
-constexpr auto kChannels7x7 = channel_table<49>();
-constexpr auto kChannelsAny = channel_table<0>();
-constexpr auto kBlocks3x3 = block_table<9>();
-constexpr auto kBlocks5x5 = block_table<25>();
-constexpr auto kBlocks7x7 = block_table<49>();
-constexpr auto kBlocksAny = block_table<0>();
 
 /// Where a task's padded input lies in its scratch buffer (one channel after another, each
 /// `depth` slices of padded rows, each row `phases` runs of `row_w` floats) and where each tap
@@ -368,7 +101,7 @@ Layout make_layout(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, i
 /// The vector at p with the lanes from `n` on zeroed, reading no float past p[n - 1] where p + 8
 /// passes `end` (masked loads cost more than loads and a mask).
 __m256 load_first(const float* p, int64_t n, const float* end) {
-  const __m256i mask = first_lanes(n);
+  const __m256i mask = direct::first_lanes(n);
   if (p + kLanes <= end) return _mm256_and_ps(_mm256_loadu_ps(p), _mm256_castsi256_ps(mask));
   return _mm256_maskload_ps(p, mask);
 }
@@ -481,21 +214,6 @@ void fill_padded(const Layout& l, const float* xg, int64_t in_size, const float*
 /// Output rows [oh0, oh1) of every depth slice of the group's mg output channels, from `buf`.
 #if defined(__AVX2__) && defined(__FMA__)
 
-/// The `count` floats of each of eight planes (`plane` apart from src) interleaved into dst: the
-/// eight values of position q at dst + 8 q, in plane order.
-void interleave8(const float* src, int64_t plane, int64_t count, float* dst) {
-  int64_t q = 0;
-  for (; q + kLanes <= count; q += kLanes) {
-    __m256 r[kLanes];
-    for (int ch = 0; ch < kLanes; ++ch) r[ch] = _mm256_loadu_ps(src + ch * plane + q);
-    transpose8(r);
-    for (int j = 0; j < kLanes; ++j) _mm256_storeu_ps(dst + (q + j) * kLanes, r[j]);
-  }
-  for (; q < count; ++q) {
-    for (int ch = 0; ch < kLanes; ++ch) dst[q * kLanes + ch] = src[ch * plane + q];
-  }
-}
-
 /// Output rows [oh0, oh1) of eight depthwise channels (their weights by tap in `w`, tap i's eight
 /// at w + 8 i; their planes `out_size` apart from y) from `lanes`, the eight channels' padded
 /// copies interleaved (l's layout for one channel, each float eight). `off` holds l's tap
@@ -505,7 +223,7 @@ void depthwise_rows(const Layout& l, const float* lanes, const int64_t* off, int
   const WindowGeometry& g = l.g;
   const int64_t out_h = g.out[1], out_w = g.out[2];
   const int64_t row_step = g.strides[1] * l.row_stride;
-  const auto& table = lanes_blocks<true>(l.taps);
+  const direct::LanesTable& table = direct::lanes_blocks(l.taps, true);
   for (int64_t od = 0; od < g.out[0]; ++od) {
     for (int64_t oh = oh0; oh < oh1; ++oh) {
       const float* in = lanes + (od * g.strides[0] * l.slice + (oh - oh0) * row_step) * kLanes;
@@ -530,13 +248,13 @@ void compute_rows(const Layout& l, const float* buf, int64_t oh0, int64_t oh1, c
   const int64_t per_row = std::min<int64_t>(vectors, kMaxVectors), rows = kMaxBlock / per_row;
   const int last_width = static_cast<int>(out_w - (vectors - 1) * kLanes);
   const int64_t count = l.cg * l.taps;
-  const auto& table = l.taps == 9 ? kBlocks3x3 : l.taps == 25 ? kBlocks5x5 : l.taps == 49 ? kBlocks7x7 : kBlocksAny;
+  const direct::BlockTable& table = direct::blocks(l.taps);
   const int64_t row_step = g.strides[1] * l.row_stride;
   const int64_t plane = g.out[0] * out_h * out_w;
   int64_t o = 0;
 #if defined(__AVX2__) && defined(__FMA__)
   if (lanes_w != nullptr) {
-    const auto& ltable = lanes_blocks<false>(l.taps);
+    const direct::LanesTable& ltable = direct::lanes_blocks(l.taps, false);
     for (; o + kLanes <= l.mg; o += kLanes) {
       const float* wl = lanes_w + o * count;
       float* yo = y + o * plane;
@@ -553,12 +271,11 @@ void compute_rows(const Layout& l, const float* buf, int64_t oh0, int64_t oh1, c
       }
     }
   }
+#else
+  (void)lanes_w;  // null: in_lanes is false without AVX2
 #endif
   if (l.mg >= kChannels) {
-    const auto& ctable = l.taps == 9    ? kChannels3x3
-                         : l.taps == 25 ? kChannels5x5
-                         : l.taps == 49 ? kChannels7x7
-                                        : kChannelsAny;
+    const direct::ChannelTable& ctable = direct::channel_blocks(l.taps);
     const int64_t c_per_row = std::min<int64_t>(vectors, kMaxChannelBlock), c_rows = kMaxChannelBlock / c_per_row;
     for (; o + kChannels <= l.mg; o += kChannels) {
       const float* wo = w + o * count;
@@ -617,7 +334,7 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
   const int64_t in_size = shape_numel(geo.in), out_size = shape_numel(geo.out);
   // Depthwise channels eight at a time where they make blocks of eight (as groups of 8 in and 8
   // out: l8's copies hold the eight), the rest one at a time.
-  const int64_t blocks8 = depthwise_in_lanes(l.cg, l.mg, group) ? group / kLanes : 0;
+  const int64_t blocks8 = direct::depthwise_in_lanes(l.cg, l.mg, group) ? group / kLanes : 0;
   std::optional<Layout> l8;
   std::vector<float> w8;
   std::vector<int64_t> off8;
@@ -636,7 +353,7 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
   const int64_t tasks = tasks8 + n * (group - first) * l.chunks;
   // The weights by tap, eight channels at a time (never across groups: mg is a multiple of 8).
   std::vector<float> lanes;
-  if (in_lanes(l.mg, l.g.out[2])) {
+  if (direct::in_lanes(l.mg, l.g.out[2])) {
     const int64_t count = l.cg * l.taps;
     lanes.resize(static_cast<size_t>(m * count));
     for (int64_t c8 = 0; c8 < m; c8 += kLanes) {
@@ -662,7 +379,7 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
                     scratch8->data());
         if (transform) (*transform)(std::span<float>(scratch8->data(), static_cast<size_t>(copies)));
         float* lanes8 = scratch8->data() + copies + kLanes;
-        interleave8(scratch8->data(), l8->plane, l8->plane, lanes8);
+        direct::interleave8(scratch8->data(), l8->plane, l8->plane, lanes8);
         depthwise_rows(*l8, lanes8, off8.data(), oh0, oh1, w8.data() + b * kLanes * l.taps,
                        bias ? bias + b * kLanes : nullptr, y + (img * m + b * kLanes) * out_size, out_size);
         continue;
