@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tests/ops/op_tester.h"
@@ -46,6 +47,34 @@ TEST(Concat, ThreeDimensionalMiddleAxis) {
   t.attr("axis", int64_t{1});
   t.input<int32_t>({2, 1, 2}, {1, 2, 3, 4}).input<int32_t>({2, 2, 2}, {5, 6, 7, 8, 9, 10, 11, 12});
   t.output<int32_t>({2, 3, 2}, {1, 2, 5, 6, 7, 8, 3, 4, 9, 10, 11, 12});
+  t.run();
+}
+
+TEST(Concat, ManyInputsSplitOverThreadsByRangesOfTheOutput) {
+  // 33 inputs of 0 to 40 channels (DenseNet's growing features, with empty ones among them) in 3
+  // outer blocks, on 4 threads: ranges of the output start and end inside inputs and blocks.
+  constexpr int64_t kOuter = 3, kInner = 100;
+  OpTester t("Concat", 13);
+  t.attr("axis", int64_t{1}).threads(4);
+  std::vector<std::vector<float>> inputs;
+  int64_t channels = 0;
+  for (int64_t i = 0; i < 33; ++i) {
+    const int64_t c = i % 5 == 3 ? 0 : (i * 7) % 41;
+    std::vector<float> v(static_cast<size_t>(kOuter * c * kInner));
+    for (size_t j = 0; j < v.size(); ++j) v[j] = static_cast<float>(i * 100000 + static_cast<int64_t>(j));
+    t.input<float>({kOuter, c, kInner}, v);
+    inputs.push_back(std::move(v));
+    channels += c;
+  }
+  std::vector<float> want;
+  for (int64_t o = 0; o < kOuter; ++o) {
+    for (const std::vector<float>& v : inputs) {
+      const auto block = static_cast<int64_t>(v.size()) / kOuter;
+      want.insert(want.end(), v.begin() + o * block, v.begin() + (o + 1) * block);
+    }
+  }
+  ASSERT_GT(static_cast<int64_t>(want.size()), 4 * (int64_t{1} << 15));  // enough for 4 threads
+  t.output<float>({kOuter, channels, kInner}, want);
   t.run();
 }
 
