@@ -211,7 +211,42 @@ void fill_padded(const Layout& l, const float* xg, int64_t in_size, const float*
   }
 }
 
-/// Output rows [oh0, oh1) of every depth slice of the group's mg output channels, from `buf`.
+/// The weights of `channels` output channels (`count` each, channel after channel) as the lanes
+/// blocks read them: eight channels at a time, by tap (tap i's eight at 8 i of their block).
+std::vector<float> by_tap(const float* w, int64_t channels, int64_t count) {
+  std::vector<float> out(static_cast<size_t>(channels * count));
+  for (int64_t c8 = 0; c8 < channels; c8 += kLanes) {
+    for (int64_t i = 0; i < count; ++i) {
+      for (int64_t o = 0; o < kLanes; ++o) out[static_cast<size_t>(c8 * count + i * kLanes + o)] = w[(c8 + o) * count + i];
+    }
+  }
+  return out;
+}
+
+/// Calls f(in, at, r, v, last) on each block of output rows [oh0, oh1), every depth slice, in
+/// blocks of up to `rows` rows of `per_row` vectors of 8 positions: `in` counts floats of l's
+/// padded copy (of one channel) up to the block's first input, `at` floats of an output plane up
+/// to its first output; the block is r rows of v vectors, the last one `last` positions wide.
+template <typename F>
+void for_each_block(const Layout& l, int64_t oh0, int64_t oh1, int64_t rows, int64_t per_row, F&& f) {
+  const WindowGeometry& g = l.g;
+  const int64_t out_h = g.out[1], out_w = g.out[2];
+  const int64_t vectors = ceil_div(out_w, kLanes);
+  const int last_width = static_cast<int>(out_w - (vectors - 1) * kLanes);
+  const int64_t row_step = g.strides[1] * l.row_stride;
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    for (int64_t oh = oh0; oh < oh1; oh += rows) {
+      const int64_t r = std::min(rows, oh1 - oh);
+      const int64_t in = od * g.strides[0] * l.slice + (oh - oh0) * row_step;
+      const int64_t at = (od * out_h + oh) * out_w;
+      for (int64_t v0 = 0; v0 < vectors; v0 += per_row) {
+        const int64_t v = std::min(per_row, vectors - v0);
+        f(in + v0 * kLanes, at + v0 * kLanes, r, v, v0 + v == vectors ? last_width : kLanes);
+      }
+    }
+  }
+}
+
 #if defined(__AVX2__) && defined(__FMA__)
 
 /// Output rows [oh0, oh1) of eight depthwise channels (their weights by tap in `w`, tap i's eight
@@ -220,99 +255,64 @@ void fill_padded(const Layout& l, const float* xg, int64_t in_size, const float*
 /// offsets times eight.
 void depthwise_rows(const Layout& l, const float* lanes, const int64_t* off, int64_t oh0, int64_t oh1, const float* w,
                     const float* bias, float* y, int64_t out_size) {
-  const WindowGeometry& g = l.g;
-  const int64_t out_h = g.out[1], out_w = g.out[2];
-  const int64_t row_step = g.strides[1] * l.row_stride;
   const direct::LanesTable& table = direct::lanes_blocks(l.taps, true);
-  for (int64_t od = 0; od < g.out[0]; ++od) {
-    for (int64_t oh = oh0; oh < oh1; ++oh) {
-      const float* in = lanes + (od * g.strides[0] * l.slice + (oh - oh0) * row_step) * kLanes;
-      float* yr = y + (od * out_h + oh) * out_w;
-      for (int64_t c0 = 0; c0 < out_w; c0 += kLanes) {
-        const int64_t p = std::min<int64_t>(kLanes, out_w - c0);
-        table[static_cast<size_t>(p - 1)](in + c0 * kLanes, off, w, l.taps, bias, yr + c0, out_size);
-      }
-    }
-  }
+  for_each_block(l, oh0, oh1, 1, 1, [&](int64_t in, int64_t at, int64_t, int64_t, int last) {
+    table[static_cast<size_t>(last - 1)](lanes + in * kLanes, off, w, l.taps, bias, y + at, out_size);
+  });
 }
 
 #endif
 
+/// Output rows [oh0, oh1) of every depth slice of the group's mg output channels, from `buf`.
 /// `lanes_w`, when given, holds the group's weights as lanes_block reads them, each block of eight
 /// channels' count x 8 after the previous block's.
 void compute_rows(const Layout& l, const float* buf, int64_t oh0, int64_t oh1, const float* w, const float* bias,
                   float* y, const float* lanes_w) {
   const WindowGeometry& g = l.g;
-  const int64_t out_h = g.out[1], out_w = g.out[2];
-  const int64_t vectors = ceil_div(out_w, kLanes);
-  const int64_t per_row = std::min<int64_t>(vectors, kMaxVectors), rows = kMaxBlock / per_row;
-  const int last_width = static_cast<int>(out_w - (vectors - 1) * kLanes);
+  const int64_t vectors = ceil_div(g.out[2], kLanes);
   const int64_t count = l.cg * l.taps;
-  const direct::BlockTable& table = direct::blocks(l.taps);
   const int64_t row_step = g.strides[1] * l.row_stride;
-  const int64_t plane = g.out[0] * out_h * out_w;
+  const int64_t plane = g.out[0] * g.out[1] * g.out[2];
   int64_t o = 0;
 #if defined(__AVX2__) && defined(__FMA__)
   if (lanes_w != nullptr) {
-    const direct::LanesTable& ltable = direct::lanes_blocks(l.taps, false);
+    const direct::LanesTable& table = direct::lanes_blocks(l.taps, false);
     for (; o + kLanes <= l.mg; o += kLanes) {
       const float* wl = lanes_w + o * count;
+      const float* bo = bias ? bias + o : nullptr;
       float* yo = y + o * plane;
-      for (int64_t od = 0; od < g.out[0]; ++od) {
-        for (int64_t oh = oh0; oh < oh1; ++oh) {
-          const float* in = buf + od * g.strides[0] * l.slice + (oh - oh0) * row_step;
-          float* yr = yo + (od * out_h + oh) * out_w;
-          for (int64_t c0 = 0; c0 < out_w; c0 += kLanes) {
-            const int64_t p = std::min<int64_t>(kLanes, out_w - c0);
-            ltable[static_cast<size_t>(p - 1)](in + c0, l.offsets.data(), wl, count, bias ? bias + o : nullptr, yr + c0,
-                                               plane);
-          }
-        }
-      }
+      for_each_block(l, oh0, oh1, 1, 1, [&](int64_t in, int64_t at, int64_t, int64_t, int last) {
+        table[static_cast<size_t>(last - 1)](buf + in, l.offsets.data(), wl, count, bo, yo + at, plane);
+      });
     }
   }
 #else
   (void)lanes_w;  // null: in_lanes is false without AVX2
 #endif
   if (l.mg >= kChannels) {
-    const direct::ChannelTable& ctable = direct::channel_blocks(l.taps);
-    const int64_t c_per_row = std::min<int64_t>(vectors, kMaxChannelBlock), c_rows = kMaxChannelBlock / c_per_row;
+    const direct::ChannelTable& table = direct::channel_blocks(l.taps);
+    const int64_t per_row = std::min<int64_t>(vectors, kMaxChannelBlock);
     for (; o + kChannels <= l.mg; o += kChannels) {
       const float* wo = w + o * count;
+      const float* bo = bias ? bias + o : nullptr;
       float* yo = y + o * plane;
-      for (int64_t od = 0; od < g.out[0]; ++od) {
-        for (int64_t oh = oh0; oh < oh1; oh += c_rows) {
-          const int64_t r = std::min(c_rows, oh1 - oh);
-          const float* in = buf + od * g.strides[0] * l.slice + (oh - oh0) * row_step;
-          float* yr = yo + (od * out_h + oh) * out_w;
-          for (int64_t v0 = 0; v0 < vectors; v0 += c_per_row) {
-            const int64_t v = std::min(c_per_row, vectors - v0);
-            const int last = v0 + v == vectors ? last_width : kLanes;
-            ctable[static_cast<size_t>(v - 1)][static_cast<size_t>(r - 1)](
-                in + v0 * kLanes, row_step, l.offsets.data(), wo, count, count, bias ? bias + o : nullptr,
-                yr + v0 * kLanes, plane, out_w, last);
-          }
-        }
-      }
+      for_each_block(l, oh0, oh1, kMaxChannelBlock / per_row, per_row,
+                     [&](int64_t in, int64_t at, int64_t r, int64_t v, int last) {
+                       table[static_cast<size_t>(v - 1)][static_cast<size_t>(r - 1)](
+                           buf + in, row_step, l.offsets.data(), wo, count, count, bo, yo + at, plane, g.out[2], last);
+                     });
     }
   }
+  const direct::BlockTable& table = direct::blocks(l.taps);
+  const int64_t per_row = std::min<int64_t>(vectors, kMaxVectors);
   for (; o < l.mg; ++o) {
     const float* wo = w + o * count;
     const float b = bias ? bias[o] : 0.0f;
     float* yo = y + o * plane;
-    for (int64_t od = 0; od < g.out[0]; ++od) {
-      for (int64_t oh = oh0; oh < oh1; oh += rows) {
-        const int64_t r = std::min(rows, oh1 - oh);
-        const float* in = buf + od * g.strides[0] * l.slice + (oh - oh0) * row_step;
-        float* yr = yo + (od * out_h + oh) * out_w;
-        for (int64_t v0 = 0; v0 < vectors; v0 += per_row) {
-          const int64_t v = std::min(per_row, vectors - v0);
-          const int last = v0 + v == vectors ? last_width : kLanes;
-          table[static_cast<size_t>(v - 1)][static_cast<size_t>(r - 1)](in + v0 * kLanes, row_step, l.offsets.data(),
-                                                                        wo, count, b, yr + v0 * kLanes, out_w, last);
-        }
-      }
-    }
+    for_each_block(l, oh0, oh1, kMaxBlock / per_row, per_row, [&](int64_t in, int64_t at, int64_t r, int64_t v, int last) {
+      table[static_cast<size_t>(v - 1)][static_cast<size_t>(r - 1)](buf + in, row_step, l.offsets.data(), wo, count, b,
+                                                                    yo + at, g.out[2], last);
+    });
   }
 }
 
@@ -341,27 +341,13 @@ void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int
   if (blocks8 > 0) {
     l8 = make_layout(geo, n, blocks8 * kLanes, blocks8 * kLanes, blocks8, threads);
     for (int64_t i = 0; i < l.taps; ++i) off8.push_back(l8->offsets[static_cast<size_t>(i)] * kLanes);
-    w8.resize(static_cast<size_t>(blocks8 * kLanes * l.taps));
-    for (int64_t b = 0; b < blocks8; ++b) {
-      for (int64_t i = 0; i < l.taps; ++i) {
-        for (int64_t o = 0; o < kLanes; ++o) w8[static_cast<size_t>((b * l.taps + i) * kLanes + o)] = w[(b * kLanes + o) * l.taps + i];
-      }
-    }
+    w8 = by_tap(w, blocks8 * kLanes, l.taps);
   }
   const int64_t first = blocks8 * kLanes;  // the first group summed alone
   const int64_t tasks8 = blocks8 > 0 ? n * blocks8 * l8->chunks : 0;
   const int64_t tasks = tasks8 + n * (group - first) * l.chunks;
   // The weights by tap, eight channels at a time (never across groups: mg is a multiple of 8).
-  std::vector<float> lanes;
-  if (direct::in_lanes(l.mg, l.g.out[2])) {
-    const int64_t count = l.cg * l.taps;
-    lanes.resize(static_cast<size_t>(m * count));
-    for (int64_t c8 = 0; c8 < m; c8 += kLanes) {
-      for (int64_t i = 0; i < count; ++i) {
-        for (int64_t o = 0; o < kLanes; ++o) lanes[static_cast<size_t>(c8 * count + i * kLanes + o)] = w[(c8 + o) * count + i];
-      }
-    }
-  }
+  const std::vector<float> lanes = direct::in_lanes(l.mg, l.g.out[2]) ? by_tap(w, m, l.cg * l.taps) : std::vector<float>();
   parallel_loop(threads, tasks, [&](LoopIndices& claims) {
     std::optional<Scratch<float>> scratch, scratch8;
     for (int64_t task; claims.next(task);) {

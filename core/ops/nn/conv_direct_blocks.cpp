@@ -18,6 +18,20 @@ namespace {
 
 #if defined(__AVX2__) && defined(__FMA__)
 
+/// step(i) for every tap i in [0, count), in order; K > 0 unrolls them K at a time (count is then a
+/// multiple of K).
+template <int K, typename F>
+__attribute__((always_inline)) inline void for_each_tap(int64_t count, F&& step) {
+  if constexpr (K > 0) {
+    for (int64_t i = 0; i < count; i += K) {
+#pragma GCC unroll 49
+      for (int t = 0; t < K; ++t) step(i + t);
+    }
+  } else {
+    for (int64_t i = 0; i < count; ++i) step(i);
+  }
+}
+
 /// acc[r][v] += *w * the vector at rows[r] + o + v * 8, fused.
 template <int R, int V>
 __attribute__((always_inline)) inline void tap(__m256 (&acc)[R][V], const float* const (&rows)[R], int64_t o,
@@ -39,14 +53,7 @@ void block(const float* in, int64_t row_step, const int64_t* off, const float* w
     rows[r] = in + r * row_step;
     for (int v = 0; v < V; ++v) acc[r][v] = _mm256_set1_ps(bias);
   }
-  if constexpr (K > 0) {
-    for (int64_t i = 0; i < count; i += K) {
-#pragma GCC unroll 49
-      for (int t = 0; t < K; ++t) tap<R, V>(acc, rows, off[i + t], w + i + t);
-    }
-  } else {
-    for (int64_t i = 0; i < count; ++i) tap<R, V>(acc, rows, off[i], w + i);
-  }
+  for_each_tap<K>(count, [&](int64_t i) __attribute__((always_inline)) { tap<R, V>(acc, rows, off[i], w + i); });
   const __m256i mask = first_lanes(last);
   for (int r = 0; r < R; ++r) {
     float* yr = y + r * ldy;
@@ -89,14 +96,7 @@ void channel_block(const float* in, int64_t row_step, const int64_t* off, const 
       }
     }
   };
-  if constexpr (K > 0) {
-    for (int64_t i = 0; i < count; i += K) {
-#pragma GCC unroll 49
-      for (int t = 0; t < K; ++t) step(i + t);
-    }
-  } else {
-    for (int64_t i = 0; i < count; ++i) step(i);
-  }
+  for_each_tap<K>(count, step);
   const __m256i mask = first_lanes(last);
   for (int o = 0; o < kChannels; ++o) {
     for (int r = 0; r < R; ++r) {
@@ -154,14 +154,7 @@ void lanes_block(const float* in, const int64_t* off, const float* w, int64_t co
       acc[p] = _mm256_fmadd_ps(xv, wv, acc[p]);
     }
   };
-  if constexpr (K > 0) {
-    for (int64_t i = 0; i < count; i += K) {
-#pragma GCC unroll 49
-      for (int t = 0; t < K; ++t) step(i + t);
-    }
-  } else {
-    for (int64_t i = 0; i < count; ++i) step(i);
-  }
+  for_each_tap<K>(count, step);
   transpose8(acc);
   const __m256i mask = first_lanes(P);
   for (int o = 0; o < kLanes; ++o) {
