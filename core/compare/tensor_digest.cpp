@@ -7,6 +7,8 @@
 #include <limits>
 #include <queue>
 
+#include <Eigen/Core>
+
 namespace vn {
 namespace {
 

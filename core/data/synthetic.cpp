@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include <Eigen/Core>
+
 #include "core/common/logging.h"
 #include "core/data/numpy_random.h"
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <Eigen/Core>
 #include <fmt/format.h>
 
 namespace vn::debug {

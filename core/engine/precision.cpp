@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include <Eigen/Core>
+
 #ifdef __F16C__
 #include <immintrin.h>
 #endif
@@ -94,6 +96,10 @@ std::optional<PrecisionConstraints> constraints_from_name(std::string_view name)
   if (name == "obey") return PrecisionConstraints::kObey;
   return std::nullopt;
 }
+
+float round_to_half(float x) { return static_cast<float>(Eigen::half(x)); }
+
+float round_to_bfloat16(float x) { return static_cast<float>(Eigen::bfloat16(x)); }
 
 void round_in_place(std::span<float> values, DType format) {
   switch (format) {

@@ -4,7 +4,6 @@
 // would hold.
 #pragma once
 
-#include <Eigen/Core>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -91,10 +90,10 @@ std::optional<PrecisionConstraints> constraints_from_name(std::string_view name)
 
 /// x rounded to the nearest float16 value, ties to even; beyond 65504 it overflows to ±inf and
 /// below the subnormal range it flushes to ±0, as a float16 store does. NaN stays NaN.
-inline float round_to_half(float x) { return static_cast<float>(Eigen::half(x)); }
+float round_to_half(float x);
 
 /// x rounded to the nearest bfloat16 value, ties to even (8 exponent bits: float32's range).
-inline float round_to_bfloat16(float x) { return static_cast<float>(Eigen::bfloat16(x)); }
+float round_to_bfloat16(float x);
 
 /// x rounded to tf32 (float32's sign and exponent, 10 mantissa bits), ties to even. Values near
 /// FLT_MAX round up to ±inf as the hardware conversion does; inf and NaN pass through.

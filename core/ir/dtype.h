@@ -7,9 +7,15 @@
 #include <string>
 #include <string_view>
 
-#include <Eigen/Core>
-
 #include "core/ir/narrow_types.h"
+
+// Eigen's 16-bit float types are the C++ types of float16 and bfloat16. They are declared here,
+// not defined: Eigen/Core is some 190,000 lines, and most files that name a DType never touch a
+// half value (files that do include <Eigen/Core>, or core/ir/half.h).
+namespace Eigen {
+struct half;
+struct bfloat16;
+}  // namespace Eigen
 
 namespace vn {
 

@@ -10,6 +10,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
+#include <Eigen/Core>
 
 #include "core/ir/onnx_proto.h"
 #include "core/ir/onnx_proto_detail.h"

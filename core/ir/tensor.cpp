@@ -14,6 +14,8 @@
 #include <mutex>
 #include <vector>
 
+#include <Eigen/Core>
+
 namespace vn {
 
 namespace {

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <Eigen/Core>
+
 #include "core/ir/onnx_signature.h"
 #include "core/ir/topo.h"
 #include "core/surgeon/fp16_rules.h"

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 
+#include <Eigen/Core>
+
 #include "core/backend/runner_registry.h"
 #include "core/ir/onnx_export.h"
 #include "tests/backend/runner_test_util.h"

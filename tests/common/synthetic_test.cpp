@@ -5,6 +5,7 @@
 #include "core/data/synthetic.h"
 
 #include <gtest/gtest.h>
+#include <Eigen/Core>
 
 #include "core/data/numpy_random.h"
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include <gtest/gtest.h>
+#include <Eigen/Core>
 
 namespace vn {
 namespace {

@@ -10,6 +10,8 @@
 #include <limits>
 #include <random>
 
+#include <Eigen/Core>
+
 #include "core/common/threads.h"
 
 namespace vn {

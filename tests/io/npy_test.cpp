@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/io/base64.h"
 #include "tests/io/test_util.h"
 

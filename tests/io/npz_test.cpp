@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/io/npy.h"
 #include "tests/io/test_util.h"
 

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/io/base64.h"
 #include "core/io/npy.h"
 #include "tests/io/test_util.h"

@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <Eigen/Core>
 
 #include "core/data/feeds.h"
 #include "core/io/tensor_proto.h"

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <Eigen/Core>
 
 #include "core/io/tensor_proto.h"
 #include "core/ir/onnx_import.h"

@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <Eigen/Core>
 
 #include "tests/ir/ir_test_util.h"
 

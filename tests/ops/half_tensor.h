@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/ir/tensor.h"
 
 namespace vn::ops::testing {

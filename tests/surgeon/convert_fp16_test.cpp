@@ -8,6 +8,8 @@
 
 #include <set>
 
+#include <Eigen/Core>
+
 #include "core/data/synthetic.h"
 #include "core/ir/onnx_export.h"
 #include "core/ir/onnx_import.h"

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <Eigen/Core>
 
 namespace vn::views {
 namespace {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include <Eigen/Core>
+
 #include "tests/ops/half_tensor.h"
 #include "tests/ops/op_tester.h"
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/ops/kernel_context.h"
 #include "core/ops/op_registry.h"
 #include "tests/ops/half_tensor.h"

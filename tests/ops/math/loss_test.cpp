@@ -8,6 +8,8 @@
 #include <limits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {

@@ -9,6 +9,8 @@
 #include <numbers>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {

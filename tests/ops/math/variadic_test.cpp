@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+#include <Eigen/Core>
+
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {

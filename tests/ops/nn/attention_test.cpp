@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/ir/onnx_import.h"
 #include "core/ref/reference_backend.h"
 #include "tests/ops/op_tester.h"

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "tests/ops/op_tester.h"
 
 namespace vn::ops::testing {

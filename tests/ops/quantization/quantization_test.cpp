@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/ir/dtype.h"
 
 #include "tests/ops/op_tester.h"

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/ir/dtype.h"
 #include "tests/ops/op_tester.h"
 
