@@ -2,6 +2,7 @@
 #include "core/ir/tensor.h"
 #include "core/ir/tensor_map.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -215,6 +216,48 @@ TEST(Tensor, ALargeFreedBufferOutlivesTheChurnOfOtherSizes) {
   EXPECT_TRUE(again->mapped());
   EXPECT_EQ(again->data<float>()[0], 7.0f);
   EXPECT_EQ(again->data<float>()[kLarge - 1], 9.0f);
+}
+
+TEST(Tensor, AFreedBufferServesTheNextTensorOfAboutItsSize) {
+  // DenseNet's concatenations grow a little at every layer: a tensor takes the smallest kept
+  // buffer of its size up to 1.5 times it, and only the part it uses is zeroed.
+  constexpr int64_t kMiB = int64_t{1} << 18;  // floats
+  const auto kept = [](int64_t floats, float marker) {
+    Result<Tensor> t = Tensor::create_for_overwrite(DType::kFloat32, {floats});
+    ASSERT_TRUE(t.ok());
+    std::fill_n(t->mutable_data<float>(), floats, marker);
+  };
+  kept(3 * kMiB, 3.0f);
+  kept(4 * kMiB, 4.0f);
+  // Both fit 2.9 MiB; the smaller one serves it.
+  Result<Tensor> a = Tensor::create_for_overwrite(DType::kFloat32, {3 * kMiB - kMiB / 10});
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a->mapped());
+  EXPECT_EQ(a->data<float>()[0], 3.0f);
+  // 2.5 MiB: the 4 MiB buffer is too large for it; a zeroed tensor of 2.7 MiB gets it.
+  Result<Tensor> b = Tensor::create_for_overwrite(DType::kFloat32, {5 * kMiB / 2});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->data<float>()[0], 0.0f);
+  const int64_t c_floats = 27 * kMiB / 10 / 16 * 16;  // whole 64-byte lines
+  {
+    Tensor c(DType::kFloat32, {c_floats});
+    for (float v : c.values<float>()) ASSERT_EQ(v, 0.0f);
+  }
+  // Given back, the 4 MiB buffer holds c's zeros and, past them, the 4.0 it was left with.
+  const int64_t e_floats = 39 * kMiB / 10;
+  Result<Tensor> e = Tensor::create_for_overwrite(DType::kFloat32, {e_floats});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->data<float>()[c_floats - 1], 0.0f);
+  EXPECT_EQ(e->data<float>()[c_floats], 4.0f);
+  EXPECT_EQ(e->data<float>()[e_floats - 1], 4.0f);
+  // So does the 3 MiB one, which serves a tensor of 2.1 MiB and no smaller.
+  a = Tensor();
+  Result<Tensor> f = Tensor::create_for_overwrite(DType::kFloat32, {19 * kMiB / 10});
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->data<float>()[0], 0.0f);
+  Result<Tensor> d = Tensor::create_for_overwrite(DType::kFloat32, {21 * kMiB / 10});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->data<float>()[21 * kMiB / 10 - 1], 3.0f);
 }
 
 }  // namespace
