@@ -61,6 +61,7 @@ class ConvKernel final : public LayerKernel {
                                       dtype_name(w.dtype()), shape_to_string(w.shape())));
     }
     w_shape_ = w.shape();
+    dilations_ = attr_ints(n, "dilations");
     group_ = attr_int(n, "group", 1);
     const int64_t m = w_shape_[0];
     if (group_ < 1 || m % group_ != 0) {
@@ -429,9 +430,10 @@ class ConvKernel final : public LayerKernel {
         apply_epilogue_segment(epilogue_, y + at, width, ch, true, residual ? residual + at : nullptr);
       }
     };
-    if (ops::conv_direct_suits(group_, cg, mg)) {
+    if (weights_sliced_.slices.empty() && ops::conv_direct_suits(group_, cg, mg, g.kernel, g.dilations)) {
       // The path conv_float32 takes for these groups, with X quantized as each task copies its
       // rows (quantize(0) is 0: the padding stays), then the planes finished as it finishes them.
+      // Sliced weights (sums too deep for float32) take conv_int8_slices below.
       const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
       const int threads = threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, ops::kProductGrain);
       const std::function<void(std::span<float>)> quantize = [this](std::span<float> v) {
@@ -457,7 +459,10 @@ class ConvKernel final : public LayerKernel {
 
   /// Whether conv__direct sums in registers (ops::conv_direct: depthwise and few channels per
   /// group) rather than plane by plane (direct_plane).
-  bool direct_in_registers() const { return ops::conv_direct_suits(group_, w_shape_[1], w_shape_[0] / group_); }
+  bool direct_in_registers() const {
+    return ops::conv_direct_suits(group_, w_shape_[1], w_shape_[0] / group_,
+                                  std::span<const int64_t>(w_shape_).subspan(2), dilations_);
+  }
 
   /// The direct sums of each output plane, then its epilogue while the plane is in cache.
   void run_direct(const float* x, int64_t batch, const ops::WindowGeometry& g, const float* w, float* y,
@@ -553,6 +558,7 @@ class ConvKernel final : public LayerKernel {
   std::vector<int8_t> weights_int8_;     // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;     // per output channel (int8 only)
   std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8 with VNNI only)
+  std::vector<int64_t> dilations_;       // the node's (none: all 1)
   std::vector<float> weights_grid_;      // int8 weights as floats (run_int8_as_float, instead of weights_int8_)
   Int8ConvSlices weights_sliced_;        // the same in exact slices (deeper sums, without VNNI)
   float input_scale_ = 1.0f;             // X's tensor scale (int8 only)

@@ -297,7 +297,7 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
                  const Tensor* w_constant = nullptr, Narrow kept_as = Narrow::kNone) {
   const int64_t cg = p.c / p.group, mg = p.m / p.group;
   threads = threads_for_work(threads, p.n * p.m * cg * shape_numel(p.kernel) * shape_numel(p.geo.out), kProductGrain);
-  if (conv_direct_suits(p.group, cg, mg)) {
+  if (conv_direct_suits(p.group, cg, mg, p.kernel, p.geo.dilations)) {
     // Few channels per group: weights few enough to transform all at once.
     std::vector<float> transformed;
     if (transform) {

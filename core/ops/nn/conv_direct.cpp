@@ -318,13 +318,25 @@ void compute_rows(const Layout& l, const float* buf, int64_t oh0, int64_t oh1, c
 
 }  // namespace
 
-bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg) {
+bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg, std::span<const int64_t> kernel,
+                       std::span<const int64_t> dilations) {
   // Measured against im2col + GEMM on one thread (3x3 to 7x7 windows, 7x7 to 112x112 outputs):
   // 1.15-1.4x faster at 8 channels in and out per group (RegNetY's), 2-3x at 4; even at 12, 0.9x
   // at 16 in and out. A network's stem on Zen 3 (3 channels in, 3 x 3 at stride 2): 1.6x faster
   // at 24 out over 224 x 224, 2.2x at 16 over 320 x 320, 1.4x at 32; ResNet's 7 x 7 to 64 out
   // 1.2x slower.
-  return cg == 1 || (group > 1 && cg <= 16 && mg <= 8) || (group == 1 && cg <= 4 && mg <= 32);
+  if (cg == 1 || (group > 1 && cg <= 16 && mg <= 8) || (group == 1 && cg <= 4 && mg <= 32)) return true;
+  // One group of few output channels over a 3 x 3 window: the GEMM's im2col copies each input
+  // value nine times for only mg multiply-adds each, and its stores were 60% of its time on
+  // Inception-v3's 32 -> 32 over 147 x 147 (Zen 3, one thread: 9.0 -> 6.4 ms directly; 32 -> 64
+  // 14.2 -> 12.3; ResNet's 64 -> 64 over 56 x 56 3.6 -> 3.2, DenseNet's 128 -> 32 4.0 -> 3.4, at
+  // stride 2 1.18 -> 1.12; at two threads 0.97-1.0x on DenseNet's over 28 x 28, faster on the
+  // others). Slower directly: 96 or more output channels (1.1-1.25x), 5 x 5 windows (1.1x), 1 x 1
+  // (1.7x). Dilated windows leave taps that read only padding to conv_float32's boxes of live taps.
+  const bool three_by_three = std::all_of(kernel.begin(), kernel.end(), [](int64_t k) { return k == 1 || k == 3; }) &&
+                              std::count(kernel.begin(), kernel.end(), 3) == 2;
+  const bool undilated = std::all_of(dilations.begin(), dilations.end(), [](int64_t d) { return d == 1; });
+  return group == 1 && mg <= 64 && three_by_three && undilated;
 }
 
 void conv_direct(const WindowGeometry& geo, int64_t n, int64_t c, int64_t m, int64_t group, const float* x,

@@ -14,10 +14,12 @@
 namespace vn::ops {
 
 /// Whether conv_direct computes a convolution of `group` groups of `cg` input and `mg` output
-/// channels: one input channel per group (depthwise, any channel multiplier), several groups of
-/// few channels each, or one group of up to 4 input and 32 output channels (a network's stem),
-/// where it beats im2col + GEMM.
-bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg);
+/// channels over a window of `kernel` with `dilations` (spatial dims; no dilations means 1): one
+/// input channel per group (depthwise, any channel multiplier), several groups of few channels
+/// each, one group of up to 4 input and 32 output channels (a network's stem), or one group of up
+/// to 64 output channels over an undilated 3 x 3 window, where it beats im2col + GEMM.
+bool conv_direct_suits(int64_t group, int64_t cg, int64_t mg, std::span<const int64_t> kernel,
+                       std::span<const int64_t> dilations);
 
 /// y = conv(x, w) (+ one bias per output channel when `bias` is non-null) over dense row-major
 /// buffers laid out as conv_float32's (conv.h), on up to `threads` OpenMP threads. Each output is

@@ -113,8 +113,9 @@ TEST(ConvDirect, BatchesAndChannelMultipliers) {
 }
 
 TEST(ConvDirect, GroupsOfFewChannels) {
-  ASSERT_TRUE(conv_direct_suits(2, 8, 8));
-  ASSERT_FALSE(conv_direct_suits(1, 8, 8));  // one group is one GEMM
+  const std::vector<int64_t> k3 = {3, 3}, k5 = {5, 5};
+  ASSERT_TRUE(conv_direct_suits(2, 8, 8, k3, {}));
+  ASSERT_FALSE(conv_direct_suits(1, 8, 8, k5, {}));  // one group of a 5 x 5 window is one GEMM
   // RegNetY's groups of 8 channels in and out, at stride 1 and 2; 4 in and 8 out; 16 in and 8 out.
   check_conv({.x = {1, 16, 14, 14}, .m = 16, .group = 2, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 470);
   check_conv({.x = {2, 24, 11, 9}, .m = 24, .group = 3, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 1, 1, 1}},
@@ -224,9 +225,11 @@ TEST(ConvDirect, SameBitsAsTheGemm) {
 // bits of the im2col + GEMM path: the same convolution over two more input channels of zeros,
 // with zero weights, runs as a GEMM and adds w * 0 = +0 to each sum past the live ones.
 TEST(ConvDirect, StemsHaveTheBitsOfTheGemm) {
-  ASSERT_TRUE(conv_direct_suits(1, 3, 24));
-  ASSERT_FALSE(conv_direct_suits(1, 5, 24));
-  ASSERT_FALSE(conv_direct_suits(1, 3, 64));  // ResNet's 7 x 7 stem: faster as a GEMM
+  const std::vector<int64_t> k3 = {3, 3}, k7 = {7, 7};
+  ASSERT_TRUE(conv_direct_suits(1, 3, 24, k3, {}));
+  ASSERT_TRUE(conv_direct_suits(1, 3, 24, k7, {}));
+  ASSERT_FALSE(conv_direct_suits(1, 5, 24, k7, {}));
+  ASSERT_FALSE(conv_direct_suits(1, 3, 64, k7, {}));  // ResNet's 7 x 7 stem: faster as a GEMM
   struct Case {
     int64_t m, kernel, stride, h, w;
   };
@@ -255,6 +258,58 @@ TEST(ConvDirect, StemsHaveTheBitsOfTheGemm) {
     conv_float32(geo, 1, c, k.m, 1, x.data(), wt.data(), b.data(), direct.data(), 2);
     conv_float32(geo, 1, wide, k.m, 1, x_wide.data(), wt_wide.data(), b.data(), gemm.data(), 2);
     EXPECT_EQ(std::memcmp(gemm.data(), direct.data(), gemm.size() * sizeof(float)), 0);
+  }
+}
+
+// One group of up to 64 output channels over a 3 x 3 window (Inception's 32 -> 32 over 147 x 147,
+// ResNet's 64 -> 64, DenseNet's 128 -> 32) runs directly; against the naive sum, and with the bits
+// of the GEMM: the same convolution with 72 more output channels runs as a GEMM (more than 64),
+// and its first channels' sums are those of the direct one (a GEMM sums each output apart, in the
+// same order whatever the other rows).
+TEST(ConvDirect, ThreeByThreeWindowsOfFewOutputChannels) {
+  const std::vector<int64_t> k3 = {3, 3}, k3x1 = {3, 1}, k5 = {5, 5}, ones = {1, 1}, twos = {2, 2};
+  ASSERT_TRUE(conv_direct_suits(1, 32, 64, k3, ones));
+  ASSERT_FALSE(conv_direct_suits(1, 32, 65, k3, ones));
+  ASSERT_FALSE(conv_direct_suits(1, 32, 32, k3x1, ones));
+  ASSERT_FALSE(conv_direct_suits(1, 48, 64, k5, ones));
+  ASSERT_FALSE(conv_direct_suits(1, 32, 32, k3, twos));  // boxes of live taps (conv_regions.h)
+  check_conv({.x = {2, 19, 13, 17}, .m = 37, .kernel = {3, 3}, .pads = {1, 1, 1, 1}}, 480);
+  check_conv({.x = {1, 32, 15, 15}, .m = 64, .kernel = {3, 3}, .strides = {2, 2}, .pads = {1, 0, 1, 0}}, 481);
+  struct Case {
+    int64_t c, m, stride, h, w;
+    int threads;
+  };
+  // 300 channels: sums deeper than the GEMM's passes over k (256 at most).
+  for (const Case& k : {Case{32, 32, 1, 29, 41, 1}, Case{19, 37, 1, 9, 70, 3}, Case{40, 64, 2, 23, 21, 2},
+                        Case{300, 8, 1, 12, 15, 2}}) {
+    SCOPED_TRACE("c " + std::to_string(k.c) + " m " + std::to_string(k.m) + " stride " + std::to_string(k.stride));
+    constexpr int64_t kMore = 72;
+    const int64_t n = 2, pad = 1;
+    WindowGeometry geo;
+    geo.in = {k.h, k.w};
+    geo.kernel = {3, 3};
+    geo.strides = {k.stride, k.stride};
+    geo.dilations = {1, 1};
+    geo.pads_begin = {pad, pad};
+    geo.pads_end = {pad, 0};
+    for (size_t i = 0; i < 2; ++i) {
+      geo.out.push_back((geo.in[i] + geo.pads_begin[i] + geo.pads_end[i] - geo.effective_kernel(i)) / k.stride + 1);
+    }
+    ASSERT_TRUE(conv_direct_suits(1, k.c, k.m, geo.kernel, geo.dilations));
+    ASSERT_FALSE(conv_direct_suits(1, k.c, k.m + kMore, geo.kernel, geo.dilations));
+    const int64_t out_size = geo.out[0] * geo.out[1], wide = k.m + kMore;
+    const std::vector<float> x = random_floats(static_cast<size_t>(n * k.c * k.h * k.w), 530);
+    const std::vector<float> wt = random_floats(static_cast<size_t>(wide * k.c * 9), 531);
+    const std::vector<float> b = random_floats(static_cast<size_t>(wide), 532);
+    std::vector<float> direct(static_cast<size_t>(n * k.m * out_size)), gemm(static_cast<size_t>(n * wide * out_size));
+    conv_float32(geo, n, k.c, k.m, 1, x.data(), wt.data(), b.data(), direct.data(), k.threads);
+    conv_float32(geo, n, k.c, wide, 1, x.data(), wt.data(), b.data(), gemm.data(), k.threads);
+    for (int64_t img = 0; img < n; ++img) {
+      EXPECT_EQ(std::memcmp(gemm.data() + img * wide * out_size, direct.data() + img * k.m * out_size,
+                            static_cast<size_t>(k.m * out_size) * sizeof(float)),
+                0)
+          << "image " << img;
+    }
   }
 }
 
