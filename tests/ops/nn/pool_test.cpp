@@ -259,6 +259,51 @@ TEST(AveragePool, TwoDimensionalAgainstNaive) {
   }
 }
 
+// Stride 1 along both axes with the output as wide as the input (Inception's 3 x 3 pools, pad 1)
+// against the naive sum: windows taller and wider than the input, pads on one side only, rows of
+// one value and of more than a vector, with and without the padding counted.
+TEST(AveragePool, StrideOneSameWidthAgainstNaive) {
+  struct Case {
+    int64_t h, w, kh, kw, pads[4];
+  };
+  uint32_t seed = 30;
+  for (const Case& k : {Case{35, 35, 3, 3, {1, 1, 1, 1}}, Case{9, 8, 3, 4, {0, 1, 2, 2}}, Case{3, 5, 5, 3, {3, 1, 1, 1}},
+                        Case{1, 1, 3, 3, {1, 1, 1, 1}}, Case{7, 17, 1, 5, {0, 4, 0, 0}}, Case{2, 11, 2, 1, {0, 0, 0, 0}}}) {
+    SCOPED_TRACE(std::to_string(k.h) + "x" + std::to_string(k.w) + " window " + std::to_string(k.kh) + "x" +
+                 std::to_string(k.kw));
+    const int64_t c = 3;
+    const std::vector<float> x = random_floats(static_cast<size_t>(c * k.h * k.w), seed++);
+    const int64_t oh = k.h + k.pads[0] + k.pads[2] - k.kh + 1, ow = k.w + k.pads[1] + k.pads[3] - k.kw + 1;
+    ASSERT_EQ(ow, k.w);
+    for (int64_t include : {0, 1}) {
+      std::vector<float> y;
+      for (int64_t ch = 0; ch < c; ++ch) {
+        for (int64_t i = 0; i < oh; ++i) {
+          for (int64_t j = 0; j < ow; ++j) {
+            double sum = 0;
+            int64_t count = 0;
+            for (int64_t a = 0; a < k.kh; ++a) {
+              for (int64_t b = 0; b < k.kw; ++b) {
+                const int64_t r = i - k.pads[0] + a, q = j - k.pads[1] + b;
+                const bool in_image = r >= 0 && r < k.h && q >= 0 && q < k.w;
+                if (in_image) sum += x[static_cast<size_t>(ch * k.h * k.w + r * k.w + q)];
+                if (in_image || include) ++count;
+              }
+            }
+            y.push_back(static_cast<float>(sum / static_cast<double>(count)));
+          }
+        }
+      }
+      OpTester t("AveragePool", 11);
+      t.attr("kernel_shape", Shape{k.kh, k.kw}).attr("pads", Shape(k.pads, k.pads + 4));
+      t.attr("count_include_pad", include);
+      t.input<float>({1, c, k.h, k.w}, x);
+      t.output<float>({1, c, oh, ow}, y);
+      t.run();
+    }
+  }
+}
+
 TEST(AveragePool, ThreeDimensionalAndSameUpper) {
   OpTester t("AveragePool", 11);
   t.attr("kernel_shape", Shape{2, 2, 2});
