@@ -36,7 +36,7 @@ std::atomic<int> small_map_scopes{0};
 // same few activation sizes over and over): reuse costs a memset, or nothing for a tensor about to
 // be overwritten, instead of a page fault per 4 KiB. A tensor takes the smallest kept buffer of its
 // size up to 1.5 times it: DenseNet-121's concatenations grow by 32 channels a layer, and as
-// exact sizes their cycle through the kept buffers unmapped each one before its next use (7 fresh
+// exact sizes they cycled through the kept buffers, each unmapped before its next use (7 fresh
 // mappings of 1-3 MB per inference; 12.5 MB faulted in). Bounded, the oldest unmapped first: 16 MiB kept,
 // or more while live and kept buffers together stay within twice the most mapped bytes ever live
 // at once. A fixed 16 MiB let a transformer's large activations evict each other at every layer

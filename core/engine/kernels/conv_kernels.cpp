@@ -61,7 +61,6 @@ class ConvKernel final : public LayerKernel {
                                       dtype_name(w.dtype()), shape_to_string(w.shape())));
     }
     w_shape_ = w.shape();
-    dilations_ = attr_ints(n, "dilations");
     group_ = attr_int(n, "group", 1);
     const int64_t m = w_shape_[0];
     if (group_ < 1 || m % group_ != 0) {
@@ -191,7 +190,7 @@ class ConvKernel final : public LayerKernel {
     }
     // conv__direct's plane sums add each tap into their output; the other paths write every
     // element, so their output is not zeroed first (a pass over it as long as the epilogue's).
-    Result<Tensor> created = args_.tactic == TacticId::kConvDirect && !direct_in_registers()
+    Result<Tensor> created = args_.tactic == TacticId::kConvDirect && !direct_in_registers(geo)
                                  ? Tensor::create(DType::kFloat32, out_shape)
                                  : Tensor::create_for_overwrite(DType::kFloat32, out_shape);
     if (!created.ok()) return created.status().with_node(n.ref(node_index));
@@ -459,9 +458,8 @@ class ConvKernel final : public LayerKernel {
 
   /// Whether conv__direct sums in registers (ops::conv_direct: depthwise and few channels per
   /// group) rather than plane by plane (direct_plane).
-  bool direct_in_registers() const {
-    return ops::conv_direct_suits(group_, w_shape_[1], w_shape_[0] / group_,
-                                  std::span<const int64_t>(w_shape_).subspan(2), dilations_);
+  bool direct_in_registers(const ops::WindowGeometry& g) const {
+    return ops::conv_direct_suits(group_, w_shape_[1], w_shape_[0] / group_, g.kernel, g.dilations);
   }
 
   /// The direct sums of each output plane, then its epilogue while the plane is in cache.
@@ -472,7 +470,7 @@ class ConvKernel final : public LayerKernel {
     const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
     const int threads = threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, ops::kProductGrain);
-    if (direct_in_registers()) {
+    if (direct_in_registers(g)) {
       // Without a bias, ops::conv_direct sums from 0 in direct_plane's order, (channel, kd, kh, kw),
       // one fused multiply-add each: the same bits, since a padding tap adds w * 0 to a sum that
       // is never -0. It keeps a block of outputs in registers over all the taps where direct_plane
@@ -558,7 +556,6 @@ class ConvKernel final : public LayerKernel {
   std::vector<int8_t> weights_int8_;     // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;     // per output channel (int8 only)
   std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8 with VNNI only)
-  std::vector<int64_t> dilations_;       // the node's (none: all 1)
   std::vector<float> weights_grid_;      // int8 weights as floats (run_int8_as_float, instead of weights_int8_)
   Int8ConvSlices weights_sliced_;        // the same in exact slices (deeper sums, without VNNI)
   float input_scale_ = 1.0f;             // X's tensor scale (int8 only)

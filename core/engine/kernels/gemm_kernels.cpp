@@ -496,7 +496,8 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
       ym.setZero();
       for (int64_t k0 = 0; k0 < k; k0 += kSliceDepth) {
         slice(k0, std::min(kSliceDepth, k - k0), part.data());
-        ym = (ym + part).unaryExpr([](float v) { return round_to_half(v); });
+        ym += part;
+        round_in_place(std::span<float>(y, static_cast<size_t>(m * n)), DType::kFloat16);
       }
       return;
     }
