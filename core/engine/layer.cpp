@@ -150,9 +150,16 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
   std::vector<char> gone(ins.size(), 0);
   for (size_t i = 0; i < ins.size() && i < dying.size(); ++i) gone[i] = dying[i];
   const bool int8 = storage == DType::kInt8;
+  std::vector<char> on_grid;
   for (size_t i = 0; i < ins.size(); ++i) {
     if (ins[i]->dtype() != DType::kFloat32 || format_contains(storage, input_formats_[i])) continue;
-    if (int8 && from_engine && input_formats_[i] == DType::kInt8) continue;
+    if (int8 && from_engine && input_formats_[i] == DType::kInt8) {
+      if (kernel_->quantizes_input(i)) {
+        on_grid.resize(ins.size(), 0);
+        on_grid[i] = 1;
+      }
+      continue;
+    }
     if (int8 && kernel_->quantizes_input(i)) continue;
     gone[i] = 1;
     Result<Tensor> copy = Tensor::create_for_overwrite(DType::kFloat32, ins[i]->shape());
@@ -162,7 +169,8 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
                storage);
     ins[i] = &reformatted.back();
   }
-  VN_RETURN_IF_ERROR(kernel_->run_dying(ins, gone, outputs));
+  VN_RETURN_IF_ERROR(on_grid.empty() ? kernel_->run_dying(ins, gone, outputs)
+                                      : kernel_->run_on_grid(ins, gone, on_grid, outputs));
   for (size_t o = 0; o < outputs.size(); ++o) {
     Tensor& out = outputs[o];
     if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;

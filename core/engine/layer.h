@@ -109,6 +109,15 @@ class LayerKernel {
     (void)input;
     return false;
   }
+  /// run_dying() where the inputs marked in `on_grid` (one flag per input; only inputs the kernel
+  /// quantizes itself) hold values of their tensor's int8 grid already, as an int8 layer of the
+  /// engine writes them: the kernel may read their integers off without deciding any rounding
+  /// (grid_to_float), the same integers. By default, run_dying().
+  virtual Status run_on_grid(std::span<const Tensor* const> inputs, std::span<const char> dying,
+                             std::span<const char> on_grid, std::span<Tensor> outputs) const {
+    (void)on_grid;
+    return run_dying(inputs, dying, outputs);
+  }
   /// Whether the kernel's outputs leave it in the storage format (KernelArgs::round_outputs).
   virtual bool rounds_outputs() const { return false; }
 };

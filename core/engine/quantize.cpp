@@ -39,18 +39,19 @@ inline __m256 quantize8(const float* x, const Divisor& d) {
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   const __m256 v = _mm256_loadu_ps(x);
   __m256 q;
+  bool divide = !d.by_product;
   if (d.by_product) {
     const __m256 y = _mm256_mul_ps(v, d.recip);
     q = _mm256_round_ps(y, kNearest);
-    // |y - q| is at most 1/2; NaN and infinity compare false and keep their product's rounding.
+    // |y - q| is at most 1/2. NaN and infinity make it NaN, which compares unordered: they take
+    // the division too, so that only it needs to turn NaN into 0.
     const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(y, q));
-    if (_mm256_movemask_ps(_mm256_cmp_ps(off, _mm256_set1_ps(0.5f - 0x1p-12f), _CMP_GT_OQ)) != 0) {
-      q = _mm256_round_ps(_mm256_div_ps(v, d.scale), kNearest);
-    }
-  } else {
-    q = _mm256_round_ps(_mm256_div_ps(v, d.scale), kNearest);
+    divide = _mm256_movemask_ps(_mm256_cmp_ps(off, _mm256_set1_ps(0.5f - 0x1p-12f), _CMP_NLE_UQ)) != 0;
   }
-  q = _mm256_and_ps(q, _mm256_cmp_ps(q, q, _CMP_ORD_Q));
+  if (divide) {
+    q = _mm256_round_ps(_mm256_div_ps(v, d.scale), kNearest);
+    q = _mm256_and_ps(q, _mm256_cmp_ps(q, q, _CMP_ORD_Q));
+  }
   q = _mm256_min_ps(_mm256_max_ps(q, _mm256_set1_ps(kInt8Min)), _mm256_set1_ps(kInt8Max));
   return _mm256_add_ps(q, _mm256_setzero_ps());
 }
@@ -98,6 +99,27 @@ void quantize_to_float(std::span<const float> values, float scale, float* out) {
   for (; i + 8 <= values.size(); i += 8) _mm256_storeu_ps(out + i, quantize8(&values[i], s));
 #endif
   for (; i < values.size(); ++i) out[i] = static_cast<float>(quantize_value(values[i], scale));
+}
+
+void grid_to_float(std::span<const float> values, float scale, float* out) {
+  const float recip = 1.0f / scale;
+  if (!std::isnormal(scale) || !std::isnormal(recip)) return quantize_to_float(values, scale, out);
+  size_t i = 0;
+#if defined(__AVX2__)
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m256 r = _mm256_set1_ps(recip);
+  const __m256 lo = _mm256_set1_ps(kInt8Min), hi = _mm256_set1_ps(kInt8Max);
+  // The clamp keeps the integers of grid values that overflowed to infinity (127 times a scale
+  // near FLT_MAX / 127); + 0 turns -0 into 0, as the integer 0 converts.
+  for (; i + 8 <= values.size(); i += 8) {
+    const __m256 q = _mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(&values[i]), r), kNearest);
+    _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_min_ps(_mm256_max_ps(q, lo), hi), _mm256_setzero_ps()));
+  }
+#endif
+  for (; i < values.size(); ++i) {
+    out[i] = std::clamp(std::nearbyint(values[i] * recip), static_cast<float>(kInt8Min), static_cast<float>(kInt8Max)) +
+             0.0f;
+  }
 }
 
 std::vector<float> per_channel_scales(std::span<const double> weights, int64_t channels) {

@@ -43,6 +43,11 @@ void quantize_to_int8(std::span<const float> values, float scale, int8_t* out);
 /// The integers of quantize_to_int8 as floats (exact): the operand of an int8 product summed in
 /// float32 (exact while every partial sum stays within 2^24).
 void quantize_to_float(std::span<const float> values, float scale, float* out);
+/// quantize_to_float for values on the int8 grid of `scale` already, each the float32 product of
+/// `scale` and an integer of [-128, 127] as fake_quantize_in_place leaves them (what an int8 layer
+/// of the engine hands the next): the same integers, read off with one multiplication by
+/// 1 / scale, whose error (a few 2^-24 of at most 128) cannot move the rounding to the nearest.
+void grid_to_float(std::span<const float> values, float scale, float* out);
 
 /// Per-output-channel weight scales of `weights` viewed as `channels` rows of equal length
 /// (row-major): max |w| of each row / 127 (see scale_from_amax for all-zero rows).

@@ -189,6 +189,34 @@ TEST(Quantize, ValuesNearEveryHalfStepQuantizeAsTheirQuotient) {
   }
 }
 
+TEST(Quantize, GridValuesGiveBackTheirIntegers) {
+  // What an int8 layer hands the next: every grid value of a scale (fake_quantize_in_place of
+  // each integer's multiple, and of values around them), read back by grid_to_float as
+  // quantize_to_float reads them, at odd, tiny (subnormal grid values, a subnormal scale) and
+  // huge scales, in whole spans and in spans of 15 (eight lanes, then one value at a time).
+  for (const float scale : {0.37f, 1.0f / 3.0f, 0.0123f, 7.1f, 1e-30f, 1.5e-38f, 3e-39f, 1e37f, 3e38f}) {
+    std::vector<float> values;
+    for (int k = -140; k <= 140; ++k) {
+      values.push_back(static_cast<float>(k) * scale);
+      values.push_back((static_cast<float>(k) + 0.3f) * scale);
+    }
+    values.push_back(-0.0f);
+    fake_quantize_in_place(values, scale);
+    for (const size_t chunk : {values.size(), size_t{15}}) {
+      std::vector<float> want(values.size()), got(values.size());
+      for (size_t at = 0; at < values.size(); at += chunk) {
+        const size_t len = std::min(chunk, values.size() - at);
+        quantize_to_float(std::span<const float>(values).subspan(at, len), scale, want.data() + at);
+        grid_to_float(std::span<const float>(values).subspan(at, len), scale, got.data() + at);
+      }
+      for (size_t i = 0; i < values.size(); ++i) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+            << "scale " << scale << ", value " << values[i] << ", spans of " << chunk;
+      }
+    }
+  }
+}
+
 TEST(Quantize, WeightScalesArePerOutputChannel) {
   // Channel 0 is a thousand times smaller than channel 1: one scale for both would round it to 0.
   const std::vector<double> w{0.0011, -0.002, 0.0005, 1.1, -2.0, 0.5};

@@ -166,10 +166,58 @@ TEST(Int8Kernels, DepthwiseConvSumsExactlyWithItsEpilogue) {
   }
 }
 
+TEST(Int8Kernels, MatMulSumsExactlyWithItsEpilogueInEveryBlock) {
+  // An int8 MatMul with a bias and a Relu, requantized by the kernel to its output's grid: every
+  // output is its exact int32 sum rescaled, plus the bias, the Relu, then the output's rounding,
+  // over blocks of rows and columns finished by two threads while in cache. Scales are powers of
+  // two, so only the output's rounding rounds.
+  constexpr int64_t kRows = 150, kDepth = 40, kCols = 70;
+  const float sa = 0x1p-5f, sb = 0x1p-6f, sy = 0x1p-1f;
+  std::mt19937 rng(19);
+  Tensor w(DType::kFloat32, {kDepth, kCols});
+  Tensor bias(DType::kFloat32, {kCols});
+  std::vector<int32_t> qw(static_cast<size_t>(w.numel()));
+  for (size_t i = 0; i < qw.size(); ++i) {
+    qw[i] = i < static_cast<size_t>(kCols) ? 127 : static_cast<int32_t>(rng() % 255) - 127;  // column scales sb
+    w.mutable_values<float>()[i] = static_cast<float>(qw[i]) * sb;
+  }
+  for (int64_t c = 0; c < kCols; ++c) bias.mutable_values<float>()[c] = static_cast<float>(c % 7) - 3.25f;
+  OneLayer l(make_model(kHeader + "g (float[150,40] X, float[40,70] W, float[70] B) => (float[150,70] Y) {"
+                                  " P = MatMul(X, W) C = Add(P, B) Y = Relu(C) }",
+                        {{"W", w}, {"B", bias}}));
+  Tensor x(DType::kFloat32, {kRows, kDepth});
+  std::vector<int32_t> qx(static_cast<size_t>(x.numel()));
+  for (size_t i = 0; i < qx.size(); ++i) {
+    qx[i] = static_cast<int32_t>(rng() % 256) - 128;
+    x.mutable_values<float>()[i] = static_cast<float>(qx[i]) * sa;
+  }
+  const ScaleTable scales{{"X", sa}, {"Y", sy}, {"P", 1.0f}, {"C", 1.0f}};
+  KernelArgs args = l.args(TacticId::kGemmInt8, scales);
+  args.round_outputs = true;
+  args.output_scale = sy;
+  args.num_threads = 2;
+  Result<std::unique_ptr<LayerKernel>> kernel = make_layer_kernel(args);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().to_string();
+  ASSERT_TRUE((*kernel)->rounds_outputs());
+  const Tensor y = run_kernel(**kernel, x);
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t c = 0; c < kCols; ++c) {
+      int64_t exact = 0;
+      for (int64_t p = 0; p < kDepth; ++p) {
+        exact += int64_t{qx[static_cast<size_t>(r * kDepth + p)]} * qw[static_cast<size_t>(p * kCols + c)];
+      }
+      const float sum = std::max(0.0f, static_cast<float>(exact) * sa * sb + bias.values<float>()[c]);
+      const float want = sy * static_cast<float>(quantize_value(sum, sy));
+      ASSERT_EQ(y.values<float>()[static_cast<size_t>(r * kCols + c)], want) << r << "," << c;
+    }
+  }
+}
+
 TEST(Int8Kernels, ConvAndGemmQuantizeTheirInputThemselves) {
   // CompiledLayer hands an int8 Conv its X and an int8 MatMul its A as they are (quantizes_input):
   // the kernels' own quantization must give the bits of an input already on its int8 grid (ties,
-  // saturation past the scale's range included), on the dense, depthwise and product paths.
+  // saturation past the scale's range included), on the direct, depthwise, im2col, pointwise,
+  // sliced and product paths, and so must their reading of an input they are told is on it.
   struct Case {
     std::string text;
     TacticId tactic;
@@ -189,6 +237,24 @@ TEST(Int8Kernels, ConvAndGemmQuantizeTheirInputThemselves) {
        TacticId::kGemmInt8,
        {20, 37},
        {{"W", random_tensor({37, 40}, 43)}}},
+      // The im2col product (72 output channels, past conv_direct's), a pointwise one, sums sliced
+      // past 1024 terms, and a product two slices deep.
+      {"g (float[1,5,8,8] X, float[72,5,3,3] W) => (float[1,72,8,8] Y) { Y = Conv<pads=[1,1,1,1]>(X, W) }",
+       TacticId::kConvIm2colInt8,
+       {1, 5, 8, 8},
+       {{"W", random_tensor({72, 5, 3, 3}, 45)}}},
+      {"g (float[1,16,9,9] X, float[70,16,1,1] W) => (float[1,70,9,9] Y) { Y = Conv(X, W) }",
+       TacticId::kConvIm2colInt8,
+       {1, 16, 9, 9},
+       {{"W", random_tensor({70, 16, 1, 1}, 46)}}},
+      {"g (float[1,130,5,5] X, float[8,130,3,3] W) => (float[1,8,5,5] Y) { Y = Conv<pads=[1,1,1,1]>(X, W) }",
+       TacticId::kConvIm2colInt8,
+       {1, 130, 5, 5},
+       {{"W", random_tensor({8, 130, 3, 3}, 47)}}},
+      {"g (float[9,1100] X, float[1100,24] W) => (float[9,24] Y) { Y = MatMul(X, W) }",
+       TacticId::kGemmInt8,
+       {9, 1100},
+       {{"W", random_tensor({1100, 24}, 48)}}},
   };
   const float scale = 0.01f;  // inputs in [-1.6, 1.6): past 127 steps they saturate
   for (const Case& c : cases) {
@@ -203,7 +269,16 @@ TEST(Int8Kernels, ConvAndGemmQuantizeTheirInputThemselves) {
     Tensor on_grid = x.clone();
     fake_quantize_in_place(on_grid.mutable_values<float>(), scale);
     EXPECT_FALSE(on_grid.same_as(x));
-    EXPECT_TRUE(run_kernel(**kernel, x).same_as(run_kernel(**kernel, on_grid)));
+    const Tensor want = run_kernel(**kernel, x);
+    EXPECT_TRUE(want.same_as(run_kernel(**kernel, on_grid)));
+    // Told that its input lies on the grid (an int8 layer of the engine wrote it), the kernel
+    // reads the integers off (grid_to_float): the same bits again.
+    const Tensor* in[] = {&on_grid};
+    std::vector<Tensor> out(1);
+    const char flags[] = {1};
+    const Status st = (*kernel)->run_on_grid(in, {}, flags, out);
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    EXPECT_TRUE(want.same_as(out[0]));
   }
 }
 
@@ -244,23 +319,35 @@ TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
   }
   // B kept in int8 panels for the float32 kernel (machines without VNNI; callable anywhere): A as
   // the floats of its integers, the first rows of it (one row: the few-rows tiles), two slices
-  // of 750; finish sees every element once, after its sums.
-  const kernels::Int8Panels panels = kernels::pack_int8_panels(b.data(), k, n);
-  const std::vector<float> af(a.begin(), a.end());
-  for (int64_t rows : {int64_t{1}, int64_t{7}, m}) {
-    SCOPED_TRACE(testing::Message() << rows << " rows");
-    std::vector<int32_t> yp(static_cast<size_t>(rows * n), -1);
-    std::vector<int> seen(yp.size(), 0);
-    const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t c = c0; c < c1; ++c) {
-          ++seen[static_cast<size_t>(r * n + c)];
-          ASSERT_EQ(yp[static_cast<size_t>(r * n + c)], want[static_cast<size_t>(r * n + c)]) << r << "," << c;
-        }
+  // of 750 (sums past 2^24, converted to float32 whole), and one slice of the first 1000 steps
+  // (written by the float kernel itself); finish sees every element once, after its sums.
+  for (const int64_t depth : {k, int64_t{1000}}) {
+    std::vector<int8_t> bd(b.begin(), b.begin() + depth * n);
+    std::vector<int64_t> want_d(static_cast<size_t>(m * n), 0);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t p = 0; p < depth; ++p) want_d[static_cast<size_t>(i * n + j)] += int64_t{a[i * k + p]} * bd[p * n + j];
       }
-    };
-    kernels::matmul_int8_panels(af.data(), panels, yp.data(), rows, 3, &finish);
-    EXPECT_EQ(seen, std::vector<int>(seen.size(), 1));
+    }
+    const kernels::Int8Panels panels = kernels::pack_int8_panels(bd.data(), depth, n);
+    std::vector<float> af(static_cast<size_t>(m * depth));
+    for (int64_t i = 0; i < m; ++i) std::copy_n(a.begin() + i * k, depth, af.begin() + i * depth);
+    for (int64_t rows : {int64_t{1}, int64_t{7}, m}) {
+      SCOPED_TRACE(testing::Message() << rows << " rows, depth " << depth);
+      std::vector<float> yp(static_cast<size_t>(rows * n), -1.0f);
+      std::vector<int> seen(yp.size(), 0);
+      const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c) {
+            const auto at = static_cast<size_t>(r * n + c);
+            ++seen[at];
+            ASSERT_EQ(yp[at], static_cast<float>(want_d[at])) << r << "," << c;
+          }
+        }
+      };
+      kernels::matmul_int8_panels(af.data(), panels, yp.data(), rows, 3, &finish);
+      EXPECT_EQ(seen, std::vector<int>(seen.size(), 1));
+    }
   }
 }
 

@@ -165,6 +165,17 @@ class ConvKernel final : public LayerKernel {
   }
 
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    return run_with(inputs, outputs, false);
+  }
+
+  Status run_on_grid(std::span<const Tensor* const> inputs, std::span<const char>, std::span<const char> on_grid,
+                     std::span<Tensor> outputs) const override {
+    return run_with(inputs, outputs, on_grid[static_cast<size_t>(x_input_)] != 0);
+  }
+
+ private:
+  /// run(), told whether X holds values of its int8 grid already (run_on_grid).
+  Status run_with(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, bool x_on_grid) const {
     const Tensor& x = *inputs[static_cast<size_t>(x_input_)];
     const Node& n = anchor_node(args_);
     const int64_t node_index = args_.spec->nodes.front();
@@ -218,7 +229,7 @@ class ConvKernel final : public LayerKernel {
           if (weights_grid_.empty() && weights_sliced_.slices.empty()) {
             run_im2col_int8(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
           } else {
-            run_int8_as_float(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
+            run_int8_as_float(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr, x_on_grid);
           }
           finished = true;
           break;
@@ -236,7 +247,6 @@ class ConvKernel final : public LayerKernel {
     return Status::OK();
   }
 
- private:
   Status fold_batch_norm(std::vector<double>& weights, std::vector<double>& bias) const {
     const Node& bn = args_.model->graph.nodes[static_cast<size_t>(args_.spec->epilogue.batch_norm)];
     const int64_t m = w_shape_[0];
@@ -417,8 +427,16 @@ class ConvKernel final : public LayerKernel {
   /// conv_int8_slices): such sums of int8 products are exact in float32 in any order, so the
   /// reference's float32 convolution sums the integers as floats, each block then rescaled as run_im2col_int8 rescales (the same values)
   /// and finished with the epilogue while in cache.
-  void run_int8_as_float(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y,
-                         const float* residual) const {
+  void run_int8_as_float(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y, const float* residual,
+                         bool x_on_grid) const {
+    // X's integers: read off values of its grid, else quantized.
+    const auto integers = [&](std::span<const float> v, float* out) {
+      if (x_on_grid) {
+        grid_to_float(v, input_scale_, out);
+      } else {
+        quantize_to_float(v, input_scale_, out);
+      }
+    };
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
     const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
@@ -435,9 +453,7 @@ class ConvKernel final : public LayerKernel {
       // Sliced weights (sums too deep for float32) take conv_int8_slices below.
       const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
       const int threads = threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, ops::kProductGrain);
-      const std::function<void(std::span<float>)> quantize = [this](std::span<float> v) {
-        quantize_to_float(v, input_scale_, v.data());
-      };
+      const std::function<void(std::span<float>)> quantize = [&](std::span<float> v) { integers(v, v.data()); };
       ops::conv_direct(g, batch, group_ * cg, m, group_, x, weights_grid_.data(), nullptr, y, threads, &quantize);
       parallel_for(capped_threads(args_.num_threads), batch * m,
                    [&](int64_t i) { finish(i / m, i % m, 1, 0, out_size); });
@@ -446,7 +462,7 @@ class ConvKernel final : public LayerKernel {
     const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
     CallBuffer<float> xf(size);
     ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
-      quantize_to_float(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0);
+      integers(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), xf.get() + i0);
     });
     if (!weights_sliced_.slices.empty()) {
       conv_int8_slices(g, batch, cg, m, xf.get(), weights_sliced_, y, capped_threads(args_.num_threads), finish);

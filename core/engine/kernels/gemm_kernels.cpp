@@ -90,6 +90,17 @@ class GemmKernel final : public LayerKernel {
   }
 
   Status run(std::span<const Tensor* const> inputs, std::span<Tensor> outputs) const override {
+    return run_with(inputs, outputs, false);
+  }
+
+  Status run_on_grid(std::span<const Tensor* const> inputs, std::span<const char>, std::span<const char> on_grid,
+                     std::span<Tensor> outputs) const override {
+    return run_with(inputs, outputs, on_grid[static_cast<size_t>(a_.input)] != 0);
+  }
+
+ private:
+  /// run(), told whether A holds values of its int8 grid already (run_on_grid).
+  Status run_with(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, bool a_on_grid) const {
     // Kept across runs: rounded constants and transposed inputs would otherwise fault in fresh
     // pages at every layer.
     thread_local std::vector<float> a_tmp, b_tmp;
@@ -100,10 +111,10 @@ class GemmKernel final : public LayerKernel {
     Shape sa, sb;
     VN_RETURN_IF_ERROR(fetch(a_, inputs, trans_a_, a_tmp, pa, sa));
     VN_RETURN_IF_ERROR(fetch(b_, inputs, trans_b_, b_tmp, pb, sb));
-    return gemm_ ? run_gemm(inputs, outputs, pa, sa, pb, sb) : run_matmul(inputs, outputs, pa, sa, pb, sb);
+    return gemm_ ? run_gemm(inputs, outputs, pa, sa, pb, sb, a_on_grid)
+                 : run_matmul(inputs, outputs, pa, sa, pb, sb, a_on_grid);
   }
 
- private:
   Status operand(const std::string& name, bool trans, Operand& out) {
     out.input = input_index(*args_.spec, name);
     if (out.input >= 0) return Status::OK();
@@ -167,9 +178,11 @@ class GemmKernel final : public LayerKernel {
   }
 
   /// y = a · b with the layer's tactic. int8 reads its prepared B and quantizes a itself with A's
-  /// scale (quantizes_input); the sums are int32.
+  /// scale (quantizes_input; reads the integers off when `a_on_grid`); the sums are int32, and
+  /// `then` (int8 only), when given, runs on each block of y once it is rescaled.
   /// On `threads` threads (the layer's when 0).
-  void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads = 0) const {
+  void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, bool a_on_grid,
+               int threads = 0, const ops::Int8Finish* then = nullptr) const {
     if (threads == 0) threads = args_.num_threads;
     if (args_.tactic != TacticId::kGemmInt8) {
       // B is the model's own tensor when it is a constant (fetch): kept packed as it is, or kept
@@ -179,25 +192,35 @@ class GemmKernel final : public LayerKernel {
              model_b ? &b_.model_values : nullptr, round_b_panels_ ? kept_format(precision_) : ops::Narrow::kNone);
       return;
     }
-    // Every element of these is written before it is read: no zero fill.
-    CallBuffer<int32_t> acc(m * n);
-    // Each block of sums rescaled per column while in cache.
-    const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        for (int64_t c = c0; c < c1; ++c) {
-          y[r * n + c] =
-              static_cast<float>(acc.get()[r * n + c]) * (a_scale_ * b_scales_[static_cast<size_t>(c)]);
-        }
-      }
-    };
+    const auto scale = [&](int64_t c) { return a_scale_ * b_scales_[static_cast<size_t>(c)]; };
     if (b_packed_.empty()) {
       CallBuffer<float> af(m * k);
       ops::parallel_chunks(threads, m * k, [&](int64_t i0, int64_t i1) {
-        quantize_to_float(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, af.get() + i0);
+        const std::span<const float> part(a + i0, static_cast<size_t>(i1 - i0));
+        if (a_on_grid) {
+          grid_to_float(part, a_scale_, af.get() + i0);
+        } else {
+          quantize_to_float(part, a_scale_, af.get() + i0);
+        }
       });
-      matmul_int8_panels(af.get(), b_panels_, acc.get(), m, threads, &finish);
+      // The sums come as floats into y: each block rescaled per column while in cache.
+      const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c) y[r * n + c] *= scale(c);
+        }
+        if (then != nullptr) (*then)(r0, r1, c0, c1);
+      };
+      matmul_int8_panels(af.get(), b_panels_, y, m, threads, &finish);
       return;
     }
+    // Every element of these is written before it is read: no zero fill.
+    CallBuffer<int32_t> acc(m * n);
+    const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t c = c0; c < c1; ++c) y[r * n + c] = static_cast<float>(acc.get()[r * n + c]) * scale(c);
+      }
+      if (then != nullptr) (*then)(r0, r1, c0, c1);
+    };
     CallBuffer<int8_t> aq(m * k);
     ops::parallel_chunks(threads, m * k, [&](int64_t i0, int64_t i1) {
       quantize_to_int8(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, aq.get() + i0);
@@ -240,11 +263,8 @@ class GemmKernel final : public LayerKernel {
     return Status::OK();
   }
 
-  /// Adds the fused biases (per column), the residual and the activation, then rounds when the
-  /// kernel rounds its output (EpilogueRuntime::round).
-  Status finish(float* y, const Shape& out_shape, std::span<const Tensor* const> inputs) const {
-    const int64_t n = out_shape.empty() ? 1 : out_shape.back();
-    const int64_t total = shape_numel(out_shape);
+  /// The epilogue of an output of `n` columns: the fused biases summed per column.
+  Result<EpilogueRuntime> epilogue_for(int64_t n) const {
     EpilogueRuntime epi = epilogue_;
     if (!bias_parts_.empty()) {
       epi.bias.assign(static_cast<size_t>(n), 0.0f);
@@ -256,8 +276,36 @@ class GemmKernel final : public LayerKernel {
         for (size_t i = 0; i < epi.bias.size(); ++i) epi.bias[i] += part.size() == 1 ? part[0] : part[i];
       }
     }
+    return epi;
+  }
+
+  /// Adds the fused biases (per column), the residual and the activation, then rounds when the
+  /// kernel rounds its output (EpilogueRuntime::round).
+  Status finish(float* y, const Shape& out_shape, std::span<const Tensor* const> inputs) const {
+    const int64_t n = out_shape.empty() ? 1 : out_shape.back();
+    const int64_t total = shape_numel(out_shape);
+    VN_ASSIGN_OR_RETURN(const EpilogueRuntime epi, epilogue_for(n));
     const float* residual = epi.residual >= 0 ? inputs[static_cast<size_t>(epi.residual)]->data<float>() : nullptr;
     apply_epilogue(epi, y, n == 0 ? 0 : total / n, n, 1, residual, args_.num_threads);
+    return Status::OK();
+  }
+
+  /// The int8 product followed by the epilogue of finish(), each block of y finished while in
+  /// cache (the same values: a pass of its own read all of y from memory again).
+  Status int8_product_finished(const float* a, float* y, int64_t m, int64_t n, int64_t k, bool a_on_grid,
+                               std::span<const Tensor* const> inputs) const {
+    VN_ASSIGN_OR_RETURN(const EpilogueRuntime epi, epilogue_for(n));
+    const float* residual = epi.residual >= 0 ? inputs[static_cast<size_t>(epi.residual)]->data<float>() : nullptr;
+    const ops::Int8Finish block = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        float* v = y + r * n + c0;
+        if (!epi.bias.empty()) {
+          for (int64_t c = c0; c < c1; ++c) v[c - c0] += epi.bias[static_cast<size_t>(c)];
+        }
+        apply_epilogue_segment(epi, v, c1 - c0, 0, false, residual ? residual + r * n + c0 : nullptr);
+      }
+    };
+    product(a, nullptr, y, m, n, k, a_on_grid, 0, &block);
     return Status::OK();
   }
 
@@ -272,7 +320,7 @@ class GemmKernel final : public LayerKernel {
   }
 
   Status run_gemm(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, const float* pa, const Shape& sa,
-                  const float* pb, const Shape& sb) const {
+                  const float* pb, const Shape& sb, bool a_on_grid) const {
     if (sa.size() != 2 || sb.size() != 2 || sa[1] != sb[0]) {
       return tagged(args_, make_error(StatusCode::kShapeMismatch, "Gemm operands {} and {} do not multiply",
                                       shape_to_string(sa), shape_to_string(sb)));
@@ -285,7 +333,12 @@ class GemmKernel final : public LayerKernel {
     if (!created.ok()) return tagged(args_, created.status());
     Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
-    product(pa, pb, py, m, n, k);
+    if (args_.tactic == TacticId::kGemmInt8 && alpha_ == 1.0f && c_.empty()) {
+      VN_RETURN_IF_ERROR(int8_product_finished(pa, py, m, n, k, a_on_grid, inputs));
+      outputs[0] = std::move(y);
+      return Status::OK();
+    }
+    product(pa, pb, py, m, n, k, a_on_grid);
     if (alpha_ != 1.0f) {
       for (int64_t i = 0; i < m * n; ++i) py[i] *= alpha_;
     }
@@ -307,7 +360,7 @@ class GemmKernel final : public LayerKernel {
   }
 
   Status run_matmul(std::span<const Tensor* const> inputs, std::span<Tensor> outputs, const float* pa, Shape sa,
-                    const float* pb, Shape sb) const {
+                    const float* pb, Shape sb, bool a_on_grid) const {
     if (sa.empty() || sb.empty()) {
       return tagged(args_, make_error(StatusCode::kShapeMismatch, "MatMul operands must have rank >= 1, got {} and {}",
                                       shape_to_string(sa), shape_to_string(sb)));
@@ -335,13 +388,18 @@ class GemmKernel final : public LayerKernel {
     Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
     const int64_t batches = shape_numel(*batch);
+    if (args_.tactic == TacticId::kGemmInt8 && shape_numel(batch_b) == 1 && shape_numel(batch_a) == batches) {
+      VN_RETURN_IF_ERROR(int8_product_finished(pa, py, batches * m, n, k, a_on_grid, inputs));
+      outputs[0] = std::move(y);
+      return Status::OK();
+    }
     if (shape_numel(batch_b) == 1 && shape_numel(batch_a) == batches) {
       // B is one matrix shared by every batch (a linear layer over a sequence, [L, 1, d] x [d, n]):
       // A's batch folds into M, one large product instead of `batches` matrix-vector ones (the
       // reference does the same; the loop below took BERT's QKV projection 4.6x its time).
-      product(pa, pb, py, batches * m, n, k);
+      product(pa, pb, py, batches * m, n, k, a_on_grid);
     } else {
-      batched_products(pa, pb, py, batch_a, batch_b, *batch, m, n, k);
+      batched_products(pa, pb, py, batch_a, batch_b, *batch, m, n, k, a_on_grid);
     }
     VN_RETURN_IF_ERROR(finish(py, out_shape, inputs));
     outputs[0] = std::move(y);
@@ -350,7 +408,7 @@ class GemmKernel final : public LayerKernel {
 
   /// product() for each matrix of numpy.matmul's broadcast batch `batch` of A's and B's batches.
   void batched_products(const float* pa, const float* pb, float* py, const Shape& batch_a, const Shape& batch_b,
-                        const Shape& batch, int64_t m, int64_t n, int64_t k) const {
+                        const Shape& batch, int64_t m, int64_t n, int64_t k, bool a_on_grid) const {
     const Shape stride_a = ops::broadcast_strides(batch_a, batch), stride_b = ops::broadcast_strides(batch_b, batch);
     std::vector<ops::GemmOperands> products;
     for (int64_t bi = 0; bi < shape_numel(batch); ++bi) {
@@ -378,11 +436,11 @@ class GemmKernel final : public LayerKernel {
     if (cap > 1 && count >= cap) {
       parallel_for(cap, count, [&](int64_t i) {
         const ops::GemmOperands& op = products[static_cast<size_t>(i)];
-        product(op.a, op.b, op.c, m, n, k, 1);
+        product(op.a, op.b, op.c, m, n, k, a_on_grid, 1);
       });
       return;
     }
-    for (const ops::GemmOperands& op : products) product(op.a, op.b, op.c, m, n, k);
+    for (const ops::GemmOperands& op : products) product(op.a, op.b, op.c, m, n, k, a_on_grid);
   }
 
   KernelArgs args_;

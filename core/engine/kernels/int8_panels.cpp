@@ -40,7 +40,7 @@ Int8Panels pack_int8_panels(const int8_t* b, int64_t k, int64_t n) {
   return out;
 }
 
-void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t m, int threads,
+void matmul_int8_panels(const float* a, const Int8Panels& b, float* y, int64_t m, int threads,
                         const ops::Int8Finish* finish) {
   const int64_t k = b.k, n = b.n;
   if (m == 0 || n == 0) return;
@@ -56,19 +56,22 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t
   // row blocks and widens its group's panels again, a small cost beside its rows' products.
   const int64_t blocks = ceil_div(m, ops::kPackRows);
   const int64_t parts = team == 1 ? 1 : std::clamp<int64_t>(ceil_div(4 * team, groups), 1, blocks);
+  // One slice's float sums are y's values: the float kernel writes them there. Deeper products
+  // add their slices' sums in int32 (every element written by the first slice: no zero fill).
+  CallBuffer<int32_t> acc(slices > 1 ? m * n : 0);
   parallel_for(team, groups * parts, [&](int64_t task) {
     const int64_t p0 = task / parts * group, p1 = std::min(panels, p0 + group);
     const int64_t part = task % parts;
     const int64_t i0 = blocks * part / parts * ops::kPackRows;
     const int64_t i1 = std::min(m, blocks * (part + 1) / parts * ops::kPackRows);
     const int64_t j0 = p0 * ops::kPackCols, cols = std::min(n, p1 * ops::kPackCols) - j0;
-    // Rows of A per product, in whole blocks of kPackRows: few enough that their float sums stay
-    // in L2 beside the widened panels, to be converted and finished there (the sums of all m rows
-    // went through memory, in a fresh buffer, and the finish read them from memory again).
+    // Rows of A per product, in whole blocks of kPackRows: few enough that their sums stay in L2
+    // beside the widened panels, to be added, converted and finished there.
     const int64_t chunk =
         std::clamp<int64_t>(kPartFloats / cols / ops::kPackRows, 1, kMostChunkBlocks) * ops::kPackRows;
     ops::Scratch<float> wide(static_cast<size_t>((p1 - p0) * depth * ops::kPackCols), ops::ScratchSlot::kGemmB);
-    ops::Scratch<float> sums(static_cast<size_t>(std::min(chunk, i1 - i0) * cols), ops::ScratchSlot::kTile);
+    ops::Scratch<float> sums(static_cast<size_t>(slices > 1 ? std::min(chunk, i1 - i0) * cols : 0),
+                             ops::ScratchSlot::kTile);
     int64_t k0 = 0;
     do {  // once when k is 0: the sums are zero
       const int64_t kc = std::min(depth, k - k0);
@@ -79,13 +82,21 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t
       const bool last = k0 + kc >= k;
       for (int64_t r0 = i0; r0 < i1; r0 += chunk) {
         const int64_t rows = std::min(chunk, i1 - r0);
-        ops::sgemm_packed(rows, cols, kc, a + r0 * k + k0, k, wide.data(), nullptr, sums.data(), cols);
-        for (int64_t r = 0; r < rows; ++r) {
-          int32_t* yr = y + (r0 + r) * n + j0;
-          const float* pr = sums.data() + r * cols;
-          for (int64_t c = 0; c < cols; ++c) {
-            const auto sum = static_cast<int32_t>(pr[c]);
-            yr[c] = k0 == 0 ? sum : yr[c] + sum;
+        if (slices == 1) {
+          ops::sgemm_packed(rows, cols, kc, a + r0 * k, k, wide.data(), nullptr, y + r0 * n + j0, n);
+        } else {
+          ops::sgemm_packed(rows, cols, kc, a + r0 * k + k0, k, wide.data(), nullptr, sums.data(), cols);
+          for (int64_t r = 0; r < rows; ++r) {
+            int32_t* sr = acc.get() + (r0 + r) * n + j0;
+            const float* pr = sums.data() + r * cols;
+            if (k0 == 0) {
+              for (int64_t c = 0; c < cols; ++c) sr[c] = static_cast<int32_t>(pr[c]);
+            } else if (!last) {
+              for (int64_t c = 0; c < cols; ++c) sr[c] += static_cast<int32_t>(pr[c]);
+            } else {
+              float* yr = y + (r0 + r) * n + j0;
+              for (int64_t c = 0; c < cols; ++c) yr[c] = static_cast<float>(sr[c] + static_cast<int32_t>(pr[c]));
+            }
           }
         }
         if (last && finish != nullptr) (*finish)(r0, r0 + rows, j0, j0 + cols);

@@ -88,12 +88,14 @@ struct Int8Panels {
 };
 /// B (k x n, row-major) as Int8Panels.
 Int8Panels pack_int8_panels(const int8_t* b, int64_t k, int64_t n);
-/// y (m x n, int32) = a (m x b.k, rows b.k apart: the integers of an int8 grid as floats,
-/// quantize_to_float) · B, exact: products of slices up to kFloatExactDepth deep on the float32
-/// kernel, B's panels widened a few at a time, the slices added in int32. On up to `threads`
-/// threads (the result does not depend on their number); `finish`, when given, runs on blocks of y
-/// (a range of rows and one of columns) covering it once each, each once its sums are complete.
-void matmul_int8_panels(const float* a, const Int8Panels& b, int32_t* y, int64_t m, int threads = 1,
+/// y (m x n) = a (m x b.k, rows b.k apart: the integers of an int8 grid as floats,
+/// quantize_to_float) · B, the exact int32 sums converted to float32 (exact up to 2^24): products
+/// of slices up to kFloatExactDepth deep on the float32 kernel, B's panels widened a few at a time,
+/// the slices added in int32 (one slice is written as the float kernel sums it). On up to
+/// `threads` threads (the result does not depend on their number); `finish`, when given, runs on
+/// blocks of y (a range of rows and one of columns) covering it once each, each once its sums are
+/// complete, and may rewrite them.
+void matmul_int8_panels(const float* a, const Int8Panels& b, float* y, int64_t m, int threads = 1,
                         const ops::Int8Finish* finish = nullptr);
 
 /// The int8 weights of a one-group convolution summing more than kFloatExactDepth products, for
