@@ -49,6 +49,9 @@ void Fuser::fuse_product(int64_t anchor) {
   } else {
     rank = known_rank(a.outputs[0]);
     if (std::optional<Shape> b = static_shape(a.inputs[1]); b && b->size() >= 2) channels = b->back();
+    // Without shape information (Swin-T's export has none for its linear layers), a bias of one
+    // dimension still fits: the product has at least one dimension, `channels` the last.
+    if (!rank && channels > 0) rank = 1;
   }
 
   std::string t = a.outputs[0];

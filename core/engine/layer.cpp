@@ -170,7 +170,7 @@ Status CompiledLayer::run(std::span<const Tensor* const> inputs, std::span<Tenso
     ins[i] = &reformatted.back();
   }
   VN_RETURN_IF_ERROR(on_grid.empty() ? kernel_->run_dying(ins, gone, outputs)
-                                      : kernel_->run_on_grid(ins, gone, on_grid, outputs));
+                                     : kernel_->run_on_grid(ins, gone, on_grid, outputs));
   for (size_t o = 0; o < outputs.size(); ++o) {
     Tensor& out = outputs[o];
     if (!out.defined() || out.dtype() != DType::kFloat32 || (storage == DType::kFloat32 && faults_.empty())) continue;

@@ -92,7 +92,8 @@ class KernelContext {
   const Tensor* constant_input(size_t i) const;
   /// An elementwise computation that an executor asks a kernel to apply to its float32 output 0
   /// while each block of it is in cache (the reference's Relu, or residual Add and Relu, after a
-  /// Conv), in place of running it as nodes over the whole output afterwards.
+  /// Conv; a bias and GELU after a MatMul), in place of running it as nodes over the whole output
+  /// afterwards.
   class OutputEpilogue {
    public:
     virtual ~OutputEpilogue() = default;

@@ -13,7 +13,8 @@
 
 #ifdef VN_HAVE_SGEMM_AVX512
 extern "C" void vn_sgemm_packed_avx512(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                                       int64_t ldb, const float* bias, float* c, int64_t ldc);
+                                       int64_t ldb, const float* bias, float* c, int64_t ldc,
+                                       const vn::ops::TileFinish* finish);
 #endif
 
 namespace vn::ops {
@@ -198,41 +199,41 @@ bool sgemm_uses_avx512() {
 #endif
 }
 
-void detail::sgemm_packed_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                                   const float* packed_b, const float* bias, float* c, int64_t ldc) {
-  sgemm_detail::sgemm_blocked(m, n, k, a, lda, packed_b, 0, bias, c, ldc, portable_tile);
+void detail::sgemm_packed_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
+                                   const float* bias, float* c, int64_t ldc, const TileFinish* finish) {
+  sgemm_detail::sgemm_blocked(m, n, k, a, lda, packed_b, 0, bias, c, ldc, portable_tile, finish);
 }
 
 void detail::sgemm_direct_b_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                                     int64_t ldb, const float* bias, float* c, int64_t ldc) {
-  sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, portable_tile);
+                                     int64_t ldb, const float* bias, float* c, int64_t ldc, const TileFinish* finish) {
+  sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, portable_tile, finish);
 }
 
 namespace {
 
 /// sgemm_packed (ldb 0) or sgemm_direct_b on the kernel this machine runs.
 void sgemm_any_b(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                 const float* bias, float* c, int64_t ldc) {
+                 const float* bias, float* c, int64_t ldc, const TileFinish* finish) {
   if (m <= 0 || n <= 0) return;
 #ifdef VN_HAVE_SGEMM_AVX512
   if (sgemm_uses_avx512()) {
-    vn_sgemm_packed_avx512(m, n, k, a, lda, b, ldb, bias, c, ldc);
+    vn_sgemm_packed_avx512(m, n, k, a, lda, b, ldb, bias, c, ldc, finish);
     return;
   }
 #endif
-  sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, portable_tile);
+  sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, portable_tile, finish);
 }
 
 }  // namespace
 
 void sgemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
-                  const float* bias, float* c, int64_t ldc) {
-  sgemm_any_b(m, n, k, a, lda, packed_b, 0, bias, c, ldc);
+                  const float* bias, float* c, int64_t ldc, const TileFinish* finish) {
+  sgemm_any_b(m, n, k, a, lda, packed_b, 0, bias, c, ldc, finish);
 }
 
 void sgemm_direct_b(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                    const float* bias, float* c, int64_t ldc) {
-  sgemm_any_b(m, n, k, a, lda, b, ldb, bias, c, ldc);
+                    const float* bias, float* c, int64_t ldc, const TileFinish* finish) {
+  sgemm_any_b(m, n, k, a, lda, b, ldb, bias, c, ldc, finish);
 }
 
 }  // namespace vn::ops

@@ -23,6 +23,14 @@ namespace vn::ops {
 inline constexpr int64_t kPackRows = 12;
 inline constexpr int64_t kPackCols = 32;
 
+/// Called on each block of C whose sums are complete (rows [i0, i0 + rows) and columns [j0, j0 +
+/// cols) of the call's C), right after its tiles, while it is in cache: an engine's epilogue. A
+/// function pointer and its context, which the AVX-512 library (built apart) can call.
+struct TileFinish {
+  void (*fn)(void* context, int64_t i0, int64_t rows, int64_t j0, int64_t cols);
+  void* context;
+};
+
 /// Floats of packed A for m x k.
 inline int64_t packed_a_size(int64_t m, int64_t k) { return (m + kPackRows - 1) / kPackRows * kPackRows * k; }
 /// Floats of packed B for k x n.
@@ -34,15 +42,16 @@ void pack_a(int64_t m, int64_t k, const float* a, int64_t lda, int64_t block0, i
 
 /// C (m x n, rows ldc apart) = A * B, plus bias[i] on row i when bias is non-null. A is packed as
 /// above when lda is 0, else row-major with rows lda apart; B is packed as above, from its first
-/// panel. C is overwritten, never read.
+/// panel. C is overwritten, never read. `finish`, when given, is called on blocks of C covering it
+/// once each (TileFinish).
 void sgemm_packed(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
-                  const float* bias, float* c, int64_t ldc);
+                  const float* bias, float* c, int64_t ldc, const TileFinish* finish = nullptr);
 
 /// sgemm_packed with B (k x n) read where it lies, rows `ldb` apart (a 1x1 convolution's input
 /// planes, which need no im2col), instead of packed: each element of C is the same sum in the same
 /// order, so the same bits. Reads no element of B outside its k rows of n columns.
 void sgemm_direct_b(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                    const float* bias, float* c, int64_t ldc);
+                    const float* bias, float* c, int64_t ldc, const TileFinish* finish = nullptr);
 
 /// Whether sgemm_packed runs the AVX-512 kernel here (the library was built and the CPU has it).
 bool sgemm_uses_avx512();
@@ -50,10 +59,10 @@ bool sgemm_uses_avx512();
 namespace detail {
 /// The kernel sgemm_packed runs where AVX-512 is not available, callable anywhere (for tests).
 void sgemm_packed_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* packed_b,
-                           const float* bias, float* c, int64_t ldc);
+                           const float* bias, float* c, int64_t ldc, const TileFinish* finish = nullptr);
 /// The same for sgemm_direct_b.
 void sgemm_direct_b_portable(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                             const float* bias, float* c, int64_t ldc);
+                             const float* bias, float* c, int64_t ldc, const TileFinish* finish = nullptr);
 }  // namespace detail
 
 }  // namespace vn::ops

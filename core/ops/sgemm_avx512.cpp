@@ -113,7 +113,7 @@ void any_tile(int rows, int64_t depth, const float* a, ALayout layout, const flo
 extern "C" __attribute__((visibility("default"))) void vn_sgemm_packed_avx512(int64_t m, int64_t n, int64_t k,
                                                                               const float* a, int64_t lda,
                                                                               const float* b, int64_t ldb,
-                                                                              const float* bias, float* c,
-                                                                              int64_t ldc) {
-  vn::ops::sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, any_tile);
+                                                                              const float* bias, float* c, int64_t ldc,
+                                                                              const vn::ops::TileFinish* finish) {
+  vn::ops::sgemm_detail::sgemm_blocked(m, n, k, a, lda, b, ldb, bias, c, ldc, any_tile, finish);
 }

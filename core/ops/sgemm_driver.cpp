@@ -202,12 +202,32 @@ Tasks plan_tasks(int64_t m, int64_t panels, int64_t k, int threads) {
   return t;
 }
 
+/// A GemmFinish for the blocks sgemm_packed reports within a task's part of C, which starts at
+/// row i0 and column j0 of the product.
+struct TaskFinish {
+  const GemmFinish* finish;
+  int64_t i0, j0;
+  TileFinish tile;
+
+  TaskFinish(const GemmFinish* f, int64_t row0, int64_t col0) : finish(f), i0(row0), j0(col0), tile{&call, this} {}
+  TaskFinish(const TaskFinish&) = delete;
+  TaskFinish& operator=(const TaskFinish&) = delete;
+  /// What sgemm_packed takes: null without a finish.
+  const TileFinish* get() const { return finish != nullptr ? &tile : nullptr; }
+
+  static void call(void* context, int64_t i, int64_t rows, int64_t j, int64_t cols) {
+    const auto* t = static_cast<const TaskFinish*>(context);
+    (*t->finish)(t->i0 + i, t->i0 + i + rows, t->j0 + j, t->j0 + j + cols);
+  }
+};
+
 /// The product on the calling thread and up to `threads` more (1: the calling thread only).
 void product(const GemmShape& s, const float* a, const float* b, float* c, int threads,
-             const PanelTransform* transform_b, const Tensor* b_constant, Narrow kept_as) {
+             const PanelTransform* transform_b, const Tensor* b_constant, Narrow kept_as, const GemmFinish* finish) {
   if (s.m <= 0 || s.n <= 0) return;
   if (s.k <= 0) {
     for (int64_t i = 0; i < s.m; ++i) std::fill_n(c + i * s.ldc, s.n, 0.0f);
+    if (finish != nullptr) (*finish)(0, s.m, 0, s.n);
     return;
   }
   if (s.m <= kFewRows && !transform_b) {
@@ -217,8 +237,11 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
     // steps) unless the thread lags and another takes it.
     const int64_t chunks = std::clamp<int64_t>(std::min(s.m * s.n * s.k / kFewRowsWork, s.n / 16), 1, threads);
     const int64_t step = ceil_div(ceil_div(s.n, chunks), 16) * 16;
-    parallel_for(static_cast<int>(chunks), ceil_div(s.n, step),
-                 [&](int64_t chunk) { few_rows(s, a, b, c, chunk * step, std::min(s.n, (chunk + 1) * step)); });
+    parallel_for(static_cast<int>(chunks), ceil_div(s.n, step), [&](int64_t chunk) {
+      const int64_t j0 = chunk * step, j1 = std::min(s.n, (chunk + 1) * step);
+      few_rows(s, a, b, c, j0, j1);
+      if (finish != nullptr) (*finish)(0, s.m, j0, j1);
+    });
     return;
   }
   const int64_t panels = ceil_div(s.n, kPackCols);
@@ -262,8 +285,9 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
         const int64_t j0 = p * kPackCols;
         // Packed A's block i0 / kPackRows starts i0 * k floats in.
         const float* ta = pa ? pa + i0 * s.k : a + i0 * s.lda;
+        const TaskFinish done(finish, i0, j0);
         sgemm_packed(rows, std::min(count * kPackCols, s.n - j0), s.k, ta, pa ? 0 : s.lda, widened.data(), nullptr,
-                     c + i0 * s.ldc + j0, s.ldc);
+                     c + i0 * s.ldc + j0, s.ldc, done.get());
       }
     });
     return;
@@ -287,7 +311,9 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
       const int64_t cols = std::min(std::min(t.col_chunk, count - p0) * kPackCols, s.n - j0);
       // Packed A's block i0 / kPackRows starts i0 * k floats in.
       const float* ta = pa ? pa + i0 * s.k : a + i0 * s.lda;
-      sgemm_packed(rows, cols, s.k, ta, pa ? 0 : s.lda, pb + p0 * s.k * kPackCols, nullptr, c + i0 * s.ldc + j0, s.ldc);
+      const TaskFinish done(finish, i0, j0);
+      sgemm_packed(rows, cols, s.k, ta, pa ? 0 : s.lda, pb + p0 * s.k * kPackCols, nullptr, c + i0 * s.ldc + j0, s.ldc,
+                   done.get());
     });
   }
 }
@@ -295,8 +321,8 @@ void product(const GemmShape& s, const float* a, const float* b, float* c, int t
 }  // namespace
 
 void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
-           const PanelTransform* transform_b, const Tensor* b_constant, Narrow kept_as) {
-  product(shape, a, b, c, capped_threads(threads), transform_b, b_constant, kept_as);
+           const PanelTransform* transform_b, const Tensor* b_constant, Narrow kept_as, const GemmFinish* finish) {
+  product(shape, a, b, c, capped_threads(threads), transform_b, b_constant, kept_as, finish);
 }
 
 void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, int threads,
@@ -304,7 +330,8 @@ void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, 
   const int cap = capped_threads(threads);
   const auto count = static_cast<int64_t>(batch.size());
   if (count == 1 || cap == 1 || count < cap) {
-    for (const GemmOperands& op : batch) product(shape, op.a, op.b, op.c, cap, transform_b, b_constant, kept_as);
+    for (const GemmOperands& op : batch)
+      product(shape, op.a, op.b, op.c, cap, transform_b, b_constant, kept_as, nullptr);
     return;
   }
   // One product per thread at a time: each runs whole on its thread, in the same order as alone.
@@ -315,7 +342,7 @@ void sgemm_batched(const GemmShape& shape, std::span<const GemmOperands> batch, 
   }
   parallel_for(cap, count, [&](int64_t i) {
     const GemmOperands& op = batch[static_cast<size_t>(i)];
-    product(shape, op.a, op.b, op.c, 1, transform_b, b_constant, kept_as);
+    product(shape, op.a, op.b, op.c, 1, transform_b, b_constant, kept_as, nullptr);
   });
 }
 

@@ -109,15 +109,20 @@ class PackedWeights {
 /// The process's cache of packed constant weights: 1 GiB at most.
 PackedWeights& packed_weights();
 
+/// Called, from any of the threads, on each block of C whose sums are complete (rows [i0, i1),
+/// columns [j0, j1)), while it is in that thread's cache: an engine's epilogue, which may rewrite
+/// the block. The blocks cover C once each.
+using GemmFinish = std::function<void(int64_t i0, int64_t i1, int64_t j0, int64_t j1)>;
+
 /// C = op(A) · op(B) on up to `threads` threads, B's values passed through `transform_b` when
 /// given. When B lies in the constant tensor `b_constant` and has no transform, the product reads
 /// B's kept panels (packed_weights()) where it would pack B; with a transform that rounds to the
 /// 16-bit format `kept_as`, it reads B's kept rounded panels (PackedWeights::rounded_panels),
 /// widened a few at a time, where it would pack and round B. C is overwritten, never read (zero
-/// when k is 0); it is the same with or without kept panels.
+/// when k is 0); it is the same with or without kept panels, and then passed through `finish`.
 void sgemm(const GemmShape& shape, const float* a, const float* b, float* c, int threads,
            const PanelTransform* transform_b = nullptr, const Tensor* b_constant = nullptr,
-           Narrow kept_as = Narrow::kNone);
+           Narrow kept_as = Narrow::kNone, const GemmFinish* finish = nullptr);
 
 /// sgemm for each product of `batch`, the products spread over the threads when there are enough
 /// of them, else each product's work. `b_constant` only where every product reads that one B.

@@ -39,7 +39,8 @@ struct BLayout {
 /// C = A * B (+ bias) with B packed (ldb 0) or rows ldb apart, one micro-tile (up to kPackRows x
 /// kPackCols) at a time: `tile(rows, depth, a, a_layout, b, b_layout, c, ldc, cols, bias,
 /// accumulate, next_a)` computes a rows x cols tile of C over `depth` steps of k, starting from C
-/// itself when `accumulate`, else from the bias (or zero). Each element's sum is the same, in the
+/// itself when `accumulate`, else from the bias (or zero). In the last pass over k, `finish` (when
+/// given) gets each row block's columns of a group once its tiles are done. Each element's sum is the same, in the
 /// same order, whichever layout B has. The first tile of each row block gets in next_a the same
 /// slice of the next block's rows (else null; rows lda apart, or packed), for the tile to prefetch
 /// while it works: weights used for few columns (a 7 x 7 map's 49) come from memory in a block's
@@ -49,7 +50,7 @@ struct BLayout {
 /// prefetch).
 template <typename Tile>
 void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                   const float* bias, float* c, int64_t ldc, Tile tile) {
+                   const float* bias, float* c, int64_t ldc, Tile tile, const TileFinish* finish) {
   const ALayout layout = lda == 0 ? ALayout{1, kPackRows} : ALayout{lda, 1};
   const BLayout b_layout = ldb == 0 ? BLayout{kPackCols, false} : BLayout{ldb, true};
   // Passes of even depth: 576 = 3 x 192 rather than 256 + 256 + 64.
@@ -60,6 +61,7 @@ void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
   do {  // once when k is 0: C is the bias
     const int64_t d = std::min(depth, k - p0);
     const bool accumulate = p0 > 0;
+    const bool last = p0 + d >= k;
     const int64_t group =
         std::max<int64_t>(kGroupBytes / (std::max<int64_t>(d, 1) * kPackCols * int64_t{sizeof(float)}), 1) * kPackCols;
     for (int64_t g0 = 0; g0 < n; g0 += group) {
@@ -79,6 +81,7 @@ void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           tile(rows, d, a0, layout, b0, b_layout, c + i * ldc + j, ldc, cols, bias && !accumulate ? bias + i : nullptr,
                accumulate, j == g0 ? next_a : nullptr);
         }
+        if (last && finish != nullptr) finish->fn(finish->context, i, rows, g0, g1 - g0);
       }
     }
     p0 += depth;

@@ -285,9 +285,10 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
     }
     return chain_link(g.nodes[static_cast<size_t>(st.node_index)], st.version, constant_of);
   };
-  const auto is_conv = [&](int p) {
+  // The kernels that offer their output to a chain's epilogue (KernelContext::OutputEpilogue).
+  const auto takes_epilogue = [&](int p) {
     const Node& n = g.nodes[static_cast<size_t>(steps[static_cast<size_t>(p)].node_index)];
-    return n.op_type == "Conv" && is_default_domain(n.domain);
+    return (n.op_type == "Conv" || n.op_type == "MatMul") && is_default_domain(n.domain);
   };
   for (size_t head = 0; head < steps.size(); ++head) {
     std::optional<ChainLink> link = link_of(head);
@@ -406,18 +407,19 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
       return false;
     };
     if (read_between(source) || std::any_of(chain.others.begin(), chain.others.end(), read_between)) continue;
-    // A Conv's output that only the chain's links read (SiLU's Sigmoid and Mul both): the Conv
-    // may run the chain on its blocks, once the other tensors are there (then a single Relu is
-    // worth a chain too).
+    // A Conv's or MatMul's output that only the chain's links read (SiLU's Sigmoid and Mul both):
+    // it may run the chain on its blocks, once the other tensors are there (then a single Relu,
+    // or a linear layer's bias, is worth a chain too).
     const int conv = producer[static_cast<size_t>(source)];
     const std::vector<int>& source_readers = readers_of[static_cast<size_t>(source)];
     const bool epilogue =
-        conv >= 0 && is_conv(conv) &&
-        std::all_of(source_readers.begin(), source_readers.end(),
-                    [&](int r) { return std::find(links.begin(), links.end(), static_cast<size_t>(r)) != links.end(); }) &&
-        !kept[static_cast<size_t>(source)] &&
-        std::all_of(chain.others.begin(), chain.others.end(),
-                    [&](int s) { return producer[static_cast<size_t>(s)] < conv; });
+        conv >= 0 && takes_epilogue(conv) &&
+        std::all_of(
+            source_readers.begin(), source_readers.end(),
+            [&](int r) { return std::find(links.begin(), links.end(), static_cast<size_t>(r)) != links.end(); }) &&
+        !kept[static_cast<size_t>(source)] && std::all_of(chain.others.begin(), chain.others.end(), [&](int s) {
+          return producer[static_cast<size_t>(s)] < conv;
+        });
     if (links.size() < 2 && !epilogue) continue;
     const int index = static_cast<int>(plan.chains.size());
     if (epilogue) steps[static_cast<size_t>(conv)].epilogue_chain = index;

@@ -5,8 +5,8 @@
 // tensor, another tensor of the source's shape made before the chain, or a one-value constant;
 // the chain runs block by block in cache, each node's operation applied in turn with the kernel's
 // own rounding, so that the result has the bits of the nodes run one by one. A chain whose source
-// is a Conv's output (read by nothing else) runs inside the Conv, on each block of its output as
-// it is finished (KernelContext::OutputEpilogue).
+// is a Conv's or a MatMul's output (read by nothing else) runs inside that kernel, on each block
+// of its output as it is finished (KernelContext::OutputEpilogue).
 #pragma once
 
 #include <cstdint>
@@ -85,8 +85,8 @@ struct ElementwiseChain {
                 std::span<const float* const> others) const;
 };
 
-/// A chain run by a kernel on its output 0 as it finishes each block (a Conv's): `others` are
-/// the values of the chain's other tensors, which must have the output's shape.
+/// A chain run by a kernel on its output 0 as it finishes each block (a Conv's, a MatMul's):
+/// `others` are the values of the chain's other tensors, which must have the output's shape.
 class ChainEpilogue final : public ops::KernelContext::OutputEpilogue {
  public:
   ChainEpilogue(const ElementwiseChain& chain, std::vector<const Tensor*> others);

@@ -154,6 +154,38 @@ TEST(Fusion, MatMulBiasGeluAndSiLUPatterns) {
   test::expect_close(*b.outputs.find("Y"), *ref.find("Y"), {1e-5, 1e-5}, "MatMul+bias+GELU, MatMul+SiLU");
 }
 
+TEST(Fusion, AMatMulTakesItsBiasAndGeluWithoutShapeInformation) {
+  // An exporter's model without value_info (Swin-T's): the product's rank is unknown, but a bias
+  // of one dimension fits any rank; one of two dimensions could add one to a 1-D product's, so it
+  // stays a layer of its own.
+  for (const bool flat_bias : {true, false}) {
+    const std::string b_type = flat_bias ? "float[8] B" : "float[1,8] B";
+    const std::string text =
+        kHeader + "g (float[2,5,16] X, float[16,8] W, " + b_type +
+        ") => (float[2,5,8] Y) {\n"
+        "  r2 = Constant<value = float {1.4142135}>()\n  one = Constant<value = float {1.0}>()\n"
+        "  half = Constant<value = float {0.5}>()\n"
+        "  m = MatMul(X, W)\n  t = Add(m, B)\n"
+        "  a = Div(t, r2)\n  e = Erf(a)\n  p = Add(e, one)\n  q = Mul(t, p)\n  Y = Mul(q, half)\n}";
+    Model model = make_model(
+        text, {{"W", random_tensor({16, 8}, 1)}, {"B", random_tensor(flat_bias ? Shape{8} : Shape{1, 8}, 2)}});
+    model.graph.value_info.clear();
+    const TensorMap feeds{{"X", random_tensor({2, 5, 16}, 4)}};
+    Built b = run_engine(model, feeds);
+    const Plan& plan = *b.engine->plan();
+    SCOPED_TRACE(b_type);
+    ASSERT_FALSE(plan.layers.empty());
+    if (flat_bias) {
+      EXPECT_EQ(plan.layers[0].nodes,
+                (std::vector<std::string>{"MatMul_3", "Add_4", "Div_5", "Erf_6", "Add_7", "Mul_8", "Mul_9"}));
+    } else {
+      EXPECT_EQ(plan.layers[0].nodes, (std::vector<std::string>{"MatMul_3"}));
+    }
+    const TensorMap ref = test::run_reference(model, feeds);
+    test::expect_close(*b.outputs.find("Y"), *ref.find("Y"), {1e-5, 1e-5}, "MatMul+bias+GELU");
+  }
+}
+
 /// The LayerNorm pattern PyTorch exports before opset 17, followed by a residual Add+Relu.
 Model layernorm_pattern_model() {
   const std::string text = kHeader +

@@ -326,7 +326,8 @@ TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
     std::vector<int64_t> want_d(static_cast<size_t>(m * n), 0);
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        for (int64_t p = 0; p < depth; ++p) want_d[static_cast<size_t>(i * n + j)] += int64_t{a[i * k + p]} * bd[p * n + j];
+        for (int64_t p = 0; p < depth; ++p)
+          want_d[static_cast<size_t>(i * n + j)] += int64_t{a[i * k + p]} * bd[p * n + j];
       }
     }
     const kernels::Int8Panels panels = kernels::pack_int8_panels(bd.data(), depth, n);

@@ -463,5 +463,36 @@ TEST(GemmWeights, TransBOneRowProductIsTheReferencesToTheBit) {
   EXPECT_TRUE(out->find("Y")->same_as(*expected.find("Y")));
 }
 
+// The fp32 engine's MatMul layers finish each block of their output (bias, residual, activation)
+// as the product completes it: the reference's bits, node by node, with many row blocks, few rows,
+// a batch folded into the rows, and at one and three threads.
+TEST(GemmWeights, EpiloguesFinishedInBlocksGiveTheReferencesBits) {
+  for (const auto& [rows, batch] : {std::pair<int64_t, int64_t>{250, 1}, {3, 1}, {40, 3}}) {
+    const std::string text = fmt::format(
+        "{}g (float[{},{},70] X, float[{},{},300] R, float[70,300] W, float[300] B) => (float[{},{},300] Y) {{ "
+        "P = MatMul(X, W) Q = Add(P, B) S = Add(Q, R) Y = Relu(S) }}",
+        kHeader13, batch, rows, batch, rows, batch, rows);
+    const Model model = make_model(text, {{"W", random_tensor({70, 300}, 7)}, {"B", random_tensor({300}, 8)}});
+    TensorMap feeds;
+    feeds.set("X", random_tensor({batch, rows, 70}, 9));
+    feeds.set("R", random_tensor({batch, rows, 300}, 10));
+    const TensorMap expected = test::run_reference(model, feeds);
+    for (const int threads : {1, 3}) {
+      EngineOptions options;
+      options.build.deterministic = true;  // gemm__blocked_f32acc, the first fp32 tactic
+      EngineBackend engine(options);
+      PrepareOptions prepare;
+      prepare.num_threads = threads;
+      ASSERT_TRUE(engine.prepare(model, prepare).ok());
+      ASSERT_EQ(engine.layers()->size(), 1u) << "the MatMul, its bias, residual and Relu fuse into one layer";
+      Result<TensorMap> out = engine.run(feeds);
+      ASSERT_TRUE(out.ok()) << out.status().to_string();
+      ASSERT_NE(out->find("Y"), nullptr);
+      EXPECT_TRUE(out->find("Y")->same_as(*expected.find("Y")))
+          << rows << " rows, batch " << batch << ", " << threads << " threads";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vn::engine

@@ -10,10 +10,14 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
+
+#include "core/ops/sgemm.h"
 
 namespace vn::ops::testing {
 namespace {
@@ -173,6 +177,68 @@ Tensor constant_b(const Case& c) {
   Tensor t(DType::kFloat32, {static_cast<int64_t>(c.b.size())});
   std::copy(c.b.begin(), c.b.end(), t.mutable_data<float>());
   return t;
+}
+
+/// sgemm with a finish that checks each block: every element seen once, already at its final
+/// sums (`want`, C without a finish), then rewritten (2c + 1), which no later pass may undo.
+void expect_finished_blocks(const Case& c, const std::vector<float>& want, int threads,
+                            const PanelTransform* transform = nullptr, const Tensor* constant = nullptr,
+                            Narrow kept_as = Narrow::kNone) {
+  std::vector<float> out(static_cast<size_t>(c.s.m * c.s.ldc), 42.0f);
+  std::vector<int> seen(static_cast<size_t>(c.s.m * c.s.n), 0);  // blocks are disjoint: no races
+  int64_t blocks = 0;
+  std::mutex mutex;
+  const GemmFinish finish = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+    ASSERT_TRUE(0 <= i0 && i0 < i1 && i1 <= c.s.m && 0 <= j0 && j0 < j1 && j1 <= c.s.n);
+    for (int64_t i = i0; i < i1; ++i) {
+      for (int64_t j = j0; j < j1; ++j) {
+        ++seen[static_cast<size_t>(i * c.s.n + j)];
+        float& v = out[static_cast<size_t>(i * c.s.ldc + j)];
+        ASSERT_EQ(v, want[static_cast<size_t>(i * c.s.ldc + j)]) << i << "," << j;
+        v = 2.0f * v + 1.0f;
+      }
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    ++blocks;
+  };
+  sgemm(c.s, c.a.data(), constant ? constant->data<float>() : c.b.data(), out.data(), threads, transform, constant,
+        kept_as, &finish);
+  EXPECT_EQ(seen, std::vector<int>(seen.size(), 1));
+  for (int64_t i = 0; i < c.s.m; ++i) {
+    for (int64_t j = 0; j < c.s.ldc; ++j) {
+      const float w = want[static_cast<size_t>(i * c.s.ldc + j)];
+      ASSERT_EQ(out[static_cast<size_t>(i * c.s.ldc + j)], j < c.s.n ? 2.0f * w + 1.0f : w) << i << "," << j;
+    }
+  }
+  // Products of many row blocks are finished a row block at a time, in cache, not all at once.
+  if (c.s.m >= 48 && c.s.k > 0) EXPECT_GE(blocks, c.s.m / kPackRows);
+}
+
+TEST(Sgemm, AFinishSeesEachBlockOnceWithItsFinalSums) {
+  // Few rows (column chunks), packed and transposed A, several passes over k (600 = 3 x 200), no
+  // depth, columns packed in two chunks, over one and three threads.
+  for (bool ta : {false, true}) {
+    for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{3, 300, 70},
+                                  {200, 33, 600},
+                                  {100, 1200, 600},
+                                  {50, 70, 0},
+                                  {250, 700, 30}}) {
+      const Case c = make(ta, false, m, n, k, static_cast<uint32_t>(m + n + k));
+      SCOPED_TRACE(fmt_case(c.s));
+      const std::vector<float> want = run(c, 1);
+      for (int threads : {1, 3}) expect_finished_blocks(c, want, threads);
+    }
+  }
+  // B's kept panels, and its kept panels rounded to bfloat16 and widened by the tasks.
+  const Case c = make(false, true, 60, 300, 70, 23);
+  const Tensor owner = constant_b(c);
+  expect_finished_blocks(c, run(c, 1), 2, nullptr, &owner);
+  const PanelTransform to_bf16 = [](std::span<float> v) {
+    for (float& x : v) x = std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0xFFFF0000u);
+  };
+  std::vector<float> rounded(static_cast<size_t>(c.s.m * c.s.ldc), 42.0f);
+  sgemm(c.s, c.a.data(), c.b.data(), rounded.data(), 1, &to_bf16);
+  expect_finished_blocks(c, rounded, 2, &to_bf16, &owner, Narrow::kBFloat16);
 }
 
 TEST(PackedWeights, AConstantBIsPackedOnceAndGivesTheBitsOfPackingItAtEachProduct) {

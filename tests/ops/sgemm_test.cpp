@@ -57,8 +57,8 @@ Operands make(int64_t m, int64_t n, int64_t k, bool with_bias, uint32_t seed) {
   return o;
 }
 
-using Kernel = void (*)(int64_t, int64_t, int64_t, const float*, int64_t, const float*, const float*, float*,
-                        int64_t);
+using Kernel = void (*)(int64_t, int64_t, int64_t, const float*, int64_t, const float*, const float*, float*, int64_t,
+                        const TileFinish*);
 
 void check(Kernel kernel, int64_t m, int64_t n, int64_t k, bool packed, bool with_bias) {
   const Operands o = make(m, n, k, with_bias, static_cast<uint32_t>(m * 1000 + n * 10 + k));
@@ -66,7 +66,7 @@ void check(Kernel kernel, int64_t m, int64_t n, int64_t k, bool packed, bool wit
   const int64_t ldc = n + 3;
   std::vector<float> c(static_cast<size_t>(m * ldc), 42.0f);
   kernel(m, n, k, packed ? o.packed_a.data() : o.a.data(), packed ? 0 : k, o.packed_b.data(),
-         with_bias ? o.bias.data() : nullptr, c.data(), ldc);
+         with_bias ? o.bias.data() : nullptr, c.data(), ldc, nullptr);
   SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
                (packed ? " packed" : " in place") + (with_bias ? " bias" : ""));
   for (int64_t i = 0; i < m; ++i) {
@@ -97,7 +97,7 @@ TEST(SgemmPacked, MatchesTheProductWhereverItRuns) { check_all(sgemm_packed); }
 TEST(SgemmPacked, PortableKernelMatchesTheProduct) { check_all(detail::sgemm_packed_portable); }
 
 using DirectKernel = void (*)(int64_t, int64_t, int64_t, const float*, int64_t, const float*, int64_t, const float*,
-                              float*, int64_t);
+                              float*, int64_t, const TileFinish*);
 
 /// B read where it lies (rows ldb apart, its last row ending the buffer) gives C bit for bit as B
 /// packed does, on the same kernel.
@@ -121,8 +121,8 @@ void check_direct(Kernel packed_kernel, DirectKernel direct_kernel) {
           const float* a = packed ? o.packed_a.data() : o.a.data();
           const int64_t lda = packed ? 0 : k;
           std::vector<float> want(static_cast<size_t>(m * n)), got(static_cast<size_t>(m * n));
-          packed_kernel(m, n, k, a, lda, o.packed_b.data(), o.bias.data(), want.data(), n);
-          direct_kernel(m, n, k, a, lda, b.data(), ldb, o.bias.data(), got.data(), n);
+          packed_kernel(m, n, k, a, lda, o.packed_b.data(), o.bias.data(), want.data(), n, nullptr);
+          direct_kernel(m, n, k, a, lda, b.data(), ldb, o.bias.data(), got.data(), n, nullptr);
           ASSERT_EQ(got, want);
         }
       }
@@ -161,7 +161,7 @@ void check_chains(Kernel kernel) {
             }
           }
           kernel(m, n, k, packed ? o.packed_a.data() : o.a.data(), packed ? 0 : k, o.packed_b.data(),
-                 with_bias ? o.bias.data() : nullptr, got.data(), n);
+                 with_bias ? o.bias.data() : nullptr, got.data(), n, nullptr);
           ASSERT_EQ(got, want);
         }
       }

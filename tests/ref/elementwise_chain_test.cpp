@@ -296,5 +296,43 @@ TEST(ReferenceBackend, AConvRunsTheChainOnItsOutputAsItsEpilogueWithTheNodesBits
   }
 }
 
+/// Y = Relu(Add(Add(MatMul(X, W), B), R)), a linear layer with its bias row, a residual and a
+/// Relu over `rows` rows of X ([2, rows, 37], its batch folded into one product); Z = SiLU of
+/// MatMul(X, W); U = Relu(MatMul(X, V)) with V a batch of two matrices (two products). With
+/// `m_out`, Y's MatMul output is a graph output too.
+Model matmul_chain_model(int64_t rows, bool m_out) {
+  Model m = opset13_model();
+  m.graph.nodes = {make_node("mm", "MatMul", {"X", "W"}, {"M"}),  make_node("bias", "Add", {"M", "B"}, {"A"}),
+                   make_node("res", "Add", {"A", "R"}, {"S"}),    make_node("relu", "Relu", {"S"}, {"Y"}),
+                   make_node("mm2", "MatMul", {"X", "W"}, {"Q"}), make_node("sig", "Sigmoid", {"Q"}, {"G"}),
+                   make_node("silu", "Mul", {"G", "Q"}, {"Z"}),   make_node("mm3", "MatMul", {"X", "V"}, {"P"}),
+                   make_node("relu3", "Relu", {"P"}, {"U"})};
+  const Shape out{2, rows, 40};
+  m.graph.initializers = {{"W", ramp({37, 40}, 0.013f)}, {"B", ramp({40}, 0.7f)}, {"V", ramp({2, 37, 40}, 0.011f)}};
+  m.graph.inputs = {float_info("X", {2, rows, 37}), float_info("R", out)};
+  m.graph.outputs = {float_info("Y", out), float_info("Z", out), float_info("U", out)};
+  if (m_out) m.graph.outputs.push_back(float_info("M", out));
+  return m;
+}
+
+TEST(ReferenceBackend, AMatMulRunsTheChainOnItsOutputAsItsEpilogueWithTheNodesBits) {
+  // One row (few-row products), a few row blocks, and many (blocks finished by several tasks).
+  for (const int64_t rows : {1, 30, 300}) {
+    for (bool m_out : {false, true}) {
+      SCOPED_TRACE(testing::Message() << rows << " rows, m_out " << m_out);
+      const Tensor x = ramp({2, rows, 37}, 0.37f), r = ramp({2, rows, 40}, 0.11f);
+      std::vector<std::string> names{"Y", "Z", "U"};
+      if (m_out) names.push_back("M");
+      std::vector<std::string> ops =
+          ops_run_unobserved_matching_observed(matmul_chain_model(rows, m_out), {{"X", x}, {"R", r}}, names);
+      std::sort(ops.begin(), ops.end());
+      // Unobserved, a single product runs its chain; the batch of two products leaves its Relu to
+      // run after it, as does a MatMul whose output is kept.
+      EXPECT_EQ(ops, m_out ? (std::vector<std::string>{"MatMul", "MatMul", "MatMul", "Relu", "Relu"})
+                           : (std::vector<std::string>{"MatMul", "MatMul", "MatMul", "Relu"}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vn::ref

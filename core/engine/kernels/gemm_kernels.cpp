@@ -178,18 +178,19 @@ class GemmKernel final : public LayerKernel {
   }
 
   /// y = a · b with the layer's tactic. int8 reads its prepared B and quantizes a itself with A's
-  /// scale (quantizes_input; reads the integers off when `a_on_grid`); the sums are int32, and
-  /// `then` (int8 only), when given, runs on each block of y once it is rescaled.
+  /// scale (quantizes_input; reads the integers off when `a_on_grid`); the sums are int32. `then`,
+  /// when given, runs on blocks of y covering it once each, complete (and rescaled, for int8).
   /// On `threads` threads (the layer's when 0).
   void product(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, bool a_on_grid,
-               int threads = 0, const ops::Int8Finish* then = nullptr) const {
+               int threads = 0, const ops::GemmFinish* then = nullptr) const {
     if (threads == 0) threads = args_.num_threads;
     if (args_.tactic != TacticId::kGemmInt8) {
       // B is the model's own tensor when it is a constant (fetch): kept packed as it is, or kept
       // rounded in 16 bits when the layer rounds its panels to float16 or bfloat16.
       const bool model_b = b_.input < 0 && b_.model_values.defined();
       matmul(args_.tactic, a, b, y, m, n, k, threads, round_b_panels_ ? &round_panels_ : nullptr, b_.transposed,
-             model_b ? &b_.model_values : nullptr, round_b_panels_ ? kept_format(precision_) : ops::Narrow::kNone);
+             model_b ? &b_.model_values : nullptr, round_b_panels_ ? kept_format(precision_) : ops::Narrow::kNone,
+             then);
       return;
     }
     const auto scale = [&](int64_t c) { return a_scale_ * b_scales_[static_cast<size_t>(c)]; };
@@ -290,13 +291,18 @@ class GemmKernel final : public LayerKernel {
     return Status::OK();
   }
 
-  /// The int8 product followed by the epilogue of finish(), each block of y finished while in
-  /// cache (the same values: a pass of its own read all of y from memory again).
-  Status int8_product_finished(const float* a, float* y, int64_t m, int64_t n, int64_t k, bool a_on_grid,
-                               std::span<const Tensor* const> inputs) const {
+  /// Whether product() runs finish()'s epilogue on each block of y as it completes it: the int8
+  /// product's blocks, and the float32-accumulating GEMM's (the other tactics sum all of y before
+  /// any of it is complete).
+  bool finishes_blocks() const { return args_.tactic == TacticId::kGemmInt8 || args_.tactic == TacticId::kGemmBlocked; }
+
+  /// product() followed by the epilogue of finish(), each block of y finished while in cache (the
+  /// same values: a pass of its own read all of y from memory again). Needs finishes_blocks().
+  Status product_finished(const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, bool a_on_grid,
+                          std::span<const Tensor* const> inputs) const {
     VN_ASSIGN_OR_RETURN(const EpilogueRuntime epi, epilogue_for(n));
     const float* residual = epi.residual >= 0 ? inputs[static_cast<size_t>(epi.residual)]->data<float>() : nullptr;
-    const ops::Int8Finish block = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    const ops::GemmFinish block = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
       for (int64_t r = r0; r < r1; ++r) {
         float* v = y + r * n + c0;
         if (!epi.bias.empty()) {
@@ -305,7 +311,9 @@ class GemmKernel final : public LayerKernel {
         apply_epilogue_segment(epi, v, c1 - c0, 0, false, residual ? residual + r * n + c0 : nullptr);
       }
     };
-    product(a, nullptr, y, m, n, k, a_on_grid, 0, &block);
+    const bool nothing = epi.bias.empty() && residual == nullptr && epi.activation.fn == ActivationFn::kNone &&
+                         epi.round == DType::kFloat32;
+    product(a, b, y, m, n, k, a_on_grid, 0, nothing ? nullptr : &block);
     return Status::OK();
   }
 
@@ -333,8 +341,8 @@ class GemmKernel final : public LayerKernel {
     if (!created.ok()) return tagged(args_, created.status());
     Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
-    if (args_.tactic == TacticId::kGemmInt8 && alpha_ == 1.0f && c_.empty()) {
-      VN_RETURN_IF_ERROR(int8_product_finished(pa, py, m, n, k, a_on_grid, inputs));
+    if (finishes_blocks() && alpha_ == 1.0f && c_.empty()) {
+      VN_RETURN_IF_ERROR(product_finished(pa, pb, py, m, n, k, a_on_grid, inputs));
       outputs[0] = std::move(y);
       return Status::OK();
     }
@@ -388,15 +396,15 @@ class GemmKernel final : public LayerKernel {
     Tensor y = std::move(*created);
     float* py = y.mutable_data<float>();
     const int64_t batches = shape_numel(*batch);
-    if (args_.tactic == TacticId::kGemmInt8 && shape_numel(batch_b) == 1 && shape_numel(batch_a) == batches) {
-      VN_RETURN_IF_ERROR(int8_product_finished(pa, py, batches * m, n, k, a_on_grid, inputs));
-      outputs[0] = std::move(y);
-      return Status::OK();
-    }
     if (shape_numel(batch_b) == 1 && shape_numel(batch_a) == batches) {
       // B is one matrix shared by every batch (a linear layer over a sequence, [L, 1, d] x [d, n]):
       // A's batch folds into M, one large product instead of `batches` matrix-vector ones (the
       // reference does the same; the loop below took BERT's QKV projection 4.6x its time).
+      if (finishes_blocks()) {
+        VN_RETURN_IF_ERROR(product_finished(pa, pb, py, batches * m, n, k, a_on_grid, inputs));
+        outputs[0] = std::move(y);
+        return Status::OK();
+      }
       product(pa, pb, py, batches * m, n, k, a_on_grid);
     } else {
       batched_products(pa, pb, py, batch_a, batch_b, *batch, m, n, k, a_on_grid);
@@ -525,17 +533,19 @@ void detail::matmul_int8_sliced(const int8_t* a, const int8_t* b, int32_t* y, in
 }
 
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads,
-            const ops::PanelTransform* transform_b, bool b_transposed, const Tensor* b_constant, ops::Narrow kept_as) {
+            const ops::PanelTransform* transform_b, bool b_transposed, const Tensor* b_constant, ops::Narrow kept_as,
+            const ops::GemmFinish* finish) {
   MatrixMap<float> ym(y, m, n);
   if (m == 0 || n == 0) return;
   if (k == 0) {
     ym.setZero();
+    if (finish != nullptr) (*finish)(0, m, 0, n);
     return;
   }
   // Slice [k0, k0 + kc) of the inner dimension: A's columns and B's rows, strides unchanged.
-  const auto slice = [&](int64_t k0, int64_t kc, float* out) {
+  const auto slice = [&](int64_t k0, int64_t kc, float* out, const ops::GemmFinish* done) {
     ops::sgemm(ops::GemmShape{false, b_transposed, m, n, kc, k, b_transposed ? k : n, n}, a + k0,
-               b_transposed ? b + k0 : b + k0 * n, out, threads, transform_b, b_constant, kept_as);
+               b_transposed ? b + k0 : b + k0 * n, out, threads, transform_b, b_constant, kept_as, done);
   };
   switch (tactic) {
     case TacticId::kGemmSplitK: {
@@ -544,23 +554,25 @@ void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m
       Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> part(m, n);
       ym.setZero();
       for (int64_t k0 = 0; k0 < k; k0 += depth) {
-        slice(k0, std::min(depth, k - k0), part.data());
+        slice(k0, std::min(depth, k - k0), part.data(), nullptr);
         ym += part;
       }
+      if (finish != nullptr) (*finish)(0, m, 0, n);
       return;
     }
     case TacticId::kGemmK32F16Acc: {
       Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> part(m, n);
       ym.setZero();
       for (int64_t k0 = 0; k0 < k; k0 += kSliceDepth) {
-        slice(k0, std::min(kSliceDepth, k - k0), part.data());
+        slice(k0, std::min(kSliceDepth, k - k0), part.data(), nullptr);
         ym += part;
         round_in_place(std::span<float>(y, static_cast<size_t>(m * n)), DType::kFloat16);
       }
+      if (finish != nullptr) (*finish)(0, m, 0, n);
       return;
     }
     default:
-      slice(0, k, y);
+      slice(0, k, y, finish);
       return;
   }
 }

@@ -57,10 +57,13 @@ Result<std::vector<float>> constant_floats(const KernelArgs& args, const std::st
 /// (ops::PanelTransform). With `b_transposed`, b holds B's transpose (n x k, row-major): a Gemm's
 /// transB weights, read where they lie. `b_constant`, when b lies in that constant of the model,
 /// lets the products keep B packed (ops::packed_weights): as it is without a transform, rounded
-/// in `kept_as` with one that rounds to that 16-bit format (kept_format).
+/// in `kept_as` with one that rounds to that 16-bit format (kept_format). `finish`, when given,
+/// runs on blocks of y covering it once each (ops::GemmFinish): as the product completes them
+/// under kGemmBlocked, on all of y at the end under the others.
 void matmul(TacticId tactic, const float* a, const float* b, float* y, int64_t m, int64_t n, int64_t k, int threads = 1,
             const ops::PanelTransform* transform_b = nullptr, bool b_transposed = false,
-            const Tensor* b_constant = nullptr, ops::Narrow kept_as = ops::Narrow::kNone);
+            const Tensor* b_constant = nullptr, ops::Narrow kept_as = ops::Narrow::kNone,
+            const ops::GemmFinish* finish = nullptr);
 
 /// The 16-bit format that round_operands_in_place gives under `precision` (float16, bfloat16), in
 /// which the products keep a layer's rounded constant weights packed; kNone for the others

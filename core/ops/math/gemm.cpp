@@ -235,8 +235,21 @@ Status matmul_tensors(KernelContext& ctx, const Tensor& a, const Tensor& b) {
                          products.push_back({pa, pb, py});
                        });
         // B is the model's constant only when every product reads it whole: one 2-D B.
-        sgemm_batched(shape, products, ctx.num_threads(), nullptr,
-                      b.rank() == 2 && &b == &ctx.input(1) ? ctx.constant_input(1) : nullptr);
+        const Tensor* b_constant = b.rank() == 2 && &b == &ctx.input(1) ? ctx.constant_input(1) : nullptr;
+        const KernelContext::OutputEpilogue* epilogue = ctx.output_epilogue(*y);
+        if (epilogue != nullptr && products.size() == 1) {
+          // One product (a linear layer, its batch folded into the rows): the epilogue runs on each
+          // block of y as the product completes it, while in cache.
+          float* py = y->mutable_data<float>();
+          const GemmFinish finish = [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+            epilogue->apply(py, i0 * n + j0, i1 - i0, n, j1 - j0);
+          };
+          sgemm(shape, products[0].a, products[0].b, products[0].c, ctx.num_threads(), nullptr, b_constant,
+                Narrow::kNone, &finish);
+          ctx.mark_epilogue_applied();
+          return Status::OK();
+        }
+        sgemm_batched(shape, products, ctx.num_threads(), nullptr, b_constant);
         return Status::OK();
       }
       matmul_batches(a.data<T>(), b.data<T>(), y->mutable_data<T>(), batch_a, batch_b, *batch, m, k, n,
