@@ -48,6 +48,15 @@ void quantize_to_float(std::span<const float> values, float scale, float* out);
 /// of the engine hands the next): the same integers, read off with one multiplication by
 /// 1 / scale, whose error (a few 2^-24 of at most 128) cannot move the rounding to the nearest.
 void grid_to_float(std::span<const float> values, float scale, float* out);
+/// What an int8 kernel reads of an input it quantizes itself: grid_to_float when the values lie
+/// on the grid of `scale` already (`on_grid`, LayerKernel::run_on_grid), else quantize_to_float.
+inline void input_integers(std::span<const float> values, float scale, float* out, bool on_grid) {
+  if (on_grid) {
+    grid_to_float(values, scale, out);
+  } else {
+    quantize_to_float(values, scale, out);
+  }
+}
 
 /// Per-output-channel weight scales of `weights` viewed as `channels` rows of equal length
 /// (row-major): max |w| of each row / 127 (see scale_from_amax for all-zero rows).

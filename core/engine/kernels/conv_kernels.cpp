@@ -429,14 +429,6 @@ class ConvKernel final : public LayerKernel {
   /// and finished with the epilogue while in cache.
   void run_int8_as_float(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y, const float* residual,
                          bool x_on_grid) const {
-    // X's integers: read off values of its grid, else quantized.
-    const auto integers = [&](std::span<const float> v, float* out) {
-      if (x_on_grid) {
-        grid_to_float(v, input_scale_, out);
-      } else {
-        quantize_to_float(v, input_scale_, out);
-      }
-    };
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;
     const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
     const ops::ConvFinish finish = [&](int64_t img, int64_t channel0, int64_t channels, int64_t col0, int64_t width) {
@@ -453,7 +445,9 @@ class ConvKernel final : public LayerKernel {
       // Sliced weights (sums too deep for float32) take conv_int8_slices below.
       const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
       const int threads = threads_for_work(args_.num_threads, batch * m * cg * taps * out_size, ops::kProductGrain);
-      const std::function<void(std::span<float>)> quantize = [&](std::span<float> v) { integers(v, v.data()); };
+      const std::function<void(std::span<float>)> quantize = [&](std::span<float> v) {
+        input_integers(v, input_scale_, v.data(), x_on_grid);
+      };
       ops::conv_direct(g, batch, group_ * cg, m, group_, x, weights_grid_.data(), nullptr, y, threads, &quantize);
       parallel_for(capped_threads(args_.num_threads), batch * m,
                    [&](int64_t i) { finish(i / m, i % m, 1, 0, out_size); });
@@ -462,7 +456,8 @@ class ConvKernel final : public LayerKernel {
     const int64_t size = batch * group_ * cg * g.in[0] * g.in[1] * g.in[2];
     CallBuffer<float> xf(size);
     ops::parallel_chunks(args_.num_threads, size, [&](int64_t i0, int64_t i1) {
-      integers(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), xf.get() + i0);
+      input_integers(std::span<const float>(x + i0, static_cast<size_t>(i1 - i0)), input_scale_, xf.get() + i0,
+                     x_on_grid);
     });
     if (!weights_sliced_.slices.empty()) {
       conv_int8_slices(g, batch, cg, m, xf.get(), weights_sliced_, y, capped_threads(args_.num_threads), finish);

@@ -197,12 +197,8 @@ class GemmKernel final : public LayerKernel {
     if (b_packed_.empty()) {
       CallBuffer<float> af(m * k);
       ops::parallel_chunks(threads, m * k, [&](int64_t i0, int64_t i1) {
-        const std::span<const float> part(a + i0, static_cast<size_t>(i1 - i0));
-        if (a_on_grid) {
-          grid_to_float(part, a_scale_, af.get() + i0);
-        } else {
-          quantize_to_float(part, a_scale_, af.get() + i0);
-        }
+        input_integers(std::span<const float>(a + i0, static_cast<size_t>(i1 - i0)), a_scale_, af.get() + i0,
+                       a_on_grid);
       });
       // The sums come as floats into y: each block rescaled per column while in cache.
       const ops::Int8Finish finish = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
