@@ -20,54 +20,16 @@
 #include "core/engine/quantize.h"
 #include "core/ops/igemm.h"
 #include "tests/engine/engine_test_util.h"
+#include "tests/engine/one_layer.h"
 
 namespace vn::engine {
 namespace {
 
+using test::kHeader;
 using test::make_model;
+using test::OneLayer;
 using test::random_tensor;
-
-const std::string kHeader = "<ir_version: 8, opset_import: [\"\" : 13]>\n";
-
-/// A model that fuses into one layer, with everything a kernel needs to run it alone.
-struct OneLayer {
-  Model model;
-  FoldedGraph folded;
-  LayerGraph graph;
-
-  explicit OneLayer(Model m) : model(std::move(m)) {
-    Result<FoldedGraph> f = fold_constants(model, ops::reference_registry());
-    EXPECT_TRUE(f.ok()) << f.status().to_string();
-    folded = std::move(*f);
-    std::vector<std::string> outputs;
-    for (const ValueInfo& o : model.graph.outputs) outputs.push_back(o.name);
-    Result<LayerGraph> g = fuse_layers(model, folded, outputs);
-    EXPECT_TRUE(g.ok()) << g.status().to_string();
-    graph = std::move(*g);
-    EXPECT_EQ(graph.layers.size(), 1u);
-  }
-
-  KernelArgs args(TacticId tactic, const ScaleTable& scales) const {
-    KernelArgs a;
-    a.model = &model;
-    a.spec = &graph.layers[0];
-    a.constants = &folded.constants;
-    a.registry = &ops::reference_registry();
-    a.tactic = tactic;
-    a.precision = PrecisionId::kInt8;
-    a.scales = &scales;
-    return a;
-  }
-};
-
-/// Runs a kernel alone (no requantization of its output) on one input.
-Tensor run_kernel(const LayerKernel& kernel, const Tensor& x) {
-  const Tensor* in[] = {&x};
-  std::vector<Tensor> out(1);
-  const Status st = kernel.run(in, out);
-  EXPECT_TRUE(st.ok()) << st.to_string();
-  return out[0];
-}
+using test::run_kernel;
 
 TEST(Int8Kernels, ConvAccumulatesExactlyInInt32) {
   // 2304-term dot products of int8 values near +-127: sums reach 3.7e7, past float32's exact

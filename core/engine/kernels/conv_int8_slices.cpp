@@ -21,10 +21,10 @@ Int8ConvSlices slice_int8_conv_weights(const std::vector<int8_t>& w, int64_t m, 
     Int8ConvSlices::Slice slice;
     slice.channel0 = c0;
     slice.channels = c1 - c0;
-    slice.weights.resize(static_cast<size_t>(m * slice.channels * taps));
+    slice.weights = Tensor(DType::kFloat32, Shape{m, slice.channels * taps});
+    float* dst = slice.weights.mutable_data<float>();
     for (int64_t o = 0; o < m; ++o) {
-      std::copy_n(w.begin() + o * rows + c0 * taps, slice.channels * taps,
-                  slice.weights.begin() + o * slice.channels * taps);
+      std::copy_n(w.begin() + o * rows + c0 * taps, slice.channels * taps, dst + o * slice.channels * taps);
     }
     out.slices.push_back(std::move(slice));
   }
@@ -63,7 +63,7 @@ void conv_int8_slices(const ops::WindowGeometry& g, int64_t batch, int64_t chann
         if (last) finish(img, channel0, chans, col0, width);
       };
       ops::conv_float32(g, 1, slice.channels, m, 1, x + (img * channels + slice.channel0) * in_size,
-                        slice.weights.data(), nullptr, out, threads, nullptr, &add);
+                        slice.weights.data<float>(), nullptr, out, threads, nullptr, &add, &slice.weights);
     }
   }
 }

@@ -120,7 +120,8 @@ class ConvKernel final : public LayerKernel {
       // float32 anyway (matmul_int8), converting both operands at every call: the float32
       // convolution takes every layer it can sum exactly (int8 ResNet-50 on Zen 3 ran 1.7x fp32).
       if (rows <= kFloatExactDepth && (!ops::igemm_available() || group_ > 1 || rows < 64 || taps > 9)) {
-        weights_grid_.assign(weights_int8_.begin(), weights_int8_.end());
+        weights_grid_ = Tensor(DType::kFloat32, Shape{m, rows});
+        std::copy(weights_int8_.begin(), weights_int8_.end(), weights_grid_.mutable_data<float>());
         weights_int8_ = std::vector<int8_t>();
       } else if (ops::igemm_available()) {
         weight_offsets_.resize(static_cast<size_t>(m));
@@ -226,7 +227,7 @@ class ConvKernel final : public LayerKernel {
           run_winograd(px, x.dim(0), geo, py);
           break;
         case TacticId::kConvIm2colInt8:
-          if (weights_grid_.empty() && weights_sliced_.slices.empty()) {
+          if (!weights_grid_.defined() && weights_sliced_.slices.empty()) {
             run_im2col_int8(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr);
           } else {
             run_int8_as_float(px, x.dim(0), g3, py, residual ? residual->data<float>() : nullptr, x_on_grid);
@@ -448,7 +449,8 @@ class ConvKernel final : public LayerKernel {
       const std::function<void(std::span<float>)> quantize = [&](std::span<float> v) {
         input_integers(v, input_scale_, v.data(), x_on_grid);
       };
-      ops::conv_direct(g, batch, group_ * cg, m, group_, x, weights_grid_.data(), nullptr, y, threads, &quantize);
+      ops::conv_direct(g, batch, group_ * cg, m, group_, x, weights_grid_.data<float>(), nullptr, y, threads,
+                       &quantize);
       parallel_for(capped_threads(args_.num_threads), batch * m,
                    [&](int64_t i) { finish(i / m, i % m, 1, 0, out_size); });
       return;
@@ -463,8 +465,8 @@ class ConvKernel final : public LayerKernel {
       conv_int8_slices(g, batch, cg, m, xf.get(), weights_sliced_, y, capped_threads(args_.num_threads), finish);
       return;
     }
-    ops::conv_float32(g, batch, group_ * cg, m, group_, xf.get(), weights_grid_.data(), nullptr, y,
-                      capped_threads(args_.num_threads), nullptr, &finish);
+    ops::conv_float32(g, batch, group_ * cg, m, group_, xf.get(), weights_grid_.data<float>(), nullptr, y,
+                      capped_threads(args_.num_threads), nullptr, &finish, &weights_grid_);
   }
 
   /// Whether conv__direct sums in registers (ops::conv_direct: depthwise and few channels per
@@ -567,7 +569,7 @@ class ConvKernel final : public LayerKernel {
   std::vector<int8_t> weights_int8_;     // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;     // per output channel (int8 only)
   std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8 with VNNI only)
-  std::vector<float> weights_grid_;      // int8 weights as floats (run_int8_as_float, instead of weights_int8_)
+  Tensor weights_grid_;  // int8 weights as floats, m x rows, kept packed (run_int8_as_float, instead of weights_int8_)
   Int8ConvSlices weights_sliced_;        // the same in exact slices (deeper sums, without VNNI)
   float input_scale_ = 1.0f;             // X's tensor scale (int8 only)
   EpilogueRuntime epilogue_;

@@ -107,7 +107,9 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, float* y, int64_t m
 struct Int8ConvSlices {
   struct Slice {
     int64_t channel0 = 0, channels = 0;
-    std::vector<float> weights;  ///< m x channels x taps
+    /// m x (channels x taps) float32: a constant of the layer, so that the float32 convolution
+    /// keeps it packed from call to call (ops::conv_float32's w_constant).
+    Tensor weights;
   };
   std::vector<Slice> slices;
 };
