@@ -25,6 +25,7 @@
 #include "core/ops/nn/conv_direct.h"
 #include "core/ops/nn/conv_im2col.h"
 #include "core/ops/nn/conv_regions.h"
+#include "core/ops/nn/conv_tiling.h"
 #include "core/ops/scratch.h"
 #include "core/ops/sgemm.h"
 #include "core/ops/sgemm_driver.h"
@@ -151,64 +152,6 @@ void conv_depthwise(const ConvPlan& p, const T* px, const T* pw, const T* pb, T*
   });
 }
 
-/// How a convolution's GEMMs are cut into tasks: each (image, group) is one GEMM, W_g (M/g x
-/// C/g*K) times the im2col matrix; its columns (output positions) are cut into `tiles` tiles of
-/// whole units of `unit` columns, at most `tile` wide, whose im2col block stays in cache, and,
-/// with few tiles, its output channels into `blocks` blocks of `block` (a multiple of kPackRows).
-/// A task is one (plane, block), where a plane is one (image, group, tile).
-struct Tiling {
-  int64_t unit = 0, units = 0, tile = 0, tiles = 0, block = 0, blocks = 0, planes = 0, tasks = 0;
-
-  /// One plane's image, group and columns [c0, c1) (width c1 - c0) among `out_size`.
-  struct Plane {
-    int64_t img, gi, c0, c1, width;
-  };
-  Plane plane(int64_t index, int64_t group, int64_t out_size) const {
-    const int64_t t = index % tiles;
-    const int64_t c0 = t * units / tiles * unit, c1 = std::min((t + 1) * units / tiles * unit, out_size);
-    return {index / (group * tiles), index / tiles % group, c0, c1, c1 - c0};
-  }
-};
-
-/// Tiles of whole units of `unit` columns: the packed GEMM computes whole panels, so its tiles
-/// are cut at panel boundaries, and only the plane's last panel computes columns that are not
-/// there.
-Tiling conv_tiling(const ConvPlan& p, int64_t rows, int64_t out_size, size_t elem_bytes, int threads, int64_t unit) {
-  const int64_t mg = p.m / p.group;
-  Tiling t;
-  t.unit = unit;
-  t.units = (out_size + unit - 1) / unit;
-  // About 1 MiB of im2col per tile, so that it stays in L2 while the GEMM sweeps it, but 384 to
-  // 1024 columns whatever the rows: narrower tiles of short W blocks ran at half speed under
-  // Eigen's GEMM (64 x 576 x 256 at 43 GFLOP/s, x 320 at 100). The tiles are then evened out, in
-  // a multiple of the thread count when there are more tiles than threads.
-  const int64_t per_tile = std::clamp<int64_t>((int64_t{1} << 20) / static_cast<int64_t>(elem_bytes) / rows, 384, 1024);
-  const int64_t units_per_tile = std::max<int64_t>(per_tile / unit, 1);
-  t.tiles = std::max<int64_t>((t.units + units_per_tile - 1) / units_per_tile, 1);
-  // With fewer tiles than threads for all the images and groups, narrower tiles first, down to
-  // kMinTileColumns, before the output channels are cut into blocks: blocks share one im2col
-  // among threads and come out uneven (DenseNet-121's 3x3 layers, 32 output channels over 56x56
-  // positions, on 16 threads: 9 tiles of 2 blocks, of 24 and 8 rows, 2.8 ms a layer against 1.1
-  // on 4 threads).
-  constexpr int64_t kMinTileColumns = 128;
-  const int64_t wanted = (threads + p.n * p.group - 1) / (p.n * p.group);
-  if (t.tiles < wanted) t.tiles = std::max(t.tiles, std::min(wanted, t.units * unit / kMinTileColumns));
-  if (t.tiles > threads) t.tiles = (t.tiles + threads - 1) / threads * threads;
-  t.tiles = std::min(t.tiles, t.units);
-  t.tile = (t.units + t.tiles - 1) / t.tiles * unit;
-  // With fewer tiles than threads (deep layers: few output positions), the output channels are
-  // cut into blocks as well, one per thread: each block reads all of its tile's im2col, so more
-  // of them would only read it more often.
-  t.planes = p.n * p.group * t.tiles;
-  t.blocks = t.planes >= threads ? 1
-                                 : std::clamp<int64_t>((threads + t.planes - 1) / t.planes, 1,
-                                                       std::max<int64_t>(mg / 16, 1));
-  t.block = ((mg + t.blocks - 1) / t.blocks + kPackRows - 1) / kPackRows * kPackRows;
-  t.blocks = (mg + t.block - 1) / t.block;
-  t.tasks = t.planes * t.blocks;
-  return t;
-}
-
 /// y = conv(x, w) (+ bias when pb is non-null) for dense buffers laid out as the plan says, on up
 /// to `threads` threads, for the types other than float32: Eigen's GEMM on im2col tiles (the
 /// tiles, and with few of them blocks of output channels, shared among the threads). Blocks of one
@@ -229,11 +172,15 @@ void conv_compute(const ConvPlan& p, const T* px, const T* pw, const T* pb, T* p
   for (size_t i = 0; i < p.geo.rank(); ++i) {
     pointwise = pointwise && p.geo.strides[i] == 1 && p.geo.pads_begin[i] == 0 && p.geo.pads_end[i] == 0;
   }
-  const Tiling t = conv_tiling(p, rows, out_size, sizeof(T), threads, 16);
+  const ConvTiling t = conv_tiling(p.n * p.group, p.m / p.group, rows, out_size, sizeof(T), threads, 16);
   const bool shared = t.blocks > 1 && !pointwise;
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
   std::optional<Scratch<T>> shared_scratch;
-  if (shared) shared_scratch.emplace(static_cast<size_t>(t.planes * rows * t.tile), ScratchSlot::kSharedPanels);
+  if (shared) {
+    // Kept as conv_packed keeps its shared panels.
+    shared_scratch.emplace(static_cast<size_t>(t.planes * rows * t.tile), ScratchSlot::kSharedPanels,
+                           kKeptPanelBytes * static_cast<size_t>(t.planes));
+  }
   T* shared_col = shared ? shared_scratch->data() : nullptr;
   if (shared) {
     parallel_for(threads, t.planes * chunks, [&](int64_t job) {
@@ -331,7 +278,7 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
   const int64_t rows = cg * k_size;
   const int64_t in_size = shape_numel(p.in);
   const int64_t out_size = shape_numel(p.geo.out);
-  const Tiling t = conv_tiling(p, rows, out_size, sizeof(float), threads, kPackCols);
+  const ConvTiling t = conv_tiling(p.n * p.group, p.m / p.group, rows, out_size, sizeof(float), threads, kPackCols);
   const int64_t group_weights = packed_a_size(mg, rows);
   const int64_t row_blocks = (mg + kPackRows - 1) / kPackRows;
   const int64_t panels = packed_b_size(rows, t.tile);
@@ -366,7 +313,12 @@ bool conv_packed(const ConvPlan& p, const float* px, const float* pw, const floa
   const int64_t chunks = shared ? std::min<int64_t>(cg, 4 * threads) : 0;
   std::optional<Scratch<float>> shared_scratch;
   if (shared) {
-    shared_scratch.emplace(static_cast<size_t>(t.planes * panels), ScratchSlot::kSharedPanels, kKeptPanelBytes);
+    // Kept up to kKeptPanelBytes a plane, as each thread keeps its own tile's panels: freed at
+    // every call, the panels of Inception-v3's 35 x 35 layers on 16 threads (8 planes of 1200
+    // rows by 160 columns, 6 MiB) were faulted in anew at every call, 1.5 ms a layer against 0.75
+    // on 4 threads (a virtual machine, where page faults cost most).
+    shared_scratch.emplace(static_cast<size_t>(t.planes * panels), ScratchSlot::kSharedPanels,
+                           kKeptPanelBytes * static_cast<size_t>(t.planes));
   }
   float* shared_panels = shared ? shared_scratch->data() : nullptr;
   // The weights' packing and the shared im2col panels, as one loop of jobs: the packing's first.

@@ -68,6 +68,9 @@ TEST(Conv, TilesSharedAmongThreads) {
   // One tile of 49 positions for 64 output channels: a block of 32 channels per thread over an
   // im2col made once, by both threads, in channel ranges.
   check_conv({.x = {1, 8, 7, 7}, .m = 64, .kernel = {3, 3}, .pads = {1, 1, 1, 1}, .threads = 2}, 94);
+  // Nine tiles of 1225 positions for 16 threads: tiles and blocks chosen together (8 tiles of two
+  // blocks of 48 and 48 channels, one task a thread), the im2col shared by each tile's blocks.
+  check_conv({.x = {1, 6, 35, 35}, .m = 96, .kernel = {5, 5}, .pads = {2, 2, 2, 2}, .threads = 16}, 95);
   // Depthwise, one (image, channel) plane per task.
   check_conv({.x = {2, 6, 11, 11}, .m = 12, .group = 6, .kernel = {3, 3}, .dilations = {2, 2}, .threads = 2}, 93);
 }
@@ -144,6 +147,7 @@ TEST(Conv, FinishSeesEveryOutputOnceWhenItIsFinal) {
   const std::vector<Case> cases = {
       {{2, 24, 30, 30}, 40, 1, {3, 3}, 1, 1, 2},    // tiles (and blocks) on two threads
       {{1, 24, 56, 56}, 32, 1, {3, 3}, 1, 1, 16},   // narrower tiles for many threads
+      {{1, 24, 35, 35}, 64, 1, {3, 3}, 1, 1, 16},   // tiles and blocks chosen together
       {{1, 8, 9, 9}, 8, 8, {3, 3}, 1, 1, 2},        // depthwise: a direct sum
       {{1, 16, 20, 20}, 16, 1, {3, 3}, 12, 12, 2},  // dilated: boxes of live taps
       {{3, 32, 1, 1}, 8, 1, {1, 1}, 1, 0, 2},       // one position: a product of the channel vectors
