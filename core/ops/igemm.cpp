@@ -9,6 +9,7 @@
 
 #include "core/common/parallel.h"
 #include "core/common/threads.h"
+#include "core/ops/igemm_avx2.h"
 #include "core/ops/kernel_util.h"
 
 #ifdef VN_HAVE_SGEMM_AVX512
@@ -57,10 +58,12 @@ void pack_group(const int8_t* b, int64_t ldb, int rows, int cols, uint8_t* dst) 
 void pack_int8_b(int64_t k, int64_t n, const int8_t* b, int64_t ldb, uint8_t* packed, int threads) {
   const int64_t panels = (n + kInt8PackCols - 1) / kInt8PackCols, groups = (k + 3) / 4;
   const int64_t panel_bytes = int8_panel_bytes(k);
+  const bool vnni = igemm_uses_vnni();
   // Packing moves a byte per element: the grain is the product's, in bytes.
   parallel_for(threads_for_work(threads, k * n, kProductGrain), panels, [&](int64_t p) {
     const int64_t j0 = p * kInt8PackCols;
     const int cols = static_cast<int>(std::min(kInt8PackCols, n - j0));
+    if (!vnni) return detail::pack_int16_panel(k, b + j0, ldb, cols, packed + p * panel_bytes);
     for (int64_t g = 0; g < groups; ++g) {
       pack_group(b + 4 * g * ldb + j0, ldb, static_cast<int>(std::min<int64_t>(4, k - 4 * g)), cols,
                  packed + p * panel_bytes + g * kGroupBytes);
@@ -76,7 +79,7 @@ void int8_row_offsets(int64_t m, int64_t k, const int8_t* a, int64_t lda, int32_
   }
 }
 
-bool igemm_available() {
+bool igemm_uses_vnni() {
 #ifdef VN_HAVE_SGEMM_AVX512
   static const bool vnni =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
@@ -84,6 +87,18 @@ bool igemm_available() {
 #else
   return false;
 #endif
+}
+
+bool igemm_available() {
+#if defined(__AVX2__)
+  return true;
+#else
+  return igemm_uses_vnni();
+#endif
+}
+
+int64_t int8_panel_bytes(int64_t k) {
+  return igemm_uses_vnni() ? (k + 3) / 4 * 4 * kInt8PackCols : (k + 1) / 2 * 2 * 2 * kInt8PackCols;
 }
 
 void igemm_packed(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const int32_t* offsets,
@@ -94,14 +109,22 @@ void igemm_packed(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda,
     if (finish != nullptr) (*finish)(0, m, 0, n);
     return;
   }
+  const bool vnni = igemm_uses_vnni();
+  // igemm_packed on one thread over rows and columns of C (B's panels from the first column's).
+  const auto kernel = [&](int64_t rows, int64_t cols, const int8_t* a_rows, const int32_t* row_offsets,
+                          const uint8_t* b_panels, int32_t* c_block) {
 #ifdef VN_HAVE_SGEMM_AVX512
+    if (vnni) return vn_igemm_vnni(rows, cols, k, a_rows, lda, row_offsets, b_panels, c_block, ldc);
+#endif
+    // The int16 layout holds B's bytes as they are: no offsets to take back.
+    (void)row_offsets;
+    detail::igemm_avx2(rows, cols, k, a_rows, lda, b_panels, c_block, ldc);
+  };
   const int64_t panels = (n + kInt8PackCols - 1) / kInt8PackCols, blocks = (m + kRowBlock - 1) / kRowBlock;
-  // One vpdpbusd does 64 products, four times a float FMA's 16: the grain is four times the float one's.
-  const int team = threads_for_work(threads, m * n * k, 4 * kProductGrain);
-  if (team == 1 && finish == nullptr) {
-    vn_igemm_vnni(m, n, k, a, lda, offsets, packed_b, c, ldc);
-    return;
-  }
+  // One vpdpbusd does 64 products, four times a float FMA's 16, and vpmaddwd 16 products and their
+  // sum in two instructions: the grain is four or two times the float one's.
+  const int team = threads_for_work(threads, m * n * k, (vnni ? 4 : 2) * kProductGrain);
+  if (team == 1 && finish == nullptr) return kernel(m, n, a, offsets, packed_b, c);
   // Tasks of a run of panels (up to 8: a block of C that stays in cache for `finish`) and a run of
   // row blocks, about four per thread; a thread's consecutive tasks share their rows of A.
   const int64_t group = std::clamp<int64_t>(panels / (4 * team), 1, 8);
@@ -112,13 +135,9 @@ void igemm_packed(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda,
     const int64_t chunk = t / groups, first = t % groups * group;
     const int64_t i0 = blocks * chunk / chunks * kRowBlock, i1 = std::min(m, blocks * (chunk + 1) / chunks * kRowBlock);
     const int64_t j0 = first * kInt8PackCols, j1 = std::min(n, (first + group) * kInt8PackCols);
-    vn_igemm_vnni(i1 - i0, j1 - j0, k, a + i0 * lda, lda, offsets + i0, packed_b + first * panel_bytes,
-                  c + i0 * ldc + j0, ldc);
+    kernel(i1 - i0, j1 - j0, a + i0 * lda, offsets + i0, packed_b + first * panel_bytes, c + i0 * ldc + j0);
     if (finish != nullptr) (*finish)(i0, i1, j0, j1);
   });
-#else
-  (void)a, (void)lda, (void)offsets, (void)packed_b, (void)threads;
-#endif
 }
 
 }  // namespace vn::ops

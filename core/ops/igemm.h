@@ -2,12 +2,16 @@
 // The exact int8 matrix product of the engine's int8 tactics: C (int32) = A (int8) · B (int8),
 // every product and sum exact in int32 (the true sum must fit in int32: k up to 2^17 always does).
 //
-// It runs on AVX-512 VNNI (vpdpbusd: 64 byte products summed into 16 int32 lanes per instruction)
-// in the AVX-512 library of the float kernel (sgemm.h says why that is a library of its own).
-// vpdpbusd multiplies unsigned bytes by signed ones, so B is packed offset by 128 (b + 128 is an
-// unsigned byte) and each row of C starts from -128 times its row of A's sum:
-// sum a·(b + 128) - 128·sum a = sum a·b. Its int32 sums wrap rather than saturate, so the result
-// is exact whenever the true sum fits, whatever the intermediate values.
+// Two kernels, one chosen per machine (igemm_uses_vnni), each with its layout of packed B:
+// - AVX-512 VNNI (vpdpbusd: 64 byte products summed into 16 int32 lanes per instruction), in the
+//   AVX-512 library of the float kernel (sgemm.h says why that is a library of its own).
+//   vpdpbusd multiplies unsigned bytes by signed ones, so B is packed offset by 128 (b + 128 is an
+//   unsigned byte) and each row of C starts from -128 times its row of A's sum:
+//   sum a·(b + 128) - 128·sum a = sum a·b.
+// - AVX2 (vpmaddwd: 16 products of int16 pairs, each pair summed into an int32 lane), for machines
+//   without VNNI: B is packed as int16 pairs, A widened to int16 as the product reads it.
+// Their int32 sums wrap rather than saturate, so the result is exact whenever the true sum fits,
+// whatever the intermediate values.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +19,20 @@
 
 namespace vn::ops {
 
-/// Columns of B per packed int8 panel. B (k x n) is packed in panels of kInt8PackCols columns;
-/// each panel holds ceil(k / 4) groups of 4 rows, a group storing the 4 bytes of its column 0,
-/// then those of column 1, ... (kInt8PackCols * 4 bytes), each byte b + 128 as unsigned; rows
-/// past k and columns past n hold 0. Panel p starts at packed + p * int8_panel_bytes(k).
+/// Columns of B per packed int8 panel. B (k x n) is packed in panels of kInt8PackCols columns,
+/// panel p starting at packed + p * int8_panel_bytes(k); rows past k and columns past n hold 0.
+/// With VNNI a panel holds ceil(k / 4) groups of 4 rows, a group storing the 4 bytes of its column
+/// 0, then those of column 1, ... (kInt8PackCols * 4 bytes), each byte b + 128 as unsigned. On
+/// AVX2 it holds ceil(k / 2) pairs of rows, a pair storing its two values of column 0 as int16,
+/// then those of column 1, ... (kInt8PackCols * 4 bytes).
 inline constexpr int64_t kInt8PackCols = 32;
 
-/// Bytes of one packed panel for depth k.
-inline int64_t int8_panel_bytes(int64_t k) { return (k + 3) / 4 * 4 * kInt8PackCols; }
+/// Whether the VNNI kernel and layout are used: the AVX-512 library was built and the CPU has
+/// AVX-512 VNNI (asked of the CPU at run time).
+bool igemm_uses_vnni();
+
+/// Bytes of one packed panel for depth k, in this machine's layout.
+int64_t int8_panel_bytes(int64_t k);
 /// Bytes of packed B for k x n.
 inline int64_t packed_int8_b_size(int64_t k, int64_t n) {
   return (n + kInt8PackCols - 1) / kInt8PackCols * int8_panel_bytes(k);
@@ -33,12 +43,12 @@ inline int64_t packed_int8_b_size(int64_t k, int64_t n) {
 void pack_int8_b(int64_t k, int64_t n, const int8_t* b, int64_t ldb, uint8_t* packed, int threads = 1);
 
 /// offsets[i] = 128 * (sum of row i of A), for the m rows of A (m x k, rows lda apart): what
-/// igemm_packed subtracts from row i of C. Computed once for a constant A.
+/// igemm_packed subtracts from row i of C with VNNI (the AVX2 layout needs none). Computed once
+/// for a constant A.
 void int8_row_offsets(int64_t m, int64_t k, const int8_t* a, int64_t lda, int32_t* offsets);
 
-/// Whether igemm_packed can run here: the AVX-512 library was built and the CPU has AVX-512 VNNI
-/// (asked of the CPU at run time). Where it cannot, callers compute their int8 products another
-/// exact way.
+/// Whether igemm_packed can run here: VNNI, or AVX2 (in the build). Where it cannot, callers
+/// compute their int8 products another exact way.
 bool igemm_available();
 
 /// Called on each block of C (rows [i0, i1), columns [j0, j1)) as soon as it is complete, on the

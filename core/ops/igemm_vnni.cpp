@@ -11,7 +11,6 @@
 
 namespace {
 
-using vn::ops::int8_panel_bytes;
 using vn::ops::kInt8PackCols;
 
 static_assert(kInt8PackCols == 32, "a tile row is two vectors of 16 int32 sums");
@@ -21,6 +20,9 @@ static_assert(kInt8PackCols == 32, "a tile row is two vectors of 16 int32 sums")
 constexpr int kRows = 12;
 constexpr int64_t kDepthBlock = 512;
 constexpr int64_t kGroupBytes = 4 * kInt8PackCols;
+
+/// int8_panel_bytes(k) in the VNNI layout (igemm.h), which this library cannot call.
+constexpr int64_t panel_bytes(int64_t k) { return (k + 3) / 4 * kGroupBytes; }
 
 inline __mmask16 lanes(int n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : n <= 0 ? 0 : (1u << n) - 1); }
 
@@ -113,7 +115,7 @@ void rows_tile(int rows, int64_t p0, int64_t p1, int64_t k, const int8_t* a, int
 extern "C" __attribute__((visibility("default"))) void vn_igemm_vnni(int64_t m, int64_t n, int64_t k, const int8_t* a,
                                                                      int64_t lda, const int32_t* offsets,
                                                                      const uint8_t* packed_b, int32_t* c, int64_t ldc) {
-  const int64_t depth = (k + 3) / 4 * 4, panel = int8_panel_bytes(k);
+  const int64_t depth = (k + 3) / 4 * 4, panel = panel_bytes(k);
   for (int64_t p0 = 0; p0 < depth; p0 += kDepthBlock) {
     const int64_t p1 = std::min(depth, p0 + kDepthBlock);
     for (int64_t j = 0; j < n; j += kInt8PackCols) {

@@ -245,9 +245,9 @@ TEST(Int8Kernels, ConvAndGemmQuantizeTheirInputThemselves) {
 }
 
 TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
-  // Sums of 1500 terms reach 2.4e7, past float32's exact integers: each path (VNNI packing B
-  // itself or reading it prepacked, and the sliced float32 one of machines without VNNI) must
-  // give the int64 sums exactly, on partial tiles and several threads.
+  // Sums of 1500 terms reach 2.4e7, past float32's exact integers: each path (the int8 product,
+  // VNNI or AVX2, packing B itself or reading it prepacked, and the sliced float32 one of builds
+  // without either) must give the int64 sums exactly, on partial tiles and several threads.
   constexpr int64_t m = 20, n = 70, k = 1500;
   std::mt19937 rng(5);
   std::vector<int8_t> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
@@ -267,7 +267,7 @@ TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
   };
   std::vector<int32_t> y(static_cast<size_t>(m * n));
   kernels::matmul_int8(a.data(), b.data(), y.data(), m, n, k, 2);
-  expect(y, ops::igemm_available() ? "VNNI" : "sliced");
+  expect(y, ops::igemm_available() ? "int8 product" : "sliced");
   kernels::detail::matmul_int8_sliced(a.data(), b.data(), y.data(), m, n, k, 2);
   expect(y, "sliced");
   if (ops::igemm_available()) {
@@ -277,9 +277,9 @@ TEST(Int8Kernels, MatmulInt8GivesTheExactSumsOnEveryPath) {
     ops::int8_row_offsets(m, k, a.data(), k, offsets.data());
     std::fill(y.begin(), y.end(), 0);
     kernels::matmul_int8(a.data(), nullptr, y.data(), m, n, k, 3, packed.data(), offsets.data());
-    expect(y, "VNNI prepacked");
+    expect(y, "int8 product, prepacked");
   }
-  // B kept in int8 panels for the float32 kernel (machines without VNNI; callable anywhere): A as
+  // B kept in int8 panels for the float32 kernel (builds without the int8 product; callable anywhere): A as
   // the floats of its integers, the first rows of it (one row: the few-rows tiles), two slices
   // of 750 (sums past 2^24, converted to float32 whole), and one slice of the first 1000 steps
   // (written by the float kernel itself); finish sees every element once, after its sums.

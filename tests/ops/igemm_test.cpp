@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The int8 product (igemm.h): pack_int8_b's layout byte by byte, and igemm_packed against sums in
-// int64 on partial tiles, depths that cross the kernel's depth blocks or end in a partial group,
-// strided operands, extreme values and several threads.
+// The int8 product (igemm.h), on this machine's kernel (VNNI or AVX2): pack_int8_b's layout byte by
+// byte, and igemm_packed against sums in int64 on partial tiles, depths that cross the kernel's
+// depth blocks or end in a partial group or pair, strided operands, extreme values and several
+// threads.
 #include "core/ops/igemm.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,22 +24,33 @@ std::vector<int8_t> random_bytes(size_t n, uint32_t seed) {
 }
 
 TEST(Int8Pack, EveryByteWhereTheLayoutSays) {
-  // 45 columns: a full panel and a partial one; 13 rows: three groups and a partial one; rows 50
-  // bytes apart. Packed starts as a sentinel, so every byte must be written.
+  // 45 columns: a full panel and a partial one; 13 rows: three groups of four and a partial one,
+  // or six pairs and a partial one; rows 50 bytes apart. Packed starts as a sentinel, so every
+  // byte must be written. The layout is this machine's (VNNI or AVX2).
   constexpr int64_t k = 13, n = 45, ldb = 50;
   const std::vector<int8_t> b = random_bytes(static_cast<size_t>(k * ldb), 3);
   std::vector<uint8_t> packed(static_cast<size_t>(packed_int8_b_size(k, n)), 0xAB);
-  ASSERT_EQ(packed.size(), size_t{2 * 4 * 4 * kInt8PackCols});
+  const bool vnni = igemm_uses_vnni();
+  const int64_t rows_per_step = vnni ? 4 : 2, steps = (k + rows_per_step - 1) / rows_per_step;
+  ASSERT_EQ(packed.size(), static_cast<size_t>(2 * steps * 4 * kInt8PackCols));
   pack_int8_b(k, n, b.data(), ldb, packed.data(), 2);
   for (int64_t panel = 0; panel < 2; ++panel) {
-    for (int64_t group = 0; group < 4; ++group) {
+    for (int64_t step = 0; step < steps; ++step) {
       for (int64_t col = 0; col < kInt8PackCols; ++col) {
-        for (int64_t q = 0; q < 4; ++q) {
-          const int64_t row = 4 * group + q, j = panel * kInt8PackCols + col;
-          const uint8_t want =
-              row < k && j < n ? static_cast<uint8_t>(b[static_cast<size_t>(row * ldb + j)] + 128) : uint8_t{0};
-          const size_t at = static_cast<size_t>(panel * int8_panel_bytes(k) + group * 4 * kInt8PackCols + col * 4 + q);
-          ASSERT_EQ(packed[at], want) << "row " << row << " column " << j;
+        for (int64_t q = 0; q < rows_per_step; ++q) {
+          const int64_t row = rows_per_step * step + q, j = panel * kInt8PackCols + col;
+          const int want = row < k && j < n ? b[static_cast<size_t>(row * ldb + j)] : 0;
+          const size_t at = static_cast<size_t>(panel * int8_panel_bytes(k) + step * 4 * kInt8PackCols);
+          if (vnni) {
+            // Bytes offset by 128, four rows of a column together.
+            const uint8_t got = packed[at + static_cast<size_t>(col * 4 + q)];
+            ASSERT_EQ(got, row < k && j < n ? static_cast<uint8_t>(want + 128) : 0) << "row " << row << " column " << j;
+          } else {
+            // int16 values as they are, two rows of a column together.
+            int16_t got = 0;
+            std::memcpy(&got, packed.data() + at + static_cast<size_t>(col * 4 + 2 * q), sizeof(got));
+            ASSERT_EQ(got, want) << "row " << row << " column " << j;
+          }
         }
       }
     }
@@ -81,7 +94,7 @@ void expect_exact(const Case& c, int8_t fill, uint32_t seed) {
 }
 
 TEST(Igemm, ExactOnEveryTileShapeAndDepth) {
-  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has no AVX-512 VNNI";
+  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has neither AVX-512 VNNI nor AVX2";
   const Case cases[] = {
       {1, 1, 1, 1},      {12, 32, 4, 1},    {13, 33, 5, 1},  {7, 16, 3, 1},     {11, 17, 7, 1},
       {25, 70, 1030, 1}, {64, 100, 600, 3}, {30, 9, 515, 2}, {100, 300, 36, 4}, {5, 1000, 2049, 3},
@@ -91,7 +104,7 @@ TEST(Igemm, ExactOnEveryTileShapeAndDepth) {
 }
 
 TEST(Igemm, ExtremeValuesSumExactly) {
-  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has no AVX-512 VNNI";
+  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has neither AVX-512 VNNI nor AVX2";
   // -128 · -128 over 3001 terms: 49 million, past float32's exact integers; B's offset bytes are 0
   // and A's row sums the most negative they can be.
   expect_exact({14, 40, 3001, 2}, -128, 1);
@@ -99,7 +112,7 @@ TEST(Igemm, ExtremeValuesSumExactly) {
 }
 
 TEST(Igemm, FinishSeesEveryBlockOnceAndComplete) {
-  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has no AVX-512 VNNI";
+  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has neither AVX-512 VNNI nor AVX2";
   for (const int threads : {1, 3}) {
     constexpr int64_t m = 50, n = 300, k = 40;
     const std::vector<int8_t> a = random_bytes(static_cast<size_t>(m * k), 9),
@@ -131,7 +144,7 @@ TEST(Igemm, FinishSeesEveryBlockOnceAndComplete) {
 }
 
 TEST(Igemm, NoDepthGivesZeros) {
-  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has no AVX-512 VNNI";
+  if (!igemm_available()) GTEST_SKIP() << "this CPU (or build) has neither AVX-512 VNNI nor AVX2";
   std::vector<int32_t> y(6, 9);
   const int8_t a = 0;
   const int32_t offsets[2] = {0, 0};

@@ -114,23 +114,27 @@ class ConvKernel final : public LayerKernel {
       const int64_t taps = rows / w_shape_[1];
       // Sums of few products are exact in float32 (kFloatExactDepth), so the float32 convolution
       // of the integers gives the int32 sums' values: grouped layers (depthwise) have no int8
-      // kernel of their own, and a shallow sum (a 1x1 layer of few channels) or a wide window (a
+      // kernel of their own, a shallow sum (a 1x1 layer of few channels) or a wide window (a
       // stem's 7x7) leaves the int8 product little work per packed byte, where the float32 path
-      // packs nothing and forms its windows in place. Without VNNI the int8 product sums through
-      // float32 anyway (matmul_int8), converting both operands at every call: the float32
-      // convolution takes every layer it can sum exactly (int8 ResNet-50 on Zen 3 ran 1.7x fp32).
-      if (rows <= kFloatExactDepth && (!ops::igemm_available() || group_ > 1 || rows < 64 || taps > 9)) {
-        weights_grid_ = Tensor(DType::kFloat32, Shape{m, rows});
-        std::copy(weights_int8_.begin(), weights_int8_.end(), weights_grid_.mutable_data<float>());
-        weights_int8_ = std::vector<int8_t>();
-      } else if (ops::igemm_available()) {
+      // packs nothing and forms its windows in place, and a dilated window's taps that read only
+      // padding are left out there (DeepLabV3's 3 x 3 layers of dilation 12 to 36 over 33 x 33
+      // positions: 11 times slower through the int8 product, whose im2col holds every tap).
+      // Deeper sums that do not take the int8 product go in exact slices (one group).
+      const Attribute* dilations = n.attr("dilations");
+      const bool dilated = dilations != nullptr && std::any_of(dilations->ints.begin(), dilations->ints.end(),
+                                                               [](int64_t d) { return d != 1; });
+      const bool integer_product = ops::igemm_available() && group_ == 1 && rows >= 64 && taps <= 9 && !dilated;
+      if (!integer_product && (rows <= kFloatExactDepth || group_ == 1)) {
+        if (rows <= kFloatExactDepth) {
+          weights_grid_ = Tensor(DType::kFloat32, Shape{m, rows});
+          std::copy(weights_int8_.begin(), weights_int8_.end(), weights_grid_.mutable_data<float>());
+        } else {
+          weights_sliced_ = slice_int8_conv_weights(weights_int8_, m, w_shape_[1], taps);
+        }
+        if (weights_grid_.defined() || !weights_sliced_.slices.empty()) weights_int8_ = std::vector<int8_t>();
+      } else if (ops::igemm_uses_vnni()) {
         weight_offsets_.resize(static_cast<size_t>(m));
         ops::int8_row_offsets(m, rows, weights_int8_.data(), rows, weight_offsets_.data());
-      } else if (group_ == 1) {
-        // Deeper sums in exact slices of the input channels (ResNet-50's 3x3 layers of 128 to
-        // 512 channels: 1.4x fp32 through matmul_int8's conversions).
-        weights_sliced_ = slice_int8_conv_weights(weights_int8_, m, w_shape_[1], taps);
-        if (!weights_sliced_.slices.empty()) weights_int8_ = std::vector<int8_t>();
       }
       return Status::OK();
     }
@@ -568,9 +572,9 @@ class ConvKernel final : public LayerKernel {
   std::vector<float> winograd_u_;        // [16][M][C] transformed weights, in the operand format
   std::vector<int8_t> weights_int8_;     // folded and quantized per output channel (int8 only)
   std::vector<float> weight_scales_;     // per output channel (int8 only)
-  std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8 with VNNI only)
+  std::vector<int32_t> weight_offsets_;  // ops::int8_row_offsets of weights_int8_ (int8, VNNI only)
   Tensor weights_grid_;  // int8 weights as floats, m x rows, kept packed (run_int8_as_float, instead of weights_int8_)
-  Int8ConvSlices weights_sliced_;        // the same in exact slices (deeper sums, without VNNI)
+  Int8ConvSlices weights_sliced_;        // the same in exact slices (deeper sums, off the int8 product)
   float input_scale_ = 1.0f;             // X's tensor scale (int8 only)
   EpilogueRuntime epilogue_;
 };

@@ -167,7 +167,8 @@ class GemmKernel final : public LayerKernel {
     b_.values = std::vector<float>();
     a_scale_ = args_.scales->at(n.inputs[0]);
     if (ops::igemm_available()) {
-      // Kept packed for VNNI instead: each weight stored once.
+      // Kept packed for the int8 product instead (VNNI's bytes, or AVX2's int16 pairs): each
+      // weight stored once.
       b_packed_.resize(static_cast<size_t>(ops::packed_int8_b_size(k, cols)));
       ops::pack_int8_b(k, cols, b_int8.data(), cols, b_packed_.data());
     } else {
@@ -463,8 +464,8 @@ class GemmKernel final : public LayerKernel {
   std::vector<std::vector<float>> bias_parts_;  // each of one value or one per column
   EpilogueRuntime epilogue_;
   bool rounds_ = false;            // the epilogue rounds the output to the storage format
-  std::vector<uint8_t> b_packed_;  // the same packed by ops::pack_int8_b (int8 only, with VNNI)
-  Int8Panels b_panels_;            // the same in float panels' layout (int8 only, without VNNI)
+  std::vector<uint8_t> b_packed_;  // the same packed by ops::pack_int8_b (int8 only, igemm_available)
+  Int8Panels b_panels_;            // the same in float panels' layout (int8 only, without igemm)
   std::vector<float> b_scales_;    // per column of B (int8 only)
   float a_scale_ = 1.0f;           // A's tensor scale (int8 only)
 };
@@ -490,14 +491,15 @@ void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_
                  const uint8_t* packed_b, const int32_t* a_offsets, const ops::Int8Finish* finish) {
   if (m == 0 || n == 0) return;
   if (ops::igemm_available()) {
-    std::vector<uint8_t> packed;
+    // B's packed copy is a per-call buffer (an im2col matrix of megabytes at every call).
+    CallBuffer<uint8_t> packed(packed_b == nullptr ? ops::packed_int8_b_size(k, n) : 0);
     if (packed_b == nullptr) {
-      packed.resize(static_cast<size_t>(ops::packed_int8_b_size(k, n)));
-      ops::pack_int8_b(k, n, b, n, packed.data(), threads);
-      packed_b = packed.data();
+      ops::pack_int8_b(k, n, b, n, packed.get(), threads);
+      packed_b = packed.get();
     }
+    // Only VNNI's layout takes the offsets back.
     std::vector<int32_t> offsets;
-    if (a_offsets == nullptr) {
+    if (a_offsets == nullptr && ops::igemm_uses_vnni()) {
       offsets.resize(static_cast<size_t>(m));
       ops::int8_row_offsets(m, k, a, k, offsets.data());
       a_offsets = offsets.data();

@@ -76,15 +76,16 @@ inline constexpr int64_t kFloatExactDepth = 1024;
 
 /// y (m x n, int32) = a (m x k) · b (k x n), int8 operands, all row-major, summed exactly in int32
 /// (k up to 2^17), on up to `threads` threads. Where ops::igemm_available(), the product runs on
-/// VNNI: `packed_b`, when not null, is b already packed by ops::pack_int8_b (b is then not read),
-/// and `a_offsets` ops::int8_row_offsets of a (computed here when null). Elsewhere b is read and
-/// those two are ignored. `finish`, when given, runs on blocks of y covering it once each, as
-/// ops::igemm_packed says (one block, all of y, where VNNI is not available).
+/// ops::igemm_packed (VNNI or AVX2): `packed_b`, when not null, is b already packed by
+/// ops::pack_int8_b (b is then not read), and `a_offsets` ops::int8_row_offsets of a (computed here
+/// when null and VNNI needs them). Elsewhere b is read and those two are ignored. `finish`, when
+/// given, runs on blocks of y covering it once each, as ops::igemm_packed says (one block, all of
+/// y, where igemm_packed is not available).
 void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads = 1,
                  const uint8_t* packed_b = nullptr, const int32_t* a_offsets = nullptr,
                  const ops::Int8Finish* finish = nullptr);
-/// A constant int8 B (k x n) for machines without VNNI, kept once in int8 in sgemm.h's panel
-/// layout (k x ops::kPackCols values per panel, columns past n zero).
+/// A constant int8 B (k x n) for builds without the int8 product (ops::igemm_available), kept once in int8 in sgemm.h's
+/// panel layout (k x ops::kPackCols values per panel, columns past n zero).
 struct Int8Panels {
   int64_t k = 0, n = 0;
   std::vector<int8_t> values;
@@ -102,8 +103,9 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, float* y, int64_t m
                         const ops::Int8Finish* finish = nullptr);
 
 /// The int8 weights of a one-group convolution summing more than kFloatExactDepth products, for
-/// machines without VNNI: its input channels cut into even slices of at most kFloatExactDepth
-/// products per sum, each slice's weights (output channel by output channel) as floats.
+/// layers that do not take the int8 product (dilated ones, or builds without it): its input channels cut into even
+/// slices of at most kFloatExactDepth products per sum, each slice's weights (output channel by output channel) as
+/// floats.
 struct Int8ConvSlices {
   struct Slice {
     int64_t channel0 = 0, channels = 0;
@@ -146,7 +148,7 @@ class CallBuffer {
 };
 
 namespace detail {
-/// matmul_int8 where VNNI is not: float32 products of 1024-deep slices (their sums are exact
+/// matmul_int8 where ops::igemm_packed is not: float32 products of 1024-deep slices (their sums are exact
 /// integers below 2^24) added in int32. Callable anywhere (for tests).
 void matmul_int8_sliced(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads);
 }  // namespace detail
