@@ -6,6 +6,7 @@
 #include "core/ops/igemm_avx2.h"
 
 #include <algorithm>
+#include <cstring>
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -27,7 +28,7 @@ constexpr int64_t kHalfBytes = kPairBytes / 2;        // one pair of rows of hal
 /// R rows x `cols` (<= 16) columns of C over all `pairs` pairs of depth: per pair, two loads of B,
 /// R broadcasts of A's pair (two int16 as one int32), 2R vpmaddwd.
 template <int R>
-void tile(int64_t pairs, const int32_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc, int cols) {
+void tile(int64_t pairs, const int16_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc, int cols) {
   // Every loop over the rows unrolled, so that the sums stay in registers.
   __m256i lo[R], hi[R];
 #pragma GCC unroll 6
@@ -37,7 +38,9 @@ void tile(int64_t pairs, const int32_t* a, int64_t lda, const uint8_t* b, int32_
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
-      const __m256i ar = _mm256_set1_epi32(a[r * lda + p]);
+      int32_t pair;  // two int16 of A's row, as vpmaddwd pairs them
+      std::memcpy(&pair, a + r * lda + 2 * p, sizeof(pair));
+      const __m256i ar = _mm256_set1_epi32(pair);
       lo[r] = _mm256_add_epi32(lo[r], _mm256_madd_epi16(ar, b0));
       hi[r] = _mm256_add_epi32(hi[r], _mm256_madd_epi16(ar, b1));
     }
@@ -58,7 +61,7 @@ void tile(int64_t pairs, const int32_t* a, int64_t lda, const uint8_t* b, int32_
   }
 }
 
-void rows_tile(int rows, int64_t pairs, const int32_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc,
+void rows_tile(int rows, int64_t pairs, const int16_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc,
                int cols) {
   switch (rows) {
     case 6:
@@ -114,11 +117,12 @@ void igemm_avx2(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, c
   // buffer at every call.
   const int64_t pairs = (k + 1) / 2;
   const int64_t panel = int8_panel_bytes(k);
-  Scratch<int32_t> wide(static_cast<size_t>(std::min<int64_t>(m, kChunkRows) * pairs), ScratchSlot::kGemmA);
+  const int64_t width = 2 * pairs;  // int16 of a widened row
+  Scratch<int16_t> wide(static_cast<size_t>(std::min<int64_t>(m, kChunkRows) * width), ScratchSlot::kGemmA);
   for (int64_t i0 = 0; i0 < m; i0 += kChunkRows) {
     const int64_t rows = std::min(kChunkRows, m - i0);
     for (int64_t i = 0; i < rows; ++i) {
-      auto* row = reinterpret_cast<int16_t*>(wide.data() + i * pairs);
+      int16_t* row = wide.data() + i * width;
       const int8_t* src = a + (i0 + i) * lda;
       int64_t p = 0;
       for (; p + 16 <= k; p += 16) {
@@ -132,7 +136,7 @@ void igemm_avx2(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, c
       const uint8_t* b = packed_b + j / kInt8PackCols * panel + j % kInt8PackCols / kHalf * kHalfBytes;
       const int cols = static_cast<int>(std::min<int64_t>(kHalf, n - j));
       for (int64_t i = 0; i < rows; i += kRows) {
-        rows_tile(static_cast<int>(std::min<int64_t>(kRows, rows - i)), pairs, wide.data() + i * pairs, pairs, b,
+        rows_tile(static_cast<int>(std::min<int64_t>(kRows, rows - i)), pairs, wide.data() + i * width, width, b,
                   c + (i0 + i) * ldc + j, ldc, cols);
       }
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// int8 convolutions of more than kFloatExactDepth products per sum that do not take the int8 product
-// (kernels.h, Int8ConvSlices): the float32 convolution over slices of the input channels, each
-// slice's sums exact, added in int32.
+// int8 convolutions of more than kFloatExactDepth products per sum that do not take the int8
+// product (kernels.h, Int8ConvSlices): the float32 convolution over slices of the input channels,
+// each slice's sums exact, added in int32.
 #include <algorithm>
 #include <memory>
 

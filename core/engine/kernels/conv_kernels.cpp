@@ -430,8 +430,8 @@ class ConvKernel final : public LayerKernel {
 
   /// An int8 convolution of at most kFloatExactDepth products per sum (or sliced into such sums,
   /// conv_int8_slices): such sums of int8 products are exact in float32 in any order, so the
-  /// reference's float32 convolution sums the integers as floats, each block then rescaled as run_im2col_int8 rescales (the same values)
-  /// and finished with the epilogue while in cache.
+  /// reference's float32 convolution sums the integers as floats, each block then rescaled as
+  /// run_im2col_int8 rescales (the same values) and finished with the epilogue while in cache.
   void run_int8_as_float(const float* x, int64_t batch, const ops::WindowGeometry& g, float* y, const float* residual,
                          bool x_on_grid) const {
     const int64_t m = w_shape_[0], cg = w_shape_[1], mg = m / group_;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// int8 products with a constant B in builds without the int8 product (kernels.h, Int8Panels): B kept once
-// in int8, in sgemm.h's panel layout, and widened to float32 a few panels at a time for the float
-// kernel, whose sums of up to kFloatExactDepth int8 products are exact.
+// int8 products with a constant B in builds without the int8 product (kernels.h, Int8Panels): B
+// kept once in int8, in sgemm.h's panel layout, and widened to float32 a few panels at a time for
+// the float kernel, whose sums of up to kFloatExactDepth int8 products are exact.
 #include <algorithm>
 #include <vector>
 

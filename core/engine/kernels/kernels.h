@@ -84,8 +84,9 @@ inline constexpr int64_t kFloatExactDepth = 1024;
 void matmul_int8(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads = 1,
                  const uint8_t* packed_b = nullptr, const int32_t* a_offsets = nullptr,
                  const ops::Int8Finish* finish = nullptr);
-/// A constant int8 B (k x n) for builds without the int8 product (ops::igemm_available), kept once in int8 in sgemm.h's
-/// panel layout (k x ops::kPackCols values per panel, columns past n zero).
+/// A constant int8 B (k x n) for builds without the int8 product (ops::igemm_available), kept
+/// once in int8 in sgemm.h's panel layout (k x ops::kPackCols values per panel, columns past n
+/// zero).
 struct Int8Panels {
   int64_t k = 0, n = 0;
   std::vector<int8_t> values;
@@ -103,9 +104,9 @@ void matmul_int8_panels(const float* a, const Int8Panels& b, float* y, int64_t m
                         const ops::Int8Finish* finish = nullptr);
 
 /// The int8 weights of a one-group convolution summing more than kFloatExactDepth products, for
-/// layers that do not take the int8 product (dilated ones, or builds without it): its input channels cut into even
-/// slices of at most kFloatExactDepth products per sum, each slice's weights (output channel by output channel) as
-/// floats.
+/// layers that do not take the int8 product (dilated ones, or builds without it): its input
+/// channels cut into even slices of at most kFloatExactDepth products per sum, each slice's
+/// weights (output channel by output channel) as floats.
 struct Int8ConvSlices {
   struct Slice {
     int64_t channel0 = 0, channels = 0;
@@ -148,8 +149,8 @@ class CallBuffer {
 };
 
 namespace detail {
-/// matmul_int8 where ops::igemm_packed is not: float32 products of 1024-deep slices (their sums are exact
-/// integers below 2^24) added in int32. Callable anywhere (for tests).
+/// matmul_int8 where ops::igemm_packed is not: float32 products of 1024-deep slices (their sums
+/// are exact integers below 2^24) added in int32. Callable anywhere (for tests).
 void matmul_int8_sliced(const int8_t* a, const int8_t* b, int32_t* y, int64_t m, int64_t n, int64_t k, int threads);
 }  // namespace detail
 
