@@ -135,7 +135,9 @@ void igemm_packed(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda,
     const int64_t chunk = t / groups, first = t % groups * group;
     const int64_t i0 = blocks * chunk / chunks * kRowBlock, i1 = std::min(m, blocks * (chunk + 1) / chunks * kRowBlock);
     const int64_t j0 = first * kInt8PackCols, j1 = std::min(n, (first + group) * kInt8PackCols);
-    kernel(i1 - i0, j1 - j0, a + i0 * lda, offsets + i0, packed_b + first * panel_bytes, c + i0 * ldc + j0);
+    // Offsets are null where the layout needs none (AVX2): no arithmetic on a null pointer.
+    kernel(i1 - i0, j1 - j0, a + i0 * lda, offsets != nullptr ? offsets + i0 : nullptr, packed_b + first * panel_bytes,
+           c + i0 * ldc + j0);
     if (finish != nullptr) (*finish)(i0, i1, j0, j1);
   });
 }

@@ -56,9 +56,9 @@ bool igemm_available();
 using Int8Finish = std::function<void(int64_t i0, int64_t i1, int64_t j0, int64_t j1)>;
 
 /// C (m x n int32, rows ldc apart) = A (m x k int8, rows lda apart) · B (packed by pack_int8_b),
-/// exactly; offsets are int8_row_offsets of A. C is overwritten. On up to `threads` threads; the
-/// result does not depend on their number. `finish`, when given, runs on every block of C (a
-/// caller rescales the sums into its output there). Only where igemm_available().
+/// exactly; offsets are int8_row_offsets of A (with VNNI; may be null otherwise). C is overwritten. On up to `threads`
+/// threads; the result does not depend on their number. `finish`, when given, runs on every block of C (a caller
+/// rescales the sums into its output there). Only where igemm_available().
 void igemm_packed(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const int32_t* offsets,
                   const uint8_t* packed_b, int32_t* c, int64_t ldc, int threads = 1,
                   const Int8Finish* finish = nullptr);

@@ -40,14 +40,14 @@ struct BLayout {
 /// kPackCols) at a time: `tile(rows, depth, a, a_layout, b, b_layout, c, ldc, cols, bias,
 /// accumulate, next_a)` computes a rows x cols tile of C over `depth` steps of k, starting from C
 /// itself when `accumulate`, else from the bias (or zero). In the last pass over k, `finish` (when
-/// given) gets each row block's columns of a group once its tiles are done. Each element's sum is the same, in the
-/// same order, whichever layout B has. The first tile of each row block gets in next_a the same
-/// slice of the next block's rows (else null; rows lda apart, or packed), for the tile to prefetch
-/// while it works: weights used for few columns (a 7 x 7 map's 49) come from memory in a block's
-/// short strided runs, which the hardware prefetcher barely starts on (EfficientNetV2-S's 1536 x
-/// 256 1x1 convolution: 0.39 ms with its weights in cache, 0.6 in the network); packed weights
-/// kept from run to run come from memory too (ResNet-50's deep layers: 4% of its run without the
-/// prefetch).
+/// given) gets each row block's columns of a group once its tiles are done. Each element's sum is
+/// the same, in the same order, whichever layout B has. The first tile of each row block gets in
+/// next_a the same slice of the next block's rows (else null; rows lda apart, or packed), for the
+/// tile to prefetch while it works: weights used for few columns (a 7 x 7 map's 49) come from
+/// memory in a block's short strided runs, which the hardware prefetcher barely starts on
+/// (EfficientNetV2-S's 1536 x 256 1x1 convolution: 0.39 ms with its weights in cache, 0.6 in the
+/// network); packed weights kept from run to run come from memory too (ResNet-50's deep layers: 4%
+/// of its run without the prefetch).
 template <typename Tile>
 void sgemm_blocked(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                    const float* bias, float* c, int64_t ldc, Tile tile, const TileFinish* finish) {

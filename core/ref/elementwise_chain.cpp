@@ -410,19 +410,19 @@ void ReferenceBackend::mark_chains(const Graph& g, Plan& plan, const std::vector
     // A Conv's or MatMul's output that only the chain's links read (SiLU's Sigmoid and Mul both):
     // it may run the chain on its blocks, once the other tensors are there (then a single Relu,
     // or a linear layer's bias, is worth a chain too).
-    const int conv = producer[static_cast<size_t>(source)];
+    const int anchor = producer[static_cast<size_t>(source)];
     const std::vector<int>& source_readers = readers_of[static_cast<size_t>(source)];
     const bool epilogue =
-        conv >= 0 && takes_epilogue(conv) &&
+        anchor >= 0 && takes_epilogue(anchor) &&
         std::all_of(
             source_readers.begin(), source_readers.end(),
             [&](int r) { return std::find(links.begin(), links.end(), static_cast<size_t>(r)) != links.end(); }) &&
         !kept[static_cast<size_t>(source)] && std::all_of(chain.others.begin(), chain.others.end(), [&](int s) {
-          return producer[static_cast<size_t>(s)] < conv;
+          return producer[static_cast<size_t>(s)] < anchor;
         });
     if (links.size() < 2 && !epilogue) continue;
     const int index = static_cast<int>(plan.chains.size());
-    if (epilogue) steps[static_cast<size_t>(conv)].epilogue_chain = index;
+    if (epilogue) steps[static_cast<size_t>(anchor)].epilogue_chain = index;
     for (size_t k = 0; k < links.size(); ++k) {
       Step& st = steps[links[k]];
       st.chain = index;

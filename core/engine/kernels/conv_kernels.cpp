@@ -124,14 +124,13 @@ class ConvKernel final : public LayerKernel {
       const bool dilated = dilations != nullptr && std::any_of(dilations->ints.begin(), dilations->ints.end(),
                                                                [](int64_t d) { return d != 1; });
       const bool integer_product = ops::igemm_available() && group_ == 1 && rows >= 64 && taps <= 9 && !dilated;
-      if (!integer_product && (rows <= kFloatExactDepth || group_ == 1)) {
-        if (rows <= kFloatExactDepth) {
-          weights_grid_ = Tensor(DType::kFloat32, Shape{m, rows});
-          std::copy(weights_int8_.begin(), weights_int8_.end(), weights_grid_.mutable_data<float>());
-        } else {
-          weights_sliced_ = slice_int8_conv_weights(weights_int8_, m, w_shape_[1], taps);
-        }
-        if (weights_grid_.defined() || !weights_sliced_.slices.empty()) weights_int8_ = std::vector<int8_t>();
+      if (!integer_product && rows <= kFloatExactDepth) {
+        weights_grid_ = Tensor(DType::kFloat32, Shape{m, rows});
+        std::copy(weights_int8_.begin(), weights_int8_.end(), weights_grid_.mutable_data<float>());
+        weights_int8_ = std::vector<int8_t>();
+      } else if (!integer_product && group_ == 1) {
+        weights_sliced_ = slice_int8_conv_weights(weights_int8_, m, w_shape_[1], taps);
+        if (!weights_sliced_.slices.empty()) weights_int8_ = std::vector<int8_t>();
       } else if (ops::igemm_uses_vnni()) {
         weight_offsets_.resize(static_cast<size_t>(m));
         ops::int8_row_offsets(m, rows, weights_int8_.data(), rows, weight_offsets_.data());

@@ -4,19 +4,24 @@
 #include "core/ops/sgemm.h"
 
 namespace vn::ops {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
 
 ConvTiling conv_tiling(int64_t images, int64_t mg, int64_t rows, int64_t out_size, size_t elem_bytes, int threads,
                        int64_t unit) {
   ConvTiling t;
   t.unit = unit;
-  t.units = (out_size + unit - 1) / unit;
+  t.units = ceil_div(out_size, unit);
   // About 1 MiB of im2col per tile, so that it stays in L2 while the GEMM sweeps it, but 384 to
   // 1024 columns whatever the rows: narrower tiles of short W blocks ran at half speed under
   // Eigen's GEMM (64 x 576 x 256 at 43 GFLOP/s, x 320 at 100). The tiles are then evened out, in
   // a multiple of the thread count when there are more tiles than threads.
   const int64_t per_tile = std::clamp<int64_t>((int64_t{1} << 20) / static_cast<int64_t>(elem_bytes) / rows, 384, 1024);
   const int64_t units_per_tile = std::max<int64_t>(per_tile / unit, 1);
-  const int64_t cached_tiles = std::max<int64_t>((t.units + units_per_tile - 1) / units_per_tile, 1);
+  const int64_t cached_tiles = std::max<int64_t>(ceil_div(t.units, units_per_tile), 1);
   t.tiles = cached_tiles;
   // With fewer tiles than threads for all the images and groups, narrower tiles first, down to
   // kMinTileColumns, before the output channels are cut into blocks: blocks share one im2col
@@ -24,9 +29,9 @@ ConvTiling conv_tiling(int64_t images, int64_t mg, int64_t rows, int64_t out_siz
   // positions, on 16 threads: 9 tiles of 2 blocks, of 24 and 8 rows, 2.8 ms a layer against 1.1
   // on 4 threads).
   constexpr int64_t kMinTileColumns = 128;
-  const int64_t wanted = (threads + images - 1) / images;
+  const int64_t wanted = ceil_div(threads, images);
   if (t.tiles < wanted) t.tiles = std::max(t.tiles, std::min(wanted, t.units * unit / kMinTileColumns));
-  if (t.tiles > threads) t.tiles = (t.tiles + threads - 1) / threads * threads;
+  if (t.tiles > threads) t.tiles = ceil_div(t.tiles, threads) * threads;
   t.tiles = std::min(t.tiles, t.units);
   t.blocks = 1;
   if (images * t.tiles < threads) {
@@ -36,7 +41,6 @@ ConvTiling conv_tiling(int64_t images, int64_t mg, int64_t rows, int64_t out_siz
     // together for the least work on the busiest thread, the fewest blocks and tiles among equals:
     // Inception-v3's 35 x 35 layers of 64 and 96 output channels on 16 threads took 9 tiles of 2
     // blocks, 18 tasks, two threads doing two each; 8 tiles of 2 blocks make 16.
-    const auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
     const int64_t most_tiles = t.tiles, most_blocks = std::max<int64_t>(mg / 16, 1);
     int64_t least = -1;
     for (int64_t b = 1; b <= most_blocks; ++b) {
@@ -48,10 +52,10 @@ ConvTiling conv_tiling(int64_t images, int64_t mg, int64_t rows, int64_t out_siz
       }
     }
   }
-  t.tile = (t.units + t.tiles - 1) / t.tiles * unit;
+  t.tile = ceil_div(t.units, t.tiles) * unit;
   t.planes = images * t.tiles;
-  t.block = ((mg + t.blocks - 1) / t.blocks + kPackRows - 1) / kPackRows * kPackRows;
-  t.blocks = (mg + t.block - 1) / t.block;
+  t.block = ceil_div(ceil_div(mg, t.blocks), kPackRows) * kPackRows;
+  t.blocks = ceil_div(mg, t.block);
   t.tasks = t.planes * t.blocks;
   return t;
 }
